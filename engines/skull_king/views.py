@@ -1,0 +1,90 @@
+"""What each seat may see, built by adding what it may know (allow-list).
+
+A seat sees its own hand, every card played, the bids once revealed, tricks and scores. A
+spectator sees the same table without any hand. Nobody sees the ghost's pile, the undealt
+stock, the seed, or a bid before the reveal (the engine does not even hold those).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engines.core import JSON
+from engines.skull_king.cards import AS_NAMES
+from engines.skull_king.state import BID, OVER, PLAY, Played, State
+
+if TYPE_CHECKING:
+    from engines.skull_king.rules import SkullKing
+
+PHASES = {BID: "bid", PLAY: "play", OVER: "over"}
+
+
+def _plays(game: SkullKing, plays: tuple[Played, ...]) -> list[JSON]:
+    names = game.cards.names
+    out: list[JSON] = []
+    for hand, card, as_ in plays:
+        item: dict[str, JSON] = {"seat": hand, "card": names[card]}
+        if as_:
+            item["as"] = AS_NAMES[as_]
+        out.append(item)
+    return out
+
+
+def seat_view(game: SkullKing, state: State, seat: int | None) -> dict[str, JSON]:
+    """The table as ``seat`` sees it; ``None`` is a spectator."""
+    names = game.cards.names
+    players = state.players
+    is_player = seat is not None and 0 <= seat < players
+    outcome = game.outcome(state)
+    view: dict[str, JSON] = {
+        "game": state.game,
+        "players": players,
+        "seat": seat if is_player else None,
+        "round": state.round,
+        "rounds": state.rounds,
+        "cards": game.cards_per_hand(players, state.round),
+        "dealer": game.dealer(state),
+        "phase": PHASES[state.phase],
+        "hand": [names[c] for c in state.hands[seat]] if is_player and seat is not None else None,
+        "hand_sizes": [len(state.hands[s]) for s in range(players)],
+        "ghost": (
+            {"seat": 2, "pile": len(state.hands[2]), "tricks": state.tricks[2]}
+            if players == 2
+            else None
+        ),
+        # Bids exist in the state only after the reveal.
+        "bids": [b if b >= 0 else None for b in state.bids],
+        "tricks": list(state.tricks[:players]),
+        "order": list(state.order),
+        "trick": _plays(game, state.trick),
+        "turn": game.turn(state),
+        "last_trick": (
+            {"plays": _plays(game, state.last), "winner": state.last_winner} if state.last else None
+        ),
+        "sheet": [
+            {
+                "round": r.round,
+                "cards": r.cards,
+                "bids": list(r.bids),
+                "tricks": list(r.tricks),
+                "bonus": list(r.bonus),
+                "points": list(r.points),
+            }
+            for r in state.sheet
+        ],
+        "scores": game.totals(state),
+        "prompt": game.prompt(state).to_json(),
+        "legal": (
+            [m.to_json() for m in game.legal(state, seat)] if is_player and seat is not None else []
+        ),
+        "outcome": outcome.to_json() if outcome else None,
+    }
+    return view
+
+
+def full_view(game: SkullKing, state: State) -> dict[str, JSON]:
+    """Every hand and the ghost's pile: for replays once the game is over."""
+    names = game.cards.names
+    view = seat_view(game, state, None)
+    view["hands"] = [[names[c] for c in hand] for hand in state.hands]
+    return view
