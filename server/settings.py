@@ -1,0 +1,76 @@
+"""Every knob of a node, from environment variables, with defaults that run locally.
+
+Nothing else reads the environment. ``Settings.from_env()`` is called once at start-up;
+tests build ``Settings(...)`` directly.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    value = os.environ.get(name)
+    return value if value not in (None, "") else default
+
+
+def _load_secret(data_dir: Path) -> bytes:
+    """The token-signing secret: TORTUGA_SECRET, else one kept in the data folder, so that
+    tokens survive a restart and every node started on the same folder shares it."""
+    path = data_dir / "secret"
+    if path.exists():
+        return bytes.fromhex(path.read_text().strip())
+    data_dir.mkdir(parents=True, exist_ok=True)
+    value = secrets.token_bytes(32)
+    path.write_text(value.hex())
+    path.chmod(0o600)
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    public_url: str | None = None  # how players reach this site (invite links); default host:port
+    data_dir: Path = Path("data")
+    redis_url: str | None = None  # None: start the embedded Redis under data_dir
+    database_url: str | None = None  # None: start the embedded Postgres under data_dir
+    redis_prefix: str = ""  # a key space of its own (tests); keys stay hash-tagged per room
+    secret: bytes = field(default=b"", repr=False)
+    admin_password: str | None = field(default=None, repr=False)
+    node_id: str = field(default_factory=lambda: secrets.token_hex(4))
+    # Seats and sockets.
+    grace_seconds: float = 60.0  # a dropped player's seat is held this long
+    max_frame_bytes: int = 16 * 1024
+    rate_per_second: float = 20.0  # messages per socket, sustained
+    rate_burst: int = 40
+    flood_strikes: int = 20  # rate-limited messages before the socket is closed
+    chat_max_chars: int = 500
+    bot_delay: float = 0.6  # seconds a bot "thinks" (0 in tests)
+    room_ttl_seconds: int = 7 * 24 * 3600  # a finished or abandoned room's keys expire after
+    migrate_on_start: bool = True  # the server upgrades the schema itself (else: refuses)
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        data_dir = Path(_env("TORTUGA_DATA_DIR", "data") or "data").resolve()
+        secret_hex = _env("TORTUGA_SECRET")
+        return cls(
+            host=_env("TORTUGA_HOST", "127.0.0.1") or "127.0.0.1",
+            port=int(_env("TORTUGA_PORT", "8000") or 8000),
+            public_url=_env("TORTUGA_PUBLIC_URL"),
+            data_dir=data_dir,
+            redis_url=_env("TORTUGA_REDIS_URL"),
+            database_url=_env("TORTUGA_DATABASE_URL"),
+            redis_prefix=_env("TORTUGA_REDIS_PREFIX", "") or "",
+            secret=bytes.fromhex(secret_hex) if secret_hex else _load_secret(data_dir),
+            admin_password=_env("TORTUGA_ADMIN_PASSWORD"),
+            grace_seconds=float(_env("TORTUGA_GRACE_SECONDS", "60") or 60),
+            bot_delay=float(_env("TORTUGA_BOT_DELAY", "0.6") or 0.6),
+            migrate_on_start=(_env("TORTUGA_MIGRATE", "1") or "1") not in ("0", "false", "no"),
+        )
+
+    def with_(self, **changes: object) -> Settings:
+        return replace(self, **changes)  # type: ignore[arg-type]
