@@ -104,11 +104,11 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 def start_postgres(data_dir: Path) -> str:
     """Start (or reuse) a Postgres under ``data_dir/postgres``; return an asyncpg URL."""
-    import pgserver
+    from pgserver.postgres_server import get_server
 
     folder = (data_dir / "postgres").resolve()
     folder.mkdir(parents=True, exist_ok=True)
-    server = pgserver.get_server(folder, cleanup_mode="stop")
+    server = get_server(folder, cleanup_mode="stop")
     return asyncpg_url(server.get_uri())
 
 
