@@ -22,7 +22,7 @@ from engines.core import (
 )
 from engines.rng import Rng
 from engines.skull_king import bots, moves, trick, views
-from engines.skull_king.cards import AS_CODES, AS_NONE, CHOICE, Deck, Edition
+from engines.skull_king.cards import AS_CODES, AS_NONE, CHOICE, NUMBER, Deck, Edition
 from engines.skull_king.moves import Bid, Move, Play
 from engines.skull_king.state import BID, DECODER, ENCODER, PLAY, Round, State
 from engines.skull_king.state import OVER as PHASE_OVER
@@ -146,12 +146,16 @@ class SkullKing:
         if state.phase != PLAY or self.turn(state) != seat:
             return []
         hand = state.hands[seat]
+        kind, suit = self.cards.kind, self.cards.suit
+        lead = trick.suit_led(self.cards, state.trick)
+        # Follow suit if you can; special cards may always be played.
+        must = lead >= 0 and any(kind[c] == NUMBER and suit[c] == lead for c in hand)
         out: list[Move] = []
         for card in hand:
-            if not trick.follows(self.cards, state.trick, hand, card):
+            if must and kind[card] == NUMBER and suit[card] != lead:
                 continue
             name = self.cards.names[card]
-            if self.cards.kind[card] == CHOICE:
+            if kind[card] == CHOICE:
                 out.append(Play(name, "pirate"))
                 out.append(Play(name, "escape"))
             else:

@@ -1,0 +1,116 @@
+"""`tortuga`: serve | migrate | verify | bench | games."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Sequence
+
+from server.settings import Settings
+
+
+def _resolve(settings: Settings, *, need_database: bool = True) -> Settings:
+    """Fill in the embedded Redis / Postgres when no URL is configured."""
+    from server import embedded
+
+    changes: dict[str, object] = {}
+    if settings.redis_url is None:
+        changes["redis_url"] = embedded.start_redis(settings.data_dir)
+    if need_database and settings.database_url is None:
+        changes["database_url"] = embedded.start_postgres(settings.data_dir)
+    return settings.with_(**changes) if changes else settings
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from server.app import create_app
+
+    settings = Settings.from_env()
+    if args.port is not None:
+        settings = settings.with_(port=args.port)
+    if args.host is not None:
+        settings = settings.with_(host=args.host)
+    print("Tortuga: starting Redis and Postgres ...", flush=True)
+    settings = _resolve(settings)
+    app = create_app(settings)
+    url = settings.public_url or f"http://{settings.host}:{settings.port}/"
+    print(f"Tortuga is up: open {url}", flush=True)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning", ws="websockets")
+    return 0
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    from server.archive.commands import migrate
+
+    settings = _resolve(Settings.from_env())
+    assert settings.database_url is not None
+    asyncio.run(migrate(settings.database_url))
+    print("database schema is up to date")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from server.archive.commands import verify
+
+    settings = _resolve(Settings.from_env())
+    assert settings.database_url is not None
+    report = asyncio.run(verify(settings.database_url, args.game_id))
+    print(report.message)
+    return 0 if report.ok else 1
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from engines.registry import GAMES
+    from server.bench import run
+
+    ids = args.games or sorted(GAMES)
+    for game_id in ids:
+        if game_id not in GAMES:
+            print(f"no game {game_id!r}; known: {', '.join(sorted(GAMES))}", file=sys.stderr)
+            return 2
+        result = run(game_id, players=args.players, games=args.count)
+        print(result.line(), flush=True)
+    return 0
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    from engines.registry import GAMES
+
+    for game in GAMES.values():
+        print(f"{game.id:12} {game.title} ({game.seats.start}-{game.seats.stop - 1} players)")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="tortuga", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run a server node (embedded Redis/Postgres if unset)")
+    serve.add_argument("--host", default=None)
+    serve.add_argument("--port", type=int, default=None)
+    serve.set_defaults(func=cmd_serve)
+
+    migrate = sub.add_parser("migrate", help="upgrade the Postgres schema to the latest")
+    migrate.set_defaults(func=cmd_migrate)
+
+    verify = sub.add_parser("verify", help="recompute a finished game's deals from its seed")
+    verify.add_argument("game_id")
+    verify.set_defaults(func=cmd_verify)
+
+    bench = sub.add_parser("bench", help="random full games per second on one core")
+    bench.add_argument("games", nargs="*", help="game ids (default: all)")
+    bench.add_argument("--players", type=int, default=4)
+    bench.add_argument("--count", type=int, default=200, help="games per game id")
+    bench.set_defaults(func=cmd_bench)
+
+    games = sub.add_parser("games", help="list the registered games")
+    games.set_defaults(func=cmd_games)
+
+    args = parser.parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
