@@ -171,13 +171,14 @@ class SkullKing:
             if state.phase != BID:
                 raise IllegalMove("bids are made before the first trick", "not-bidding")
             limit = len(state.hands[seat])
-            if move.tricks > limit:
+            if not 0 <= move.tricks <= limit:
                 raise IllegalMove(
                     f"a bid is from 0 to the {limit} cards in hand", "bid-out-of-range"
                 )
             return
         if not isinstance(move, Play):
             raise MalformedMove("not a move of this game")
+        moves._play(self.cards, move.card, move.as_)  # a known card, "as" only for a choice card
         if state.phase != PLAY:
             raise IllegalMove("everyone bids before the first card is played", "bidding")
         if self.turn(state) != seat:
