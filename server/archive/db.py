@@ -1,0 +1,75 @@
+"""The connection to the history database: one async engine and its session factory.
+
+The app keeps one ``Database`` on ``app.state.db`` (the history routes read it there):
+
+    app.state.db = await Database.connect(settings.database_url)
+    ...
+    await app.state.db.close()
+
+Connecting is lazy: no connection is made until the first query, so a node starts (and
+its archiver waits) while Postgres is unreachable.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import text
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+
+
+def async_url(url: str | URL) -> URL:
+    """``postgresql://...`` (or ``postgres://``) -> the asyncpg form SQLAlchemy needs."""
+    parsed = make_url(url) if isinstance(url, str) else url
+    if parsed.drivername in ("postgresql", "postgres", "postgresql+psycopg2"):
+        parsed = parsed.set(drivername="postgresql+asyncpg")
+    return parsed
+
+
+def safe_url(url: str | URL) -> str:
+    """The URL without its password, for messages and logs."""
+    return async_url(url).render_as_string(hide_password=True)
+
+
+def make_engine(url: str | URL) -> AsyncEngine:
+    return create_async_engine(
+        async_url(url),
+        pool_pre_ping=True,  # a Postgres restart costs one failed ping, not an error
+        pool_size=5,
+        max_overflow=5,
+        connect_args={"timeout": 5},  # seconds to connect: an unreachable server fails fast
+    )
+
+
+class Database:
+    """An async engine and an ``async_sessionmaker`` on it."""
+
+    def __init__(self, url: str | URL) -> None:
+        self.url = async_url(url)
+        self.engine = make_engine(self.url)
+        self.sessions: async_sessionmaker[AsyncSession] = async_sessionmaker(
+            self.engine, expire_on_commit=False
+        )
+
+    @classmethod
+    async def connect(cls, url: str | URL) -> Database:
+        """A Database on ``url`` (lazy: nothing is contacted yet)."""
+        return cls(url)
+
+    def session(self) -> AsyncSession:
+        return self.sessions()
+
+    async def ping(self) -> None:
+        """Raise unless the database answers."""
+        async with self.engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+    def __repr__(self) -> str:
+        return f"Database({safe_url(self.url)!r})"

@@ -1,0 +1,229 @@
+"""Reading the archive: what the history endpoints (``routes.py``) and ``tortuga verify`` ask.
+
+Every function takes an ``AsyncSession`` and returns plain JSON-ready values (datetimes are
+ISO 8601 strings), or raises ``NotFound`` / ``NotOver``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from engines.core import JSON
+from server.archive.models import FINAL, Event, Game, Rating, Seat, User
+from server.archive.replay import (
+    GameLog,
+    LoggedStep,
+    Replay,
+    VerifyReport,
+    replay_log,
+    verify_log,
+)
+
+MAX_LIMIT = 200
+
+
+class NotFound(LookupError):
+    """No such game (or user) in the archive."""
+
+
+class NotOver(Exception):
+    """The game is still being played: its replay would reveal hands."""
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _limit(limit: int) -> int:
+    return max(1, min(MAX_LIMIT, limit))
+
+
+def _game_json(game: Game) -> dict[str, JSON]:
+    return {
+        "id": game.id,
+        "room": game.room,
+        "engine": game.engine,
+        "options": game.options,
+        "players": game.players,
+        "status": game.status,
+        "seed_digest": game.seed_digest,
+        # Revealed once the game is over; never while it is played.
+        "seed": game.seed if game.status in FINAL else None,
+        "created_at": _iso(game.created_at),
+        "started_at": _iso(game.started_at),
+        "ended_at": _iso(game.ended_at),
+        "outcome": game.outcome,
+        "versions": game.last_version,
+        "rated": game.rated_at is not None,
+    }
+
+
+def _seat_json(seat: Seat) -> dict[str, JSON]:
+    return {
+        "seat": seat.seat,
+        "user": seat.user_id,
+        "bot": seat.bot,
+        "name": seat.name,
+        "score": seat.score,
+        "rank": seat.rank,
+        "rating_before": seat.ordinal_before,
+        "rating_after": seat.ordinal_after,
+    }
+
+
+async def _game(session: AsyncSession, game_id: str) -> Game:
+    game = await session.get(Game, game_id)
+    if game is None:
+        raise NotFound(f"no game {game_id!r} in the archive")
+    return game
+
+
+async def _seats(session: AsyncSession, game_ids: list[str]) -> dict[str, list[Seat]]:
+    out: dict[str, list[Seat]] = {g: [] for g in game_ids}
+    if game_ids:
+        rows = await session.scalars(
+            select(Seat).where(Seat.game_id.in_(game_ids)).order_by(Seat.game_id, Seat.seat)
+        )
+        for seat in rows:
+            out[seat.game_id].append(seat)
+    return out
+
+
+async def user_games(
+    session: AsyncSession, user_id: str, *, limit: int = 50, offset: int = 0
+) -> dict[str, JSON]:
+    """A user's games, most recent first: their seat, score, rank and rating change, and
+    who else sat at the table."""
+    user = await session.get(User, user_id)
+    if user is None:
+        raise NotFound(f"no user {user_id!r} in the archive")
+    recent = func.coalesce(Game.ended_at, Game.started_at, Game.created_at)
+    rows = (
+        await session.execute(
+            select(Game, Seat)
+            .join(Seat, Seat.game_id == Game.id)
+            .where(Seat.user_id == user_id)
+            .order_by(recent.desc(), Game.id.desc(), Seat.seat)
+            .limit(_limit(limit))
+            .offset(max(0, offset))
+        )
+    ).all()
+    seats = await _seats(session, sorted({game.id for game, _seat in rows}))
+    games: list[JSON] = []
+    for game, seat in rows:
+        item = _game_json(game)
+        item["seat"] = _seat_json(seat)
+        item["seats"] = [_seat_json(s) for s in seats[game.id]]
+        games.append(item)
+    return {
+        "user": {
+            "id": user.id,
+            "name": user.name,
+            "created_at": _iso(user.created_at),
+            "last_seen_at": _iso(user.last_seen_at),
+        },
+        "games": games,
+        "limit": _limit(limit),
+        "offset": max(0, offset),
+    }
+
+
+async def game_record(session: AsyncSession, game_id: str) -> dict[str, JSON]:
+    """One game: its row, its seats and its whole move log."""
+    game = await _game(session, game_id)
+    seats = (await _seats(session, [game_id]))[game_id]
+    events = await session.scalars(
+        select(Event).where(Event.game_id == game_id).order_by(Event.version)
+    )
+    record = _game_json(game)
+    record["seats"] = [_seat_json(s) for s in seats]
+    record["events"] = [
+        {
+            "version": e.version,
+            "moves": e.moves,
+            "defaults": e.defaults,
+            "at": _iso(e.at),
+            "digest": e.digest,
+        }
+        for e in events
+    ]
+    return record
+
+
+async def game_log(session: AsyncSession, game_id: str) -> GameLog:
+    """What ``replay.py`` needs to recompute the game."""
+    game = await _game(session, game_id)
+    events = await session.scalars(
+        select(Event).where(Event.game_id == game_id).order_by(Event.version)
+    )
+    return GameLog(
+        game_id=game.id,
+        engine=game.engine,
+        options=game.options,
+        players=game.players,
+        seed=game.seed,
+        seed_digest=game.seed_digest,
+        status=game.status,
+        outcome=game.outcome,
+        steps=[LoggedStep(e.version, e.moves, e.defaults, e.at, e.digest) for e in events],
+    )
+
+
+async def verify_game(session: AsyncSession, game_id: str) -> VerifyReport:
+    """``verified`` or exactly which version (and deal) differs; a missing game is a failed
+    report, not an exception (the CLI prints it either way)."""
+    try:
+        log = await game_log(session, game_id)
+    except NotFound as exc:
+        return VerifyReport(game_id, False, str(exc))
+    return verify_log(log)
+
+
+async def replay_game(session: AsyncSession, game_id: str) -> dict[str, JSON]:
+    """Every version as a spectator sees it after the game (hands revealed), with the
+    verification report. Refused (NotOver) while the game is being played."""
+    log = await game_log(session, game_id)
+    if log.status not in FINAL:
+        raise NotOver(f"game {game_id} is still being played: its replay opens when it ends")
+    replay: Replay = replay_log(log)
+    return {
+        "game": game_id,
+        "engine": log.engine,
+        "status": log.status,
+        "verified": replay.report.ok,
+        "report": replay.report.to_json(),
+        "frames": replay.frames,
+    }
+
+
+async def leaderboard(
+    session: AsyncSession, engine: str, *, limit: int = 50, offset: int = 0
+) -> dict[str, JSON]:
+    """The rated users of one game, best ordinal (mu - 3 sigma) first."""
+    rows = (
+        await session.execute(
+            select(Rating, User.name)
+            .join(User, User.id == Rating.user_id)
+            .where(Rating.engine == engine)
+            .order_by(Rating.ordinal.desc(), Rating.games.desc(), Rating.user_id)
+            .limit(_limit(limit))
+            .offset(max(0, offset))
+        )
+    ).all()
+    entries: list[Any] = [
+        {
+            "rank": max(0, offset) + i + 1,
+            "user": rating.user_id,
+            "name": name,
+            "rating": rating.ordinal,
+            "mu": rating.mu,
+            "sigma": rating.sigma,
+            "games": rating.games,
+        }
+        for i, (rating, name) in enumerate(rows)
+    ]
+    return {"engine": engine, "entries": entries, "limit": _limit(limit), "offset": max(0, offset)}

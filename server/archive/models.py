@@ -1,0 +1,153 @@
+"""The history schema: what Postgres keeps once a game leaves Redis.
+
+Alembic owns the schema (``migrations/``); these models are its mirror, and a test checks
+that autogenerate finds no difference between them. Every constraint and index is named by
+``NAMING`` so that later migrations can refer to them by name.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    func,
+    text,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+STATUSES = ("playing", "finished", "abandoned")
+FINAL = frozenset({"finished", "abandoned"})
+
+Timestamp = DateTime(timezone=True)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class User(Base):
+    """A guest (or, later, registered) user, by the id the room server gave them."""
+
+    __tablename__ = "users"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(100))
+    created_at: Mapped[datetime] = mapped_column(Timestamp, server_default=func.now())
+    last_seen_at: Mapped[datetime] = mapped_column(Timestamp, server_default=func.now())
+
+
+class Game(Base):
+    """One game of one room: ``<room id>-<n>``."""
+
+    __tablename__ = "games"
+    __table_args__ = (
+        CheckConstraint(
+            "status IN ('playing', 'finished', 'abandoned')",
+            name="status",
+        ),
+        Index("ix_games_ended_at", "ended_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(100), primary_key=True)
+    room: Mapped[str] = mapped_column(String(64), index=True)
+    engine: Mapped[str] = mapped_column(String(40), index=True)
+    options: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    players: Mapped[int] = mapped_column(Integer)
+    seed_digest: Mapped[str] = mapped_column(String(64))
+    # Hex; NULL while the game is being played (it is revealed when the game ends).
+    seed: Mapped[str | None] = mapped_column(String(256))
+    created_at: Mapped[datetime] = mapped_column(Timestamp)
+    started_at: Mapped[datetime | None] = mapped_column(Timestamp)
+    ended_at: Mapped[datetime | None] = mapped_column(Timestamp)
+    status: Mapped[str] = mapped_column(String(16))
+    # How it ended: {"scores": [...], "ranks": [...]} for a finished game, else NULL.
+    outcome: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    # The highest event version stored (the log is 1..last_version).
+    last_version: Mapped[int] = mapped_column(Integer, server_default="0")
+    # When ratings were updated from this game (NULL: not a rated game, or not yet).
+    rated_at: Mapped[datetime | None] = mapped_column(Timestamp)
+    archived_at: Mapped[datetime] = mapped_column(Timestamp, server_default=func.now())
+
+
+class Seat(Base):
+    """Who sat where: a user, or a bot of some level; their final score and rank."""
+
+    __tablename__ = "seats"
+
+    game_id: Mapped[str] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[str | None] = mapped_column(ForeignKey("users.id"), index=True)
+    bot: Mapped[str | None] = mapped_column(String(32))
+    name: Mapped[str] = mapped_column(String(100))
+    score: Mapped[int | None] = mapped_column(Integer)
+    rank: Mapped[int | None] = mapped_column(Integer)
+    # The seat's rating ordinal before and after this game (rated games only).
+    ordinal_before: Mapped[float | None] = mapped_column(Float)
+    ordinal_after: Mapped[float | None] = mapped_column(Float)
+
+
+class Event(Base):
+    """One accepted step: enough, with the seed, to recompute every state of the game."""
+
+    __tablename__ = "events"
+
+    game_id: Mapped[str] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    version: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # {"<seat>": <move JSON>}; empty for version 1 (the deal).
+    moves: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    # The seats whose move was the timeout default.
+    defaults: Mapped[list[int]] = mapped_column(JSONB)
+    at: Mapped[datetime] = mapped_column(Timestamp)
+    # sha256 hex of game.encode(state) after this step.
+    digest: Mapped[str] = mapped_column(String(64))
+
+
+class Rating(Base):
+    """A user's openskill rating at one game (engine)."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (Index("ix_ratings_engine_ordinal", "engine", "ordinal"),)
+
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id"), primary_key=True)
+    engine: Mapped[str] = mapped_column(String(40), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    ordinal: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, server_default="0")
+    updated_at: Mapped[datetime] = mapped_column(Timestamp, server_default=func.now())
+
+
+class AdminAudit(Base):
+    """Every admin action: who did what to which target (the admin issue writes it)."""
+
+    __tablename__ = "admin_audit"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(Timestamp, server_default=func.now(), index=True)
+    admin: Mapped[str] = mapped_column(String(100))
+    action: Mapped[str] = mapped_column(String(64))
+    target: Mapped[str | None] = mapped_column(String(200))
+    details: Mapped[dict[str, Any]] = mapped_column(JSONB, server_default=text("'{}'::jsonb"))

@@ -1,0 +1,41 @@
+"""Multiplayer ratings with openskill (Plackett-Luce, the library's default parameters).
+
+A rating is (mu, sigma); leaderboards sort by the ordinal ``mu - 3 sigma``, a conservative
+estimate that starts at 0 and rises as a player wins and as their sigma shrinks. Only games
+with at least two human seats (users no bot played) are rated, only among those humans, by
+the ranks of the outcome (equal ranks tie).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from openskill.models import PlackettLuce
+
+MODEL = PlackettLuce()
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    mu: float
+    sigma: float
+
+    @property
+    def ordinal(self) -> float:
+        return self.mu - 3.0 * self.sigma
+
+
+def initial() -> Skill:
+    return Skill(MODEL.mu, MODEL.sigma)
+
+
+def rate(before: Sequence[Skill], ranks: Sequence[int]) -> list[Skill]:
+    """New skills of players who finished with ``ranks`` (1 is best, equal ranks tie)."""
+    if len(before) != len(ranks):
+        raise ValueError("one rank per player")
+    if len(before) < 2:
+        return list(before)
+    teams = [[MODEL.rating(mu=s.mu, sigma=s.sigma)] for s in before]
+    after = MODEL.rate(teams, ranks=[float(r) for r in ranks])
+    return [Skill(float(team[0].mu), float(team[0].sigma)) for team in after]

@@ -1,0 +1,129 @@
+"""The history endpoints, to mount under ``/api/history``:
+
+    GET /users/{user_id}/games?limit=&offset=   a user's games, most recent first
+    GET /games/{game_id}                        one game: row, seats, the whole move log
+    GET /games/{game_id}/replay                 every version as seen after the game, verified
+    GET /games/{game_id}/verify                 recompute from the seed: "verified" or what differs
+    GET /leaderboard/{engine}?limit=&offset=    rated users of one game, best first
+
+They read the history database from ``request.app.state.db`` (a ``server.archive.db.Database``):
+
+    from starlette.routing import Mount
+    from server.archive.routes import routes as history_routes
+
+    Mount("/api/history", routes=history_routes)          # in create_app's routes
+    app.state.db = await Database.connect(database_url)    # in the lifespan
+
+Errors are JSON: ``{"error": "not-found" | "not-over" | "bad-request", "message": ...}``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route, Router
+
+from engines import registry
+from server.archive import history
+from server.archive.db import Database
+from server.archive.replay import verify_log
+
+
+def _json(data: Any, status: int = 200) -> Response:
+    return Response(msgspec.json.encode(data), status, media_type="application/json")
+
+
+def _error(status: int, code: str, message: str) -> Response:
+    return _json({"error": code, "message": message}, status)
+
+
+def _db(request: Request) -> Database:
+    db = getattr(request.app.state, "db", None)
+    if not isinstance(db, Database):
+        raise RuntimeError("app.state.db is not set: the history routes need a Database")
+    return db
+
+
+def _int(request: Request, name: str, default: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError(f"{name} is a whole number") from None
+
+
+async def user_games(request: Request) -> Response:
+    try:
+        limit, offset = _int(request, "limit", 50), _int(request, "offset", 0)
+    except ValueError as exc:
+        return _error(400, "bad-request", str(exc))
+    async with _db(request).session() as session:
+        try:
+            data = await history.user_games(
+                session, request.path_params["user_id"], limit=limit, offset=offset
+            )
+        except history.NotFound as exc:
+            return _error(404, "not-found", str(exc))
+    return _json(data)
+
+
+async def game(request: Request) -> Response:
+    async with _db(request).session() as session:
+        try:
+            data = await history.game_record(session, request.path_params["game_id"])
+        except history.NotFound as exc:
+            return _error(404, "not-found", str(exc))
+    return _json(data)
+
+
+async def replay(request: Request) -> Response:
+    async with _db(request).session() as session:
+        try:
+            data = await history.replay_game(session, request.path_params["game_id"])
+        except history.NotFound as exc:
+            return _error(404, "not-found", str(exc))
+        except history.NotOver as exc:
+            return _error(409, "not-over", str(exc))
+    return _json(data)
+
+
+async def verify(request: Request) -> Response:
+    game_id = request.path_params["game_id"]
+    async with _db(request).session() as session:
+        try:
+            log = await history.game_log(session, game_id)
+        except history.NotFound as exc:
+            return _error(404, "not-found", str(exc))
+    return _json(verify_log(log).to_json())
+
+
+async def leaderboard(request: Request) -> Response:
+    engine = request.path_params["engine"]
+    if engine not in registry.GAMES:
+        return _error(404, "not-found", f"no game {engine!r}; known: {', '.join(registry.GAMES)}")
+    try:
+        limit, offset = _int(request, "limit", 50), _int(request, "offset", 0)
+    except ValueError as exc:
+        return _error(400, "bad-request", str(exc))
+    async with _db(request).session() as session:
+        data = await history.leaderboard(session, engine, limit=limit, offset=offset)
+    return _json(data)
+
+
+routes = [
+    Route("/users/{user_id}/games", user_games, methods=["GET"]),
+    Route("/games/{game_id}", game, methods=["GET"]),
+    Route("/games/{game_id}/replay", replay, methods=["GET"]),
+    Route("/games/{game_id}/verify", verify, methods=["GET"]),
+    Route("/leaderboard/{engine}", leaderboard, methods=["GET"]),
+]
+
+
+def router() -> Router:
+    """The routes as one ASGI app: ``Mount("/api/history", app=router())``."""
+    return Router(routes=routes)

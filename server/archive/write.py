@@ -1,0 +1,264 @@
+"""Write one archive record to Postgres: idempotent upserts keyed by game id.
+
+``save_record`` runs inside the caller's transaction (the archiver commits it, then acks the
+stream entry). The rules, so that at-least-once delivery in any order is harmless:
+
+- The game row is locked (``FOR UPDATE``) before anything is decided, so two archivers
+  writing the same game serialize.
+- A record is *ahead* of what is stored when the game is new, when it is final (finished
+  or abandoned) and the stored one is still playing, or when both are playing and it has a
+  later version. Only a record that is ahead rewrites the game and its seats; a record that
+  is behind (a late, shorter "playing" snapshot, or the same record twice) changes nothing.
+- Events are inserted with ``ON CONFLICT DO NOTHING``: the log only ever grows, and a
+  version once stored is never rewritten.
+- Ratings move when, and only when, this transaction turns the game into a finished one:
+  that happens once per game, and ``games.rated_at`` records it.
+- Locks are taken in one order (users by id, the game, ratings by user id), so concurrent
+  archivers do not deadlock.
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import case, func, select, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from server.archive import ratings
+from server.archive.models import FINAL, Event, Game, Rating, Seat, User
+from server.archive.record import ArchiveRecord, SeatRecord
+
+EVENT_CHUNK = 1000  # rows per INSERT (6 parameters each; Postgres allows 32767)
+
+
+class Saved(enum.Enum):
+    INSERTED = "inserted"  # a game new to the archive
+    UPDATED = "updated"  # the record was ahead of what was stored
+    EVENTS = "events"  # behind, but brought versions the log did not have
+    UNCHANGED = "unchanged"  # nothing new (a duplicate or an older snapshot)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _seen_at(record: ArchiveRecord) -> datetime:
+    times = [record.created_at, *(t for t in (record.started_at, record.ended_at) if t)]
+    times += [e.at for e in record.events]
+    return max(times)
+
+
+async def _upsert_users(session: AsyncSession, record: ArchiveRecord) -> None:
+    seen = _seen_at(record)
+    users: dict[str, SeatRecord] = {}
+    for seat in record.seats:
+        if seat.user is not None:
+            users.setdefault(seat.user, seat)
+    if not users:
+        return
+    stmt = insert(User).values(
+        [
+            {
+                "id": user,
+                "name": seat.name or user,
+                "created_at": record.created_at,
+                "last_seen_at": seen,
+            }
+            for user, seat in sorted(users.items())
+        ]
+    )
+    newer = stmt.excluded.last_seen_at >= User.last_seen_at
+    stmt = stmt.on_conflict_do_update(
+        index_elements=[User.id],
+        set_={
+            # The most recent game's name wins; an older record never renames anyone.
+            "name": case((newer, stmt.excluded.name), else_=User.name),
+            "created_at": func.least(User.created_at, stmt.excluded.created_at),
+            "last_seen_at": func.greatest(User.last_seen_at, stmt.excluded.last_seen_at),
+        },
+    )
+    await session.execute(stmt)
+
+
+def _game_values(record: ArchiveRecord, now: datetime) -> dict[str, Any]:
+    return {
+        "room": record.room,
+        "engine": record.engine,
+        "options": record.options,
+        "players": record.players,
+        "seed_digest": record.seed_digest,
+        "seed": record.seed if record.final else None,
+        "created_at": record.created_at,
+        "started_at": record.started_at,
+        "ended_at": record.ended_at,
+        "status": record.status,
+        "outcome": (
+            {"scores": record.outcome.scores, "ranks": record.outcome.ranks}
+            if record.outcome is not None
+            else None
+        ),
+        "archived_at": now,
+    }
+
+
+async def _upsert_seats(session: AsyncSession, record: ArchiveRecord) -> None:
+    if not record.seats:
+        return
+    outcome = record.outcome
+    rows = [
+        {
+            "game_id": record.game_id,
+            "seat": seat.seat,
+            "user_id": seat.user,
+            "bot": seat.bot,
+            "name": seat.name,
+            "score": outcome.scores[seat.seat] if outcome else None,
+            "rank": outcome.ranks[seat.seat] if outcome else None,
+        }
+        for seat in sorted(record.seats, key=lambda s: s.seat)
+    ]
+    stmt = insert(Seat).values(rows)
+    stmt = stmt.on_conflict_do_update(
+        index_elements=[Seat.game_id, Seat.seat],
+        set_={name: stmt.excluded[name] for name in ("user_id", "bot", "name", "score", "rank")},
+    )
+    await session.execute(stmt)
+
+
+async def _insert_events(session: AsyncSession, record: ArchiveRecord) -> int:
+    added = 0
+    for start in range(0, len(record.events), EVENT_CHUNK):
+        chunk = record.events[start : start + EVENT_CHUNK]
+        stmt = (
+            insert(Event)
+            .values(
+                [
+                    {
+                        "game_id": record.game_id,
+                        "version": e.version,
+                        "moves": e.moves,
+                        "defaults": e.defaults,
+                        "at": e.at,
+                        "digest": e.digest,
+                    }
+                    for e in chunk
+                ]
+            )
+            .on_conflict_do_nothing(index_elements=[Event.game_id, Event.version])
+            .returning(Event.version)
+        )
+        added += len((await session.execute(stmt)).all())
+    return added
+
+
+async def _rate(session: AsyncSession, record: ArchiveRecord, now: datetime) -> bool:
+    """Update the ratings of the human seats of a finished game; False if it is not rated."""
+    if record.outcome is None:
+        return False
+    humans = sorted((s for s in record.seats if s.human), key=lambda s: str(s.user))
+    users = [str(s.user) for s in humans]
+    if len(humans) < 2 or len(set(users)) != len(users):
+        return False
+    rows = (
+        await session.execute(
+            select(Rating)
+            .where(Rating.engine == record.engine, Rating.user_id.in_(users))
+            .order_by(Rating.user_id)
+            .with_for_update()
+        )
+    ).scalars()
+    stored = {r.user_id: r for r in rows}
+    before = [
+        ratings.Skill(stored[u].mu, stored[u].sigma) if u in stored else ratings.initial()
+        for u in users
+    ]
+    after = ratings.rate(before, [record.outcome.ranks[s.seat] for s in humans])
+    stmt = insert(Rating).values(
+        [
+            {
+                "user_id": user,
+                "engine": record.engine,
+                "mu": skill.mu,
+                "sigma": skill.sigma,
+                "ordinal": skill.ordinal,
+                "games": 1,
+                "updated_at": now,
+            }
+            for user, skill in zip(users, after, strict=True)
+        ]
+    )
+    stmt = stmt.on_conflict_do_update(
+        index_elements=[Rating.user_id, Rating.engine],
+        set_={
+            "mu": stmt.excluded.mu,
+            "sigma": stmt.excluded.sigma,
+            "ordinal": stmt.excluded.ordinal,
+            "games": Rating.games + 1,
+            "updated_at": stmt.excluded.updated_at,
+        },
+    )
+    await session.execute(stmt)
+    for seat, old, new in zip(humans, before, after, strict=True):
+        await session.execute(
+            update(Seat)
+            .where(Seat.game_id == record.game_id, Seat.seat == seat.seat)
+            .values(ordinal_before=old.ordinal, ordinal_after=new.ordinal)
+        )
+    await session.execute(update(Game).where(Game.id == record.game_id).values(rated_at=now))
+    return True
+
+
+async def save_record(
+    session: AsyncSession, record: ArchiveRecord, now: datetime | None = None
+) -> Saved:
+    """Merge ``record`` into the archive, in the caller's transaction."""
+    now = now or _now()
+    await _upsert_users(session, record)
+    values = _game_values(record, now)
+    inserted = (
+        await session.execute(
+            insert(Game)
+            .values(id=record.game_id, last_version=record.last_version, **values)
+            .on_conflict_do_nothing(index_elements=[Game.id])
+            .returning(Game.id)
+        )
+    ).first() is not None
+    rated = False
+    if inserted:
+        ahead = True
+    else:
+        stored = (
+            await session.execute(
+                select(Game.status, Game.last_version, Game.rated_at)
+                .where(Game.id == record.game_id)
+                .with_for_update()
+            )
+        ).one()
+        rated = stored.rated_at is not None
+        if stored.status in FINAL:
+            ahead = False
+        elif record.final:
+            ahead = True
+        else:
+            ahead = record.last_version > stored.last_version
+        if ahead:
+            await session.execute(update(Game).where(Game.id == record.game_id).values(**values))
+    if ahead:
+        await _upsert_seats(session, record)
+    added = await _insert_events(session, record)
+    if added:
+        await session.execute(
+            update(Game)
+            .where(Game.id == record.game_id)
+            .values(last_version=func.greatest(Game.last_version, record.last_version))
+        )
+    if ahead and record.status == "finished" and not rated:
+        await _rate(session, record, now)
+    if inserted:
+        return Saved.INSERTED
+    if ahead:
+        return Saved.UPDATED
+    return Saved.EVENTS if added else Saved.UNCHANGED

@@ -1,0 +1,120 @@
+"""Realistic archive records for the tests: games played with the engines directly.
+
+``play_record`` plays a whole game (random legal moves from ``engines.rng.Rng``) and builds the
+record the room server would put on the archive stream, digests computed the same way
+(sha256 of ``game.encode(state)`` after each step).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from engines import registry
+from engines.rng import Rng
+
+T0 = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
+
+
+def iso(t: datetime) -> str:
+    return t.isoformat().replace("+00:00", "Z")
+
+
+def play_record(
+    *,
+    engine: str = "skull-king",
+    players: int = 3,
+    rounds: int = 2,
+    users: list[str | None] | None = None,
+    bots: dict[int, str] | None = None,
+    seed: bytes | None = None,
+    game_id: str | None = None,
+    stop_after: int | None = None,
+    status: str | None = None,
+    t0: datetime = T0,
+) -> dict[str, Any]:
+    """One game's archive record.
+
+    ``users[i]`` sits at seat i (None: a bot of ``bots[i]``, default "random"). With
+    ``stop_after`` the record is a progressive "playing" snapshot of the first versions
+    (seed withheld). ``status`` overrides the status ("abandoned" stops early, seed revealed).
+    """
+    game = registry.get(engine)
+    seed = seed or secrets.token_bytes(32)
+    room = f"r{secrets.token_hex(4)}"
+    game_id = game_id or f"{room}-1"
+    users = users if users is not None else [f"u-{secrets.token_hex(4)}" for _ in range(players)]
+    bots = bots or {}
+    options = {"rounds": rounds}
+    state = game.start(game.options(options), players, seed)
+    moves_rng = Rng(seed, "test-moves")
+    events: list[dict[str, Any]] = [
+        {
+            "version": 1,
+            "moves": {},
+            "defaults": [],
+            "at": iso(t0),
+            "digest": hashlib.sha256(game.encode(state)).hexdigest(),
+        }
+    ]
+    while not game.prompt(state).over:
+        if stop_after is not None and len(events) >= stop_after:
+            break
+        prompt = game.prompt(state)
+        seats = prompt.seats if prompt.sealed else prompt.seats[:1]
+        moves = {s: moves_rng.choice(game.legal(state, s)) for s in seats}
+        state = game.step(state, moves)
+        version = len(events) + 1
+        events.append(
+            {
+                "version": version,
+                "moves": {str(s): m.to_json() for s, m in moves.items()},
+                "defaults": [],
+                "at": iso(t0 + timedelta(seconds=version)),
+                "digest": hashlib.sha256(game.encode(state)).hexdigest(),
+            }
+        )
+    over = game.prompt(state).over
+    status = status or ("finished" if over else "playing")
+    outcome = game.outcome(state)
+    final = status in ("finished", "abandoned")
+    return {
+        "game_id": game_id,
+        "room": room,
+        "engine": engine,
+        "options": options,
+        "players": players,
+        "seats": [
+            {
+                "seat": i,
+                "user": users[i] if i < len(users) else None,
+                "name": (users[i] or f"Bot {i}") if i < len(users) else f"Bot {i}",
+                "bot": None
+                if i < len(users) and users[i] is not None
+                else bots.get(i, "random"),
+            }
+            for i in range(players)
+        ],
+        "seed": seed.hex() if final else None,
+        "seed_digest": hashlib.sha256(seed).hexdigest(),
+        "created_at": iso(t0 - timedelta(minutes=1)),
+        "started_at": iso(t0),
+        "ended_at": iso(t0 + timedelta(seconds=len(events))) if final else None,
+        "status": status,
+        "outcome": outcome.to_json() if outcome and status == "finished" else None,
+        "events": events,
+    }
+
+
+def encode(record: dict[str, Any]) -> bytes:
+    return json.dumps(record, separators=(",", ":")).encode()
+
+
+async def push(redis: Any, stream: str, record: dict[str, Any] | bytes) -> bytes:
+    """XADD a record the way the room server does; the entry id."""
+    data = record if isinstance(record, bytes) else encode(record)
+    entry_id: bytes = await redis.xadd(stream, {"record": data})
+    return entry_id
