@@ -141,10 +141,10 @@ class Archiver:
                 min_idle_time=self.claim_idle_ms,
                 start_id=start,
                 count=self.batch,
-                justid=True,
             )
-            start, ids = reply[0], reply[1]
-            claimed += len(ids)
+            # [next cursor, [(id, fields), ...], [ids deleted meanwhile]] (Redis 7)
+            start, entries = reply[0], reply[1]
+            claimed += len(entries)
             if start in (b"0-0", "0-0"):
                 break
         if claimed:
@@ -244,6 +244,7 @@ class Archiver:
                 self._reading = False
             await self._archive_all(new, out)
         except Exception as exc:  # Postgres away (or Redis): the rest stays pending
+            log.debug("archive pass failed", exc_info=True)
             out.error = exc
         return out
 

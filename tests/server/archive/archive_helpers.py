@@ -44,7 +44,7 @@ def play_record(
     """
     game = registry.get(engine)
     seed = seed or secrets.token_bytes(32)
-    room = f"r{secrets.token_hex(4)}"
+    room = game_id.rsplit("-", 1)[0] if game_id else f"r{secrets.token_hex(4)}"
     game_id = game_id or f"{room}-1"
     users = users if users is not None else [f"u-{secrets.token_hex(4)}" for _ in range(players)]
     bots = bots or {}
@@ -111,6 +111,18 @@ def play_record(
 
 def encode(record: dict[str, Any]) -> bytes:
     return json.dumps(record, separators=(",", ":")).encode()
+
+
+def snapshot_of(record: dict[str, Any], upto: int) -> dict[str, Any]:
+    """The progressive "playing" record of ``record``'s first ``upto`` versions."""
+    return {
+        **record,
+        "status": "playing",
+        "seed": None,
+        "ended_at": None,
+        "outcome": None,
+        "events": record["events"][:upto],
+    }
 
 
 async def push(redis: Any, stream: str, record: dict[str, Any] | bytes) -> bytes:

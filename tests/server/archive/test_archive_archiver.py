@@ -1,0 +1,240 @@
+"""The archiver: records from the Redis archive stream into Postgres, exactly once in effect."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+
+import redis.asyncio as aioredis
+from archive_helpers import play_record, push, snapshot_of
+from sqlalchemy import select
+
+from server.archive.archiver import Archiver, dead_letter_key
+from server.archive.db import Database
+from server.archive.models import Event, Game, Rating, Seat, User
+from server.store import Keys
+
+
+def make(redis: aioredis.Redis, db: Database | str, prefix: str, **kw: Any) -> Archiver:
+    kw.setdefault("consumer", f"test-{secrets.token_hex(3)}")
+    return Archiver(redis, db, prefix, block_ms=None, backoff_min=0.01, **kw)
+
+
+async def snapshot(db: Database, game_id: str) -> dict[str, Any]:
+    """Every stored row that belongs to one game (and its users' ratings)."""
+    async with db.session() as s:
+        game = await s.get(Game, game_id)
+        seats = (await s.scalars(select(Seat).where(Seat.game_id == game_id))).all()
+        events = (await s.scalars(select(Event).where(Event.game_id == game_id))).all()
+        users = [x.user_id for x in seats if x.user_id]
+        ratings = (await s.scalars(select(Rating).where(Rating.user_id.in_(users)))).all()
+        people = (await s.scalars(select(User).where(User.id.in_(users)))).all()
+
+    def row(obj: Any) -> dict[str, Any]:
+        return {c.key: getattr(obj, c.key) for c in obj.__table__.columns}
+
+    return {
+        "game": row(game) if game else None,
+        "seats": sorted((row(x) for x in seats), key=lambda r: r["seat"]),
+        "events": sorted((row(x) for x in events), key=lambda r: r["version"]),
+        "ratings": sorted((row(x) for x in ratings), key=lambda r: r["user_id"]),
+        "users": sorted((row(x) for x in people), key=lambda r: r["id"]),
+    }
+
+
+async def stream_state(redis: aioredis.Redis, prefix: str) -> tuple[int, int]:
+    """(entries in the archive stream, entries pending in the group)."""
+    keys = Keys(prefix)
+    pending = await redis.xpending(keys.archive, keys.archive_group)
+    return await redis.xlen(keys.archive), int(pending["pending"])
+
+
+async def test_a_finished_game_is_archived_whole(
+    redis_client: aioredis.Redis, redis_prefix: str, db: Database
+) -> None:
+    record = play_record(players=4, rounds=2)
+    await push(redis_client, Keys(redis_prefix).archive, record)
+    done = await make(redis_client, db, redis_prefix).drain()
+    assert done.error is None
+    assert done.archived == [record["game_id"]]
+    assert await stream_state(redis_client, redis_prefix) == (0, 0)
+
+    got = await snapshot(db, record["game_id"])
+    game = got["game"]
+    assert game["status"] == "finished" and game["engine"] == "skull-king"
+    assert game["seed"] == record["seed"] and game["seed_digest"] == record["seed_digest"]
+    assert game["outcome"] == record["outcome"]
+    assert game["last_version"] == len(record["events"])
+    assert game["rated_at"] is not None
+    assert [(s["user_id"], s["score"], s["rank"]) for s in got["seats"]] == [
+        (seat["user"], score, rank)
+        for seat, score, rank in zip(
+            record["seats"], record["outcome"]["scores"], record["outcome"]["ranks"], strict=True
+        )
+    ]
+    assert [(e["version"], e["moves"], e["digest"]) for e in got["events"]] == [
+        (e["version"], e["moves"], e["digest"]) for e in record["events"]
+    ]
+    assert [u["id"] for u in got["users"]] == sorted(s["user"] for s in record["seats"])
+    assert len(got["ratings"]) == 4 and all(r["games"] == 1 for r in got["ratings"])
+    winner = record["seats"][record["outcome"]["ranks"].index(1)]["user"]
+    best = max(got["ratings"], key=lambda r: r["ordinal"])
+    assert best["user_id"] == winner
+
+
+async def test_the_same_record_twice_changes_nothing(
+    redis_client: aioredis.Redis, redis_prefix: str, db: Database
+) -> None:
+    record = play_record(players=3, rounds=2)
+    stream = Keys(redis_prefix).archive
+    archiver = make(redis_client, db, redis_prefix)
+    await push(redis_client, stream, record)
+    assert (await archiver.drain()).archived == [record["game_id"]]
+    before = await snapshot(db, record["game_id"])
+
+    await push(redis_client, stream, record)
+    await push(redis_client, stream, record)
+    again = await archiver.drain()
+    assert again.error is None and again.archived == []
+    assert again.unchanged == [record["game_id"]] * 2
+    assert await snapshot(db, record["game_id"]) == before
+    assert await stream_state(redis_client, redis_prefix) == (0, 0)
+
+
+async def test_progressive_snapshots_merge_and_never_go_back(
+    redis_client: aioredis.Redis, redis_prefix: str, db: Database
+) -> None:
+    record = play_record(players=3, rounds=3)
+    game_id = record["game_id"]
+    stream = Keys(redis_prefix).archive
+    archiver = make(redis_client, db, redis_prefix)
+
+    await push(redis_client, stream, snapshot_of(record, 8))
+    await archiver.drain()
+    got = await snapshot(db, game_id)
+    assert got["game"]["status"] == "playing" and got["game"]["seed"] is None
+    assert len(got["events"]) == 8 and got["ratings"] == []
+
+    # A longer snapshot, then a late shorter one: the log only grows.
+    await push(redis_client, stream, snapshot_of(record, 20))
+    await push(redis_client, stream, snapshot_of(record, 5))
+    done = await archiver.drain()
+    assert done.archived == [game_id] and done.unchanged == [game_id]
+    got = await snapshot(db, game_id)
+    assert got["game"]["last_version"] == 20 and len(got["events"]) == 20
+
+    # The finished record completes it and rates it, once.
+    await push(redis_client, stream, record)
+    await push(redis_client, stream, snapshot_of(record, 12))
+    await archiver.drain()
+    got = await snapshot(db, game_id)
+    assert got["game"]["status"] == "finished" and got["game"]["seed"] == record["seed"]
+    assert len(got["events"]) == len(record["events"])
+    assert [r["games"] for r in got["ratings"]] == [1, 1, 1]
+    final = got
+
+    # A late snapshot after the end changes nothing at all.
+    await push(redis_client, stream, snapshot_of(record, 25))
+    await push(redis_client, stream, record)
+    assert (await archiver.drain()).archived == []
+    assert await snapshot(db, game_id) == final
+
+
+async def test_abandoned_games_are_kept_and_not_rated(
+    redis_client: aioredis.Redis, redis_prefix: str, db: Database
+) -> None:
+    record = play_record(players=3, rounds=3, stop_after=10, status="abandoned")
+    await push(redis_client, Keys(redis_prefix).archive, record)
+    assert (await make(redis_client, db, redis_prefix).drain()).archived == [record["game_id"]]
+    got = await snapshot(db, record["game_id"])
+    assert got["game"]["status"] == "abandoned" and got["game"]["seed"] == record["seed"]
+    assert got["game"]["outcome"] is None and got["game"]["rated_at"] is None
+    assert len(got["events"]) == 10 and got["ratings"] == []
+
+
+async def test_only_two_or_more_humans_are_rated_and_only_them(
+    redis_client: aioredis.Redis, redis_prefix: str, db: Database
+) -> None:
+    lone = play_record(players=3, users=[f"u-{secrets.token_hex(4)}", None, None])
+    pair = play_record(
+        players=4,
+        users=[f"u-{secrets.token_hex(4)}", None, f"u-{secrets.token_hex(4)}", None],
+        bots={1: "heuristic", 3: "random"},
+    )
+    stream = Keys(redis_prefix).archive
+    await push(redis_client, stream, lone)
+    await push(redis_client, stream, pair)
+    await make(redis_client, db, redis_prefix).drain()
+
+    got = await snapshot(db, lone["game_id"])
+    assert got["ratings"] == [] and got["game"]["rated_at"] is None
+    got = await snapshot(db, pair["game_id"])
+    assert [r["user_id"] for r in got["ratings"]] == sorted(
+        s["user"] for s in pair["seats"] if s["user"]
+    )
+    assert [s["bot"] for s in got["seats"]] == [None, "heuristic", None, "random"]
+    rated = [s for s in got["seats"] if s["ordinal_after"] is not None]
+    assert [s["seat"] for s in rated] == [0, 2]
+
+
+async def test_ratings_accumulate_over_games(
+    redis_client: aioredis.Redis, redis_prefix: str, db: Database
+) -> None:
+    users: list[str | None] = [f"u-{secrets.token_hex(4)}" for _ in range(3)]
+    stream = Keys(redis_prefix).archive
+    records = [play_record(players=3, rounds=1, users=users) for _ in range(3)]
+    for record in records:
+        await push(redis_client, stream, record)
+    await make(redis_client, db, redis_prefix).drain()
+    got = await snapshot(db, records[-1]["game_id"])
+    assert [r["games"] for r in got["ratings"]] == [3, 3, 3]
+    # Each game's seats remember the rating before and after it, chained.
+    chain = []
+    for record in records:
+        seats = (await snapshot(db, record["game_id"]))["seats"]
+        chain.append((seats[0]["ordinal_before"], seats[0]["ordinal_after"]))
+    assert chain[0][0] == 0.0
+    assert chain[1][0] == chain[0][1] and chain[2][0] == chain[1][1]
+
+
+async def test_records_that_cannot_be_stored_go_to_the_dead_letter_stream(
+    redis_client: aioredis.Redis, redis_prefix: str, db: Database
+) -> None:
+    keys = Keys(redis_prefix)
+    good = play_record(players=2, rounds=1)
+    no_seed = {**play_record(players=2, rounds=1), "seed": None}  # finished, seed withheld
+    await push(redis_client, keys.archive, b"{not json")
+    await push(redis_client, keys.archive, no_seed)
+    await push(redis_client, keys.archive, good)
+    done = await make(redis_client, db, redis_prefix).drain()
+    assert done.error is None
+    assert done.archived == [good["game_id"]] and len(done.dead) == 2
+    assert await stream_state(redis_client, redis_prefix) == (0, 0)
+    dead = await redis_client.xrange(dead_letter_key(keys))
+    assert [fields[b"record"] for _id, fields in dead][0] == b"{not json"
+    assert b"reveals its seed" in dead[1][1][b"error"]
+    assert json.loads(dead[1][1][b"record"])["game_id"] == no_seed["game_id"]
+    assert (await snapshot(db, no_seed["game_id"]))["game"] is None
+
+
+async def test_entries_of_a_dead_consumer_are_claimed(
+    redis_client: aioredis.Redis, redis_prefix: str, archive_url: str, db: Database
+) -> None:
+    """A node took entries and died before writing them: another archiver claims them."""
+    stream = Keys(redis_prefix).archive
+    records = [play_record(players=2, rounds=1) for _ in range(3)]
+    for record in records:
+        await push(redis_client, stream, record)
+    dying = make(redis_client, "postgresql+asyncpg://postgres@127.0.0.1:1/none", redis_prefix)
+    failed = await dying.run_once()
+    await dying.db.close()
+    assert failed.error is not None and failed.archived == []
+    assert await stream_state(redis_client, redis_prefix) == (3, 3)
+
+    patient = make(redis_client, db, redis_prefix, claim_idle_ms=60_000)
+    assert (await patient.drain()).read == 0  # not idle long enough to be presumed dead
+    survivor = make(redis_client, db, redis_prefix, claim_idle_ms=0)
+    done = await survivor.drain()
+    assert sorted(done.archived) == sorted(r["game_id"] for r in records)
+    assert await stream_state(redis_client, redis_prefix) == (0, 0)
