@@ -49,6 +49,10 @@ class Settings:
     rate_burst: int = 40
     flood_strikes: int = 20  # rate-limited messages before the socket is closed
     chat_max_chars: int = 500
+    chat_per_second: float = 1.0  # chat messages per socket, sustained (its own bucket)
+    chat_burst: int = 5
+    resume_max_versions: int = 500  # a resume further behind than this gets a snapshot
+    rooms_listed: int = 100  # public rooms in one list
     bot_delay: float = 0.6  # seconds a bot "thinks" (0 in tests)
     room_ttl_seconds: int = 7 * 24 * 3600  # a finished or abandoned room's keys expire after
     migrate_on_start: bool = True  # the server upgrades the schema itself (else: refuses)

@@ -1,13 +1,27 @@
-"""The only module that knows Redis key names (and, later, the Lua scripts).
+"""The only module that knows Redis key names and Lua scripts.
 
 Every key of one room carries the room's id as a hash tag, ``room:{ID}...``, so that a
 Redis Cluster keeps a room on one shard and multi-key scripts stay legal. A prefix gives
 tests (or several sites on one Redis) key spaces of their own.
+
+Three kinds of write touch a room, each one atomic script:
+
+- ``write_step``: a new game state. Compare-and-set on ``version`` (and, for the start, on
+  the lobby revision ``rev``); writes the state, appends the log entry, clears the seal hash
+  and publishes -- all or nothing. Two nodes can never both win a version.
+- ``write_meta``: lobby changes (seats, ready flags). Compare-and-set on ``rev``; publishes.
+- ``commit`` / ``reveal``: independent fields of the seal hash (no version bump); the commit
+  that completes the set opens the phase, exactly once.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, cast
+
+import redis.asyncio as aioredis
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,16 +33,26 @@ class Keys:
         return f"{self.prefix}room:{{{room_id}}}"
 
     def log(self, room_id: str) -> str:
-        """Stream: one entry per accepted step (replay and resume)."""
+        """Stream: one entry per accepted step (replay and resume). Entry id = ``<version>-0``."""
         return f"{self.prefix}room:{{{room_id}}}:log"
 
     def seal(self, room_id: str) -> str:
         """Hash: digests and openings of the sealed phase in progress."""
         return f"{self.prefix}room:{{{room_id}}}:seal"
 
+    def presence(self, room_id: str) -> str:
+        """Hash: one field per open socket in the room (``conn id`` -> seat or ``-``), and
+        ``drop:<seat>`` -> when the last socket of a seat went away (grace time)."""
+        return f"{self.prefix}room:{{{room_id}}}:presence"
+
     def channel(self, room_id: str) -> str:
-        """Pub/sub channel: "version N is out"."""
+        """Pub/sub channel: "version N is out", lobby changes, commits, chat."""
         return f"{self.prefix}room:{{{room_id}}}"
+
+    @property
+    def rooms_channel(self) -> str:
+        """Pub/sub channel: changes of the public room list."""
+        return f"{self.prefix}rooms"
 
     @property
     def clock(self) -> str:
@@ -37,7 +61,7 @@ class Keys:
 
     @property
     def rooms_open(self) -> str:
-        """Sorted set: public rooms waiting for players."""
+        """Sorted set: public rooms not finished (score: creation time)."""
         return f"{self.prefix}rooms:open"
 
     @property
@@ -46,3 +70,252 @@ class Keys:
         return f"{self.prefix}archive"
 
     archive_group: str = "archivers"
+
+
+# KEYS: room, log, seal, presence
+# ARGV: expected version, expected rev ('' = any), channel, payload, log id, ttl (0 = none),
+#       number of hash pairs, hash pairs..., log pairs...
+_WRITE_STEP = """
+if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
+if ARGV[2] ~= '' and redis.call('HGET', KEYS[1], 'rev') ~= ARGV[2] then return 0 end
+local n = tonumber(ARGV[7])
+local at = 8
+local pairs = {}
+for i = at, at + 2 * n - 1 do pairs[#pairs + 1] = ARGV[i] end
+redis.call('HSET', KEYS[1], unpack(pairs))
+local fields = {}
+for i = at + 2 * n, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('XADD', KEYS[2], ARGV[5], unpack(fields))
+redis.call('DEL', KEYS[3])
+local ttl = tonumber(ARGV[6])
+if ttl > 0 then
+  for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ttl) end
+end
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return 1
+"""
+
+# KEYS: room ; ARGV: expected rev, channel, payload, hash pairs...
+_WRITE_META = """
+if redis.call('HGET', KEYS[1], 'rev') ~= ARGV[1] then return 0 end
+local pairs = {}
+for i = 4, #ARGV do pairs[#pairs + 1] = ARGV[i] end
+if #pairs > 0 then redis.call('HSET', KEYS[1], unpack(pairs)) end
+redis.call('HINCRBY', KEYS[1], 'rev', 1)
+redis.call('PUBLISH', ARGV[2], ARGV[3])
+return 1
+"""
+
+# KEYS: room, seal ; ARGV: version, phase, seat, digest, seats owed, channel,
+#                         committed payload, open payload
+_COMMIT = """
+if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1]
+   or redis.call('HGET', KEYS[1], 'status') ~= 'playing' then return 'wrong-phase' end
+if redis.call('HGET', KEYS[2], 'phase') ~= ARGV[2] then
+  redis.call('DEL', KEYS[2])
+  redis.call('HSET', KEYS[2], 'phase', ARGV[2], 'commits', 0, 'reveals', 0)
+end
+if redis.call('HSETNX', KEYS[2], 'c:' .. ARGV[3], ARGV[4]) == 0 then
+  return 'already-committed'
+end
+local count = redis.call('HINCRBY', KEYS[2], 'commits', 1)
+redis.call('PUBLISH', ARGV[6], ARGV[7])
+if count == tonumber(ARGV[5]) then
+  redis.call('HSET', KEYS[2], 'open', '1')
+  redis.call('PUBLISH', ARGV[6], ARGV[8])
+  return 'open'
+end
+return 'ok'
+"""
+
+# KEYS: room, seal ; ARGV: version, phase, seat, opening, seats owed
+_REVEAL = """
+if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1]
+   or redis.call('HGET', KEYS[2], 'phase') ~= ARGV[2] then return 'wrong-phase' end
+if redis.call('HGET', KEYS[2], 'open') ~= '1' then return 'not-open' end
+if redis.call('HSETNX', KEYS[2], 'r:' .. ARGV[3], ARGV[4]) == 0 then
+  return 'already-revealed'
+end
+local count = redis.call('HINCRBY', KEYS[2], 'reveals', 1)
+if count == tonumber(ARGV[5]) then return 'all' end
+return 'ok'
+"""
+
+# KEYS: presence ; ARGV: conn id, seat ('-' for none), joining ('1') or leaving ('0'), now
+# Returns how many sockets the seat still has (after the change).
+_PRESENCE = """
+if ARGV[3] == '1' then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+  if ARGV[2] ~= '-' then redis.call('HDEL', KEYS[1], 'drop:' .. ARGV[2]) end
+else
+  redis.call('HDEL', KEYS[1], ARGV[1])
+end
+if ARGV[2] == '-' then return 0 end
+local count = 0
+local all = redis.call('HGETALL', KEYS[1])
+for i = 1, #all, 2 do
+  if string.sub(all[i], 1, 5) ~= 'drop:' and all[i + 1] == ARGV[2] then count = count + 1 end
+end
+if count == 0 and ARGV[3] == '0' then redis.call('HSET', KEYS[1], 'drop:' .. ARGV[2], ARGV[4]) end
+return count
+"""
+
+
+def _s(value: bytes | str | None) -> str | None:
+    if value is None:
+        return None
+    return value.decode() if isinstance(value, bytes) else value
+
+
+class Store:
+    """Room reads and the atomic writes above, on one Redis connection pool."""
+
+    def __init__(self, redis: aioredis.Redis, keys: Keys) -> None:
+        self.redis = redis
+        self.keys = keys
+        self._step = redis.register_script(_WRITE_STEP)
+        self._meta = redis.register_script(_WRITE_META)
+        self._commit = redis.register_script(_COMMIT)
+        self._reveal = redis.register_script(_REVEAL)
+        self._presence = redis.register_script(_PRESENCE)
+
+    # -- rooms ------------------------------------------------------------------------
+    async def create_room(self, room_id: str, fields: Mapping[str, bytes | str]) -> bool:
+        """Create the room hash; False if the id is taken (HSETNX on ``id``)."""
+        key = self.keys.room(room_id)
+        if not await self.redis.hsetnx(key, "id", room_id):
+            return False
+        await self.redis.hset(key, mapping=dict(fields))  # type: ignore[arg-type]
+        return True
+
+    async def load_room(self, room_id: str) -> dict[str, bytes] | None:
+        raw: Any = await self.redis.hgetall(self.keys.room(room_id))
+        if not raw:
+            return None
+        return {k.decode(): v for k, v in raw.items()}
+
+    async def write_step(
+        self,
+        room_id: str,
+        *,
+        expected_version: int,
+        expected_rev: int | None,
+        fields: Mapping[str, bytes | str],
+        log_fields: Mapping[str, bytes | str],
+        new_version: int,
+        payload: bytes,
+        ttl: int = 0,
+    ) -> bool:
+        """Compare-and-set a new state; True if this call won ``new_version``."""
+        k = self.keys
+        pairs: list[bytes | str] = [x for item in fields.items() for x in item]
+        log_pairs: list[bytes | str] = [x for item in log_fields.items() for x in item]
+        args: list[bytes | str | int] = [
+            str(expected_version),
+            "" if expected_rev is None else str(expected_rev),
+            k.channel(room_id),
+            payload,
+            f"{new_version}-0",
+            str(ttl),
+            str(len(fields)),
+            *pairs,
+            *log_pairs,
+        ]
+        keys = [k.room(room_id), k.log(room_id), k.seal(room_id), k.presence(room_id)]
+        return bool(await self._step(keys=keys, args=args))
+
+    async def write_meta(
+        self, room_id: str, *, expected_rev: int, fields: Mapping[str, str], payload: bytes
+    ) -> bool:
+        """Compare-and-set lobby fields on the room's revision; True if this call won."""
+        pairs = [x for item in fields.items() for x in item]
+        args: list[bytes | str] = [str(expected_rev), self.keys.channel(room_id), payload, *pairs]
+        return bool(await self._meta(keys=[self.keys.room(room_id)], args=args))
+
+    async def set_fields(self, room_id: str, fields: Mapping[str, str]) -> None:
+        """Plain writes of bookkeeping fields that no compare-and-set depends on."""
+        await self.redis.hset(self.keys.room(room_id), mapping=dict(fields))  # type: ignore[arg-type]
+
+    # -- the log ----------------------------------------------------------------------
+    async def log_range(
+        self, room_id: str, first: int, last: int | str = "+"
+    ) -> list[tuple[int, dict[str, bytes]]]:
+        """Log entries with versions ``first .. last`` (inclusive), in order."""
+        end = last if isinstance(last, str) else f"{last}-0"
+        raw: Any = await self.redis.xrange(self.keys.log(room_id), f"{first}-0", end)
+        out = []
+        for entry_id, data in raw:
+            version = int(str(_s(entry_id)).split("-")[0])
+            out.append((version, {k.decode(): v for k, v in data.items()}))
+        return out
+
+    # -- sealed phases ----------------------------------------------------------------
+    async def load_seal(self, room_id: str) -> dict[str, str]:
+        raw: Any = await self.redis.hgetall(self.keys.seal(room_id))
+        return {k.decode(): v.decode() for k, v in raw.items()}
+
+    async def commit(
+        self,
+        room_id: str,
+        *,
+        version: int,
+        phase: str,
+        seat: int,
+        digest: str,
+        owed: int,
+        committed: bytes,
+        opened: bytes,
+    ) -> str:
+        """Store one seat's digest: 'ok', 'open' (this commit completed the set),
+        'already-committed' or 'wrong-phase'."""
+        k = self.keys
+        args = [str(version), phase, str(seat), digest, str(owed), k.channel(room_id)]
+        result = await self._commit(
+            keys=[k.room(room_id), k.seal(room_id)], args=[*args, committed, opened]
+        )
+        return cast(str, _s(result))
+
+    async def reveal(
+        self, room_id: str, *, version: int, phase: str, seat: int, opening: str, owed: int
+    ) -> str:
+        """Store one seat's opening: 'ok', 'all' (the set is complete), 'not-open',
+        'already-revealed' or 'wrong-phase'."""
+        k = self.keys
+        args = [str(version), phase, str(seat), opening, str(owed)]
+        result = await self._reveal(keys=[k.room(room_id), k.seal(room_id)], args=args)
+        return cast(str, _s(result))
+
+    # -- presence -----------------------------------------------------------------------
+    async def presence(self, room_id: str, conn_id: str, seat: int | None, joining: bool) -> int:
+        """Record a socket arriving or leaving; how many sockets the seat has now."""
+        args = [conn_id, "-" if seat is None else str(seat), "1" if joining else "0"]
+        result = await self._presence(
+            keys=[self.keys.presence(room_id)], args=[*args, f"{time.time():.3f}"]
+        )
+        return int(result)
+
+    async def load_presence(self, room_id: str) -> dict[str, str]:
+        raw: Any = await self.redis.hgetall(self.keys.presence(room_id))
+        return {k.decode(): v.decode() for k, v in raw.items()}
+
+    # -- the public room list ---------------------------------------------------------
+    async def list_open(self, limit: int) -> list[str]:
+        raw: Any = await self.redis.zrevrange(self.keys.rooms_open, 0, limit - 1)
+        return [cast(str, _s(x)) for x in raw]
+
+    async def set_open(self, room_id: str, score: float | None) -> None:
+        if score is None:
+            await self.redis.zrem(self.keys.rooms_open, room_id)
+        else:
+            await self.redis.zadd(self.keys.rooms_open, {room_id: score})
+
+    async def publish(self, channel: str, payload: bytes) -> None:
+        await self.redis.publish(channel, payload)
+
+    # -- the archive stream -----------------------------------------------------------
+    async def archive(self, record: bytes) -> None:
+        await self.redis.xadd(self.keys.archive, {"record": record})
+
+    async def all_room_keys(self, room_id: str) -> Sequence[Any]:
+        """Every key of one room (tests and tools)."""
+        return [k async for k in self.redis.scan_iter(match=f"{self.keys.room(room_id)}*")]

@@ -1,0 +1,109 @@
+"""One accepted step of a room: the unit of the log stream, of pub/sub and of resume.
+
+The same ``Entry`` is appended to the room's log stream (as flat fields, readable with
+``XRANGE``) and published on the room's channel (as msgpack, with the state blob, to save a
+read). Every node renders it per recipient (server/render.py); nothing in it is sent as is.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+import msgspec
+
+START = "start"  # the dealt game, no moves
+MOVE = "move"  # one open move
+REVEAL = "reveal"  # the moves of a sealed phase, all at once
+
+
+class Entry(msgspec.Struct, kw_only=True):
+    room: str
+    engine: str  # the game id (which engine renders ``state``)
+    version: int
+    kind: str
+    seats: list[int]  # the seats whose moves these are
+    moves: dict[str, Any]  # seat (as text) -> the move applied, as JSON
+    defaults: list[int]  # seats whose move was the engine's default
+    at: str  # ISO 8601 UTC
+    state: bytes  # game.encode(state) after this step
+    status: str  # the room's status after this step
+    phase: str | None = None  # sealed phases: the phase resolved
+    salts: dict[str, str] | None = None  # sealed phases: every seat's salt
+    opened: dict[str, Any] | None = None  # sealed phases: what each seat opened (as committed)
+    seed_digest: str | None = None  # on the start
+    seed: str | None = None  # once the game is over
+
+
+def now_iso() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+_JSON_FIELDS = ("seats", "moves", "defaults", "salts", "opened")
+_TEXT_FIELDS = ("engine", "kind", "at", "status", "phase", "seed_digest", "seed")
+
+
+def to_fields(entry: Entry) -> dict[str, bytes | str]:
+    """The stream fields of an entry (its id is ``<version>-0``)."""
+    out: dict[str, bytes | str] = {"v": str(entry.version), "room": entry.room}
+    for name in _TEXT_FIELDS:
+        value = getattr(entry, name)
+        if value is not None:
+            out[name] = value
+    for name in _JSON_FIELDS:
+        value = getattr(entry, name)
+        if value is not None:
+            out[name] = json.dumps(value, separators=(",", ":"))
+    out["state"] = entry.state
+    return out
+
+
+def from_fields(fields: dict[str, bytes]) -> Entry:
+    def text(name: str) -> str | None:
+        raw = fields.get(name)
+        return raw.decode() if raw is not None else None
+
+    def js(name: str) -> Any:
+        raw = fields.get(name)
+        return json.loads(raw) if raw is not None else None
+
+    return Entry(
+        room=text("room") or "",
+        engine=text("engine") or "",
+        version=int(fields["v"]),
+        kind=text("kind") or MOVE,
+        seats=js("seats") or [],
+        moves=js("moves") or {},
+        defaults=js("defaults") or [],
+        at=text("at") or "",
+        state=fields["state"],
+        status=text("status") or "playing",
+        phase=text("phase"),
+        salts=js("salts"),
+        opened=js("opened"),
+        seed_digest=text("seed_digest"),
+        seed=text("seed"),
+    )
+
+
+# -- what goes over pub/sub ----------------------------------------------------------------
+class Published(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A message on a room's channel. ``k`` says which kind; the rest depends on it."""
+
+    k: str  # "step" | "room" | "committed" | "open" | "chat" | "presence" | "rooms"
+    room: str = ""
+    entry: Entry | None = None
+    data: dict[str, Any] | None = None
+
+
+_enc = msgspec.msgpack.Encoder()
+_dec = msgspec.msgpack.Decoder(Published)
+
+
+def pack(message: Published) -> bytes:
+    return _enc.encode(message)
+
+
+def unpack(payload: bytes) -> Published:
+    return _dec.decode(payload)

@@ -1,0 +1,345 @@
+"""This node's sockets, its pub/sub subscriptions, and the fan-out of views.
+
+The node subscribes to the channel of every room it has sockets in. Each socket has one
+writer task and one queue, so its frames leave in order; the writer renders every
+publication for that socket's own seat (server/render.py). A socket remembers the last
+version it was sent: an older publication is skipped, a newer one after a gap is preceded
+by the missing entries, read from the room's log stream. So every socket, on any node,
+receives every version exactly once and in order, even if a publication was lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis.asyncio as aioredis
+from starlette.websockets import WebSocket, WebSocketState
+
+from engines.registry import GAMES
+from server import protocol
+from server.auth import User
+from server.entry import Published, from_fields, unpack
+from server.render import entry_frames, sealed_frame
+from server.rooms import LOBBY, Room, RoomError, RoomService
+
+log = logging.getLogger("tortuga.hub")
+
+MAX_QUEUE = 2000  # frames waiting for one socket before it is dropped as too slow
+
+
+@dataclass(eq=False)
+class Connection:
+    """One websocket: who it is, which room and seat it follows, what it was last sent."""
+
+    id: str
+    user: User
+    socket: WebSocket
+    hub: Hub
+    room_id: str | None = None
+    role: str = "player"  # "player" or "spectator"
+    seat: int | None = None  # the seat it renders for (None: spectator view)
+    version: int = -1  # the last version sent; -1: no snapshot yet
+    synced: bool = False
+    watching: bool = False
+    held: list[Published] = field(default_factory=list)
+    queue: asyncio.Queue[tuple[str, Any]] = field(default_factory=asyncio.Queue)
+    writer: asyncio.Task[None] | None = None
+
+    # -- called from anywhere on this node ------------------------------------------------
+    def send(self, frame: dict[str, Any]) -> None:
+        self._put(("frame", frame))
+
+    def feed(self, message: Published) -> None:
+        self._put(("pub", message))
+
+    def sync(self, room_id: str, version: int | None) -> None:
+        """Send a snapshot (``version`` None) or what was missed since ``version``."""
+        self.synced = False
+        self.held.clear()
+        self._put(("sync", (room_id, version)))
+
+    def close(self, code: int, reason: str) -> None:
+        self._put(("close", (code, reason)))
+
+    def _put(self, item: tuple[str, Any]) -> None:
+        if self.queue.qsize() >= MAX_QUEUE:
+            log.warning("slow socket dropped", extra={"conn": self.id})
+            self.queue = asyncio.Queue()
+            self.queue.put_nowait(("close", (1013, "too slow")))
+            return
+        self.queue.put_nowait(item)
+
+    # -- the writer task ------------------------------------------------------------------
+    async def run_writer(self) -> None:
+        try:
+            while True:
+                kind, item = await self.queue.get()
+                if kind == "frame":
+                    await self._write(item)
+                elif kind == "pub":
+                    await self._publication(item)
+                elif kind == "sync":
+                    await self._sync(*item)
+                elif kind == "close":
+                    await self.socket.close(*item)
+                    return
+        except (RuntimeError, OSError, ConnectionError):
+            return  # the socket is gone; the reader cleans up
+        except Exception:
+            log.exception("writer failed", extra={"conn": self.id})
+            with contextlib.suppress(Exception):
+                await self.socket.close(1011, "server error")
+
+    async def _write(self, frame: dict[str, Any]) -> None:
+        if self.socket.application_state == WebSocketState.CONNECTED:
+            await self.socket.send_text(protocol.encode(frame))
+
+    def _seat_in(self, seats: list[dict[str, Any]]) -> int | None:
+        if self.role != "player":
+            return None
+        for s in seats:
+            if s.get("user") == self.user.id:
+                return int(s["seat"])
+        return None
+
+    async def _sync(self, room_id: str, version: int | None) -> None:
+        if room_id != self.room_id:
+            return
+        rooms = self.hub.rooms
+        try:
+            room = await rooms.get(room_id, presence=True)
+        except RoomError as exc:
+            await self._write(protocol.error(exc.code, exc.message))
+            return
+        self.seat = room.seat_of(self.user.id) if self.role == "player" else None
+        missed = None
+        if version is not None and room.status != LOBBY and 0 <= version <= room.version:
+            missed = await self._missed(room, version)
+        if missed is None:
+            await self._snapshot(room)
+        else:
+            assert version is not None
+            for frame in missed:
+                await self._write(frame)
+            self.version = room.version
+            await self._seal_status(room)
+            await self._write(
+                {
+                    "type": "resumed",
+                    "room": room.id,
+                    "version": room.version,
+                    "from": version,
+                    "missed": room.version - version,
+                    "seat": self.seat,
+                    "room_state": room.summary(rooms.base_url),
+                }
+            )
+        self.synced = True
+        held, self.held = self.held, []
+        for message in held:
+            await self._publication(message)
+
+    async def _missed(self, room: Room, version: int) -> list[dict[str, Any]] | None:
+        """The frames of versions ``version+1 ..`` for this socket, or None if too old."""
+        if room.version - version > self.hub.resume_max:
+            return None
+        if version == room.version:
+            return []
+        entries = await self.hub.rooms.store.log_range(room.id, version + 1, room.version)
+        if [v for v, _ in entries] != list(range(version + 1, room.version + 1)):
+            return None  # the log no longer holds them all
+        game = room.game
+        frames: list[dict[str, Any]] = []
+        for _, fields in entries:
+            frames.extend(entry_frames(game, from_fields(fields), self.seat))
+        return frames
+
+    async def _seal_status(self, room: Room) -> None:
+        if room.state is None or room.status == LOBBY:
+            return
+        game = room.game
+        seal = await self.hub.rooms.store.load_seal(room.id)
+        frame = sealed_frame(game, game.decode(room.state), room.id, room.version, seal)
+        if frame is not None:
+            await self._write(frame)
+
+    async def _snapshot(self, room: Room) -> None:
+        view = None
+        if room.state is not None:
+            view = room.game.view(room.game.decode(room.state), self.seat)
+        await self._write(
+            {
+                "type": "snapshot",
+                "room": room.id,
+                "version": room.version,
+                "seat": self.seat,
+                "role": self.role,
+                "view": view,
+                "room_state": room.summary(self.hub.rooms.base_url),
+                "seed_digest": room.seed_digest,
+                "seed": room.seed if room.status == "finished" else None,
+            }
+        )
+        self.version = room.version
+        await self._seal_status(room)
+
+    async def _publication(self, message: Published) -> None:
+        if message.k == "rooms":
+            if self.watching:
+                await self._write({"type": "rooms", "full": False, **(message.data or {})})
+            return
+        if message.room != self.room_id:
+            return
+        if not self.synced:
+            self.held.append(message)
+            return
+        data = message.data or {}
+        if message.k == "step" and message.entry is not None:
+            await self._step(message)
+        elif message.k == "room":
+            seat = self._seat_in(data.get("seats", []))
+            if seat != self.seat:
+                self.seat = seat
+                self.hub.reseat(self)
+            await self._write({"type": "room", "room": self.room_id, "room_state": data})
+        elif message.k in ("committed", "open"):
+            if data.get("version") == self.version:
+                await self._write({"type": message.k, "room": self.room_id, **data})
+        elif message.k in ("chat", "presence"):
+            await self._write({"type": message.k, "room": self.room_id, **data})
+
+    async def _step(self, message: Published) -> None:
+        entry = message.entry
+        assert entry is not None and self.room_id is not None
+        if entry.version <= self.version:
+            return
+        room_game = GAMES[entry.engine]
+        if entry.version > self.version + 1:
+            # A gap: fill it from the log before this version.
+            first = self.version + 1
+            entries = await self.hub.rooms.store.log_range(self.room_id, first, entry.version - 1)
+            for _, fields in entries:
+                for frame in entry_frames(room_game, from_fields(fields), self.seat):
+                    await self._write(frame)
+        for frame in entry_frames(room_game, entry, self.seat):
+            await self._write(frame)
+        self.version = entry.version
+
+
+class Hub:
+    """The sockets of this node, by room, and the one pub/sub connection that feeds them."""
+
+    def __init__(
+        self, redis: aioredis.Redis, rooms: RoomService, node_id: str, resume_max: int
+    ) -> None:
+        self.redis = redis
+        self.rooms = rooms
+        self.node_id = node_id
+        self.resume_max = resume_max
+        self.pubsub = redis.pubsub()
+        self.by_room: dict[str, set[Connection]] = defaultdict(set)
+        self.watchers: set[Connection] = set()
+        self._counter = itertools.count(1)
+        self._subscribed: dict[str, asyncio.Event] = {}
+        self._lock = asyncio.Lock()
+        self._reader: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    @property
+    def keys(self) -> Any:
+        return self.rooms.store.keys
+
+    async def start(self) -> None:
+        channel = self.keys.rooms_channel
+        self._subscribed[channel] = asyncio.Event()
+        await self.pubsub.subscribe(channel)
+        self._reader = asyncio.create_task(self._read())
+        await asyncio.wait_for(self._subscribed[channel].wait(), 5)
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+        for task in list(self._tasks):
+            task.cancel()
+        await self.pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    def connection(self, user: User, socket: WebSocket) -> Connection:
+        conn = Connection(f"{self.node_id}:{next(self._counter)}", user, socket, self)
+        conn.writer = asyncio.create_task(conn.run_writer())
+        return conn
+
+    # -- rooms followed -------------------------------------------------------------------
+    async def follow(self, conn: Connection, room_id: str) -> None:
+        """Subscribe (if this node was not yet) and wait until Redis confirmed it."""
+        channel = self.keys.channel(room_id)
+        async with self._lock:
+            self.by_room[room_id].add(conn)
+            if channel not in self._subscribed:
+                self._subscribed[channel] = asyncio.Event()
+                await self.pubsub.subscribe(channel)
+            event = self._subscribed[channel]
+        await asyncio.wait_for(event.wait(), 5)
+
+    async def unfollow(self, conn: Connection, room_id: str) -> None:
+        channel = self.keys.channel(room_id)
+        async with self._lock:
+            conns = self.by_room.get(room_id)
+            if conns is not None:
+                conns.discard(conn)
+                if not conns:
+                    del self.by_room[room_id]
+                    self._subscribed.pop(channel, None)
+                    await self.pubsub.unsubscribe(channel)
+
+    def reseat(self, conn: Connection) -> None:
+        """A socket's seat changed (sat, stood, kicked): record it in the room's presence."""
+        if conn.room_id is None:
+            return
+        task = asyncio.create_task(self.rooms.arrive(conn.room_id, conn.id, conn.seat))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- the reader -----------------------------------------------------------------------
+    async def _read(self) -> None:
+        rooms_channel = self.keys.rooms_channel
+        prefix = self.keys.channel("")[: -len("{}")]
+        while True:
+            try:
+                message = await self.pubsub.get_message(timeout=1.0)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("pub/sub read failed")
+                await asyncio.sleep(0.5)
+                continue
+            if message is None:
+                continue
+            channel = message["channel"]
+            channel = channel.decode() if isinstance(channel, bytes) else channel
+            if message["type"] == "subscribe":
+                event = self._subscribed.get(channel)
+                if event is not None:
+                    event.set()
+                continue
+            if message["type"] != "message":
+                continue
+            try:
+                published = unpack(message["data"])
+            except Exception:
+                log.warning("unreadable publication", extra={"channel": channel})
+                continue
+            if channel == rooms_channel:
+                targets: set[Connection] = set(self.watchers)
+            else:
+                room_id = channel[len(prefix) + 1 : -1]
+                targets = set(self.by_room.get(room_id, ()))
+            for conn in targets:
+                conn.feed(published)

@@ -1,0 +1,154 @@
+"""HTTP: guest identities, the games on offer, creating and listing rooms.
+
+Every route but ``POST /api/guest`` needs ``Authorization: Bearer <token>``. Errors are
+``{"error": {"code", "message"}}`` with the same codes as the websocket.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from engines.registry import GAMES
+from server import protocol as p
+from server.auth import BadName, BadToken, User
+from server.rooms import NewRoom, RoomError
+from server.session import Services
+
+ROOM_CODE = re.compile(r"[A-Za-z0-9_-]{4,40}")
+
+
+class CreateRoom(msgspec.Struct, forbid_unknown_fields=True):
+    game: str
+    options: dict[str, Any] = msgspec.field(default_factory=dict)
+    seats: int | None = None  # default: the game's smallest table
+    public: bool = True
+    spectators: bool = True
+    deadlines: dict[str, float | None] = msgspec.field(default_factory=dict)
+    takeback: bool = False
+
+
+class Guest(msgspec.Struct):
+    name: str
+
+
+def _error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+def _services(request: Request) -> Services:
+    services: Services = request.app.state.services
+    return services
+
+
+def _user(request: Request) -> User:
+    return _services(request).tokens.from_header(request.headers.get("authorization"))
+
+
+async def _body(request: Request, kind: type[Any]) -> Any:
+    raw = await request.body()
+    if len(raw) > _services(request).settings.max_frame_bytes:
+        raise RoomError(p.FRAME_TOO_LARGE, "the request body is too large")
+    try:
+        return msgspec.json.decode(raw, type=kind)
+    except msgspec.ValidationError as exc:
+        raise RoomError(p.BAD_MESSAGE, str(exc)) from None
+    except msgspec.DecodeError:
+        raise RoomError(p.BAD_JSON, "the body is not JSON") from None
+
+
+_STATUS = {p.NO_SUCH_ROOM: 404, "no-such-game": 404, p.BAD_TOKEN: 401}
+
+
+def handle(endpoint: Any) -> Any:
+    """Turn refusals into JSON errors."""
+
+    async def wrapped(request: Request) -> Response:
+        try:
+            return await endpoint(request)  # type: ignore[no-any-return]
+        except BadToken as exc:
+            return _error(401, p.BAD_TOKEN, str(exc))
+        except RoomError as exc:
+            return _error(_STATUS.get(exc.code, 400), exc.code, exc.message)
+
+    return wrapped
+
+
+@handle
+async def guest(request: Request) -> Response:
+    body: Guest = await _body(request, Guest)
+    try:
+        token, user = _services(request).tokens.guest(body.name)
+    except BadName as exc:
+        raise RoomError("bad-name", str(exc)) from None
+    return JSONResponse({"token": token, "user": user.to_json()})
+
+
+@handle
+async def games(request: Request) -> Response:
+    _user(request)
+    return JSONResponse(
+        {
+            "games": [
+                {
+                    "id": g.id,
+                    "title": g.title,
+                    "seats": {"min": g.seats.start, "max": g.seats.stop - 1},
+                    "bot_levels": list(g.bot_levels),
+                    "options": g.options_schema(),
+                }
+                for g in GAMES.values()
+            ]
+        }
+    )
+
+
+@handle
+async def create_room(request: Request) -> Response:
+    user = _user(request)
+    body: CreateRoom = await _body(request, CreateRoom)
+    game = GAMES.get(body.game)
+    seats = body.seats if body.seats is not None else (game.seats.start if game else 0)
+    ask = NewRoom(
+        game=body.game,
+        options=body.options,
+        players=seats,
+        public=body.public,
+        spectators=body.spectators,
+        deadlines=dict(body.deadlines),
+        takeback=body.takeback,
+    )
+    room = await _services(request).rooms.create(user.id, user.name, ask)
+    return JSONResponse(room.summary(_services(request).rooms.base_url), status_code=201)
+
+
+@handle
+async def list_rooms(request: Request) -> Response:
+    _user(request)
+    services = _services(request)
+    return JSONResponse({"rooms": await services.rooms.list_public(services.settings.rooms_listed)})
+
+
+@handle
+async def get_room(request: Request) -> Response:
+    _user(request)
+    code = request.path_params["code"]
+    if not isinstance(code, str) or not ROOM_CODE.fullmatch(code):
+        raise RoomError(p.NO_SUCH_ROOM, "there is no such room")
+    services = _services(request)
+    room = await services.rooms.get(code, presence=True)
+    return JSONResponse(room.summary(services.rooms.base_url))
+
+
+routes = [
+    Route("/api/guest", guest, methods=["POST"]),
+    Route("/api/games", games, methods=["GET"]),
+    Route("/api/rooms", list_rooms, methods=["GET"]),
+    Route("/api/rooms", create_room, methods=["POST"]),
+    Route("/api/rooms/{code}", get_room, methods=["GET"]),
+]

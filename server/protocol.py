@@ -1,0 +1,240 @@
+"""Every message of the table protocol (docs/PROTOCOL.md), as typed structs, and the error codes.
+
+Inbound frames are checked in a fixed order, each failure with its own code and before
+anything else happens: size (``frame-too-large``), JSON (``bad-json``), a known ``type``
+(``unknown-type``), then the fields of that type (``bad-message``). Outbound messages are
+plain JSON objects built by the functions at the end; ``encode`` turns one into a frame.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+# -- error codes (each one documented in docs/PROTOCOL.md) ------------------------------
+BAD_JSON = "bad-json"
+UNKNOWN_TYPE = "unknown-type"
+BAD_MESSAGE = "bad-message"
+FRAME_TOO_LARGE = "frame-too-large"
+RATE_LIMITED = "rate-limited"
+BAD_TOKEN = "bad-token"
+NO_SUCH_ROOM = "no-such-room"
+NOT_IN_ROOM = "not-in-room"
+WRONG_ROOM = "wrong-room"
+NO_SPECTATORS = "no-spectators"
+NOT_A_PLAYER = "not-a-player"
+NO_SUCH_SEAT = "no-such-seat"
+SEAT_TAKEN = "seat-taken"
+SEAT_EMPTY = "seat-empty"
+NOT_SEATED = "not-seated"
+NOT_YOUR_SEAT = "not-your-seat"
+NOT_HOST = "not-host"
+GAME_STARTED = "game-started"
+GAME_NOT_STARTED = "game-not-started"
+GAME_OVER = "game-over"
+SEATS_EMPTY = "seats-empty"
+NOT_READY = "not-ready"
+NOT_A_BOT = "not-a-bot"
+BAD_BOT_LEVEL = "bad-bot-level"
+CANNOT_KICK_SELF = "cannot-kick-self"
+STALE_VERSION = "stale-version"
+BAD_VERSION = "bad-version"
+MALFORMED_MOVE = "malformed-move"
+SEALED_PHASE = "sealed-phase"
+NOT_SEALED = "not-sealed"
+WRONG_PHASE = "wrong-phase"
+NOT_IN_PHASE = "not-in-phase"
+ALREADY_COMMITTED = "already-committed"
+NOT_OPEN = "not-open"
+NOT_COMMITTED = "not-committed"
+ALREADY_REVEALED = "already-revealed"
+DIGEST_MISMATCH = "digest-mismatch"
+CHAT_TOO_LONG = "chat-too-long"
+BUSY = "busy"
+
+# Websocket close codes (4000-4999 belong to applications).
+CLOSE_BAD_TOKEN = 4001
+CLOSE_FLOOD = 4008
+
+RoomId = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{4,40}$")]
+Seat = Annotated[int, msgspec.Meta(ge=0, le=63)]
+Version = Annotated[int, msgspec.Meta(ge=0)]
+Phase = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+Digest = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")]
+# At least 16 random bytes, as lowercase hex.
+Salt = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{32,128}$")]
+Ref = str | int | None
+
+
+class _In(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True):
+    """Every client message may carry a ``ref`` that errors echo back."""
+
+    ref: Annotated[Ref, msgspec.Meta(description="echoed in errors")] = None
+
+
+class Join(_In, tag="join"):
+    room: RoomId
+    as_: Literal["player", "spectator"] = msgspec.field(default="player", name="as")
+
+
+class Resume(_In, tag="resume"):
+    room: RoomId
+    version: Version
+    as_: Literal["player", "spectator"] | None = msgspec.field(default=None, name="as")
+
+
+class Leave(_In, tag="leave"):
+    pass
+
+
+class Sit(_In, tag="sit"):
+    seat: Seat
+
+
+class Stand(_In, tag="stand"):
+    pass
+
+
+class Ready(_In, tag="ready"):
+    ready: bool = True
+
+
+class Start(_In, tag="start"):
+    pass
+
+
+class AddBot(_In, tag="add_bot"):
+    seat: Seat
+    level: Annotated[str, msgspec.Meta(max_length=32)] = "heuristic"
+
+
+class RemoveBot(_In, tag="remove_bot"):
+    seat: Seat
+
+
+class Kick(_In, tag="kick"):
+    seat: Seat
+
+
+class Act(_In, tag="act"):
+    move: Any
+    version: Version | None = None
+    seat: Seat | None = None  # optional: must be the sender's own seat
+
+
+class Commit(_In, tag="commit"):
+    phase: Phase
+    digest: Digest
+    seat: Seat | None = None
+
+
+class Reveal(_In, tag="reveal"):
+    phase: Phase
+    move: Any
+    salt: Salt
+    seat: Seat | None = None
+
+
+class Chat(_In, tag="chat"):
+    text: str
+
+
+class Ping(_In, tag="ping"):
+    t: Any = None
+
+
+class WatchRooms(_In, tag="watch_rooms"):
+    watch: bool = True
+
+
+Inbound = (
+    Join
+    | Resume
+    | Leave
+    | Sit
+    | Stand
+    | Ready
+    | Start
+    | AddBot
+    | RemoveBot
+    | Kick
+    | Act
+    | Commit
+    | Reveal
+    | Chat
+    | Ping
+    | WatchRooms
+)
+
+TYPES: frozenset[str] = frozenset(
+    msgspec.inspect.type_info(t).tag  # type: ignore[attr-defined]
+    for t in (
+        Join,
+        Resume,
+        Leave,
+        Sit,
+        Stand,
+        Ready,
+        Start,
+        AddBot,
+        RemoveBot,
+        Kick,
+        Act,
+        Commit,
+        Reveal,
+        Chat,
+        Ping,
+        WatchRooms,
+    )
+)
+
+
+class ProtocolError(Exception):
+    """A refused message: ``code`` is stable and machine-readable."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def decode(frame: str | bytes, max_bytes: int) -> Inbound:
+    """One client frame as a message, or ProtocolError naming what is wrong with it."""
+    size = len(frame.encode() if isinstance(frame, str) else frame)
+    if size > max_bytes:
+        raise ProtocolError(FRAME_TOO_LARGE, f"a frame has at most {max_bytes} bytes")
+    try:
+        obj = msgspec.json.decode(frame)
+    except msgspec.DecodeError:
+        raise ProtocolError(BAD_JSON, "the frame is not JSON") from None
+    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+        raise ProtocolError(BAD_MESSAGE, 'a message is a JSON object with a "type"')
+    if obj["type"] not in TYPES:
+        raise ProtocolError(UNKNOWN_TYPE, f"no message type {obj['type']!r}"[:200])
+    try:
+        return msgspec.convert(obj, Inbound)  # type: ignore[no-any-return]
+    except msgspec.ValidationError as exc:
+        raise ProtocolError(BAD_MESSAGE, str(exc)[:200]) from None
+
+
+def ref_of(frame: str | bytes) -> Ref:
+    """The ``ref`` of a frame that failed validation, when it can be read at all."""
+    try:
+        obj = msgspec.json.decode(frame)
+    except msgspec.DecodeError:
+        return None
+    ref = obj.get("ref") if isinstance(obj, dict) else None
+    return ref if isinstance(ref, str | int) and not isinstance(ref, bool) else None
+
+
+# -- outbound ----------------------------------------------------------------------------
+_encoder = msgspec.json.Encoder()
+
+
+def encode(message: dict[str, Any]) -> str:
+    return _encoder.encode(message).decode()
+
+
+def error(code: str, message: str, ref: Ref = None) -> dict[str, Any]:
+    return {"type": "error", "code": code, "message": message, "ref": ref}

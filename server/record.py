@@ -1,0 +1,58 @@
+"""The archive record of one game: what the archiver (server/archive/) writes to Postgres.
+
+The shape is a contract with the archiver (docs/ARCHITECTURE.md, "The archive record"):
+one JSON object per game, XADDed to ``Keys.archive`` as the single field ``record``. Each
+event carries ``digest = sha256(game.encode(state))`` of the state after it, so that
+``tortuga verify`` can recompute every state from the seed and the moves and compare.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from server.rooms import Room
+
+
+def build_record(room: Room, log: Sequence[dict[str, bytes]]) -> dict[str, Any]:
+    """The record of the game played in ``room``, from the room hash and its log stream.
+
+    The seed is included only once the game is over (``status`` finished or abandoned)."""
+    over = room.status in ("finished", "abandoned")
+    outcome = None
+    if room.status == "finished" and room.state is not None:
+        result = room.game.outcome(room.game.decode(room.state))
+        outcome = result.to_json() if result is not None else None
+    events = []
+    for fields in log:
+        events.append(
+            {
+                "version": int(fields["v"]),
+                "moves": json.loads(fields.get("moves", b"{}")),
+                "defaults": json.loads(fields.get("defaults", b"[]")),
+                "at": fields["at"].decode(),
+                "digest": hashlib.sha256(fields["state"]).hexdigest(),
+            }
+        )
+    return {
+        "game_id": f"{room.id}-1",
+        "room": room.id,
+        "engine": room.engine,
+        "options": room.options,
+        "players": room.players,
+        "seats": [
+            {"seat": i, "user": s.user, "name": s.name, "bot": s.bot}
+            for i, s in enumerate(room.seats)
+        ],
+        "seed": room.seed if over else None,
+        "seed_digest": room.seed_digest,
+        "created_at": room.created_at,
+        "started_at": room.started_at,
+        "ended_at": room.ended_at,
+        "status": room.status,
+        "outcome": outcome,
+        "events": events,
+    }

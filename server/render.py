@@ -1,0 +1,90 @@
+"""What one recipient receives: the frames of a step or a snapshot, rendered for its seat.
+
+This is the send boundary. Every view comes from ``game.view(state, seat)`` for the
+recipient's own seat (``None``: a spectator); nothing is computed once and then masked.
+Open moves are shown only to the seat that made them (others see their effect in their own
+view: the engine decides what is public); sealed moves are shown to all once revealed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engines.registry import AnyGame
+from server.entry import REVEAL, Entry
+from server.rooms import phase_name
+
+
+def entry_frames(game: AnyGame, entry: Entry, seat: int | None) -> list[dict[str, Any]]:
+    """``revealed`` (after a sealed phase), ``event``, then ``sealed`` if one begins."""
+    state = game.decode(entry.state)
+    frames: list[dict[str, Any]] = []
+    if entry.kind == REVEAL:
+        frames.append(
+            {
+                "type": "revealed",
+                "room": entry.room,
+                "version": entry.version,
+                "phase": entry.phase,
+                "moves": entry.moves,
+                "opened": entry.opened,
+                "salts": entry.salts,
+                "defaults": entry.defaults,
+            }
+        )
+    moves = (
+        entry.moves
+        if entry.kind == REVEAL
+        else {s: m for s, m in entry.moves.items() if seat is not None and s == str(seat)}
+    )
+    event: dict[str, Any] = {
+        "kind": entry.kind,
+        "seats": entry.seats,
+        "moves": moves,
+        "defaults": entry.defaults,
+        "at": entry.at,
+        "status": entry.status,
+    }
+    if entry.seed_digest is not None:
+        event["seed_digest"] = entry.seed_digest
+    if entry.seed is not None:
+        event["seed"] = entry.seed
+    frames.append(
+        {
+            "type": "event",
+            "room": entry.room,
+            "version": entry.version,
+            "seat": seat,
+            "view": game.view(state, seat),
+            "event": event,
+        }
+    )
+    sealed = sealed_frame(game, state, entry.room, entry.version, {})
+    if sealed is not None:
+        frames.append(sealed)
+    return frames
+
+
+def sealed_frame(
+    game: AnyGame, state: Any, room_id: str, version: int, seal: dict[str, str]
+) -> dict[str, Any] | None:
+    """The ``sealed`` announcement of the phase at ``version``, with who has committed so
+    far (digests only) and whether it is open; None when the prompt is not sealed."""
+    prompt = game.prompt(state)
+    if not prompt.sealed:
+        return None
+    phase = phase_name(prompt, version)
+    same = seal.get("phase") == phase
+    committed = {k[2:]: v for k, v in seal.items() if same and k.startswith("c:")}
+    revealed = sorted(int(k[2:]) for k in seal if same and k.startswith("r:"))
+    return {
+        "type": "sealed",
+        "room": room_id,
+        "version": version,
+        "phase": phase,
+        "kind": prompt.kind,
+        "seats": list(prompt.seats),
+        "committed": committed,
+        "open": same and seal.get("open") == "1",
+        "revealed": revealed,
+    }

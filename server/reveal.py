@@ -1,0 +1,159 @@
+"""Commit/reveal for sealed prompts (docs/PROTOCOL.md, "Sealed phases").
+
+A seat first commits ``digest = sha256(phase ":" seat ":" canonical_json(move) ":" salt)``
+-- a field of the room's seal hash, no version bump, so seats committing together never
+conflict. The commit that completes the set opens the phase (inside the same script: exactly
+once). Each reveal is checked against its digest and the engine's ``validate`` and stored;
+the reveal that completes the set resolves the phase: ONE versioned compare-and-set steps the
+engine with every move. Two nodes resolving at the same instant both try the same version;
+one wins, the other finds the version moved and stops. A move that matches its digest but
+that the rules refuse is replaced by ``game.default`` and flagged.
+
+Before every seat has committed, no move exists in clear anywhere: only digests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+from typing import Any
+
+from engines.core import MoveError
+from server import protocol as p
+from server.entry import REVEAL, Published, pack
+from server.rooms import Room, RoomError, RoomService, phase_name, playing
+
+log = logging.getLogger("tortuga.reveal")
+
+
+def canonical_json(move: Any) -> str:
+    return json.dumps(move, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def digest(phase: str, seat: int, move: Any, salt: str) -> str:
+    """The commitment to ``move`` (hex sha256); the client computes the same."""
+    text = f"{phase}:{seat}:{canonical_json(move)}:{salt}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Sealing:
+    """The sealed-phase operations of the room service."""
+
+    def __init__(self, rooms: RoomService) -> None:
+        self.rooms = rooms
+        self.store = rooms.store
+
+    async def _phase(self, room_id: str, seat: int, phase: str) -> tuple[Room, Any, Any]:
+        """The room, game and state of a sealed phase that ``seat`` takes part in."""
+        room = await self.rooms.get(room_id)
+        game, state = playing(room)
+        prompt = game.prompt(state)
+        if not prompt.sealed:
+            raise RoomError(p.NOT_SEALED, "no sealed phase is under way; use act")
+        if phase != phase_name(prompt, room.version):
+            raise RoomError(p.WRONG_PHASE, f"the phase now is {phase_name(prompt, room.version)}")
+        if seat not in prompt.seats:
+            raise RoomError(p.NOT_IN_PHASE, "this seat owes nothing in this phase")
+        return room, game, state
+
+    async def commit(self, room_id: str, seat: int, phase: str, digest_hex: str) -> None:
+        room, game, state = await self._phase(room_id, seat, phase)
+        owed = game.prompt(state).seats
+        committed = pack(
+            Published(
+                k="committed",
+                room=room_id,
+                data={"phase": phase, "seat": seat, "digest": digest_hex, "version": room.version},
+            )
+        )
+        opened = pack(
+            Published(k="open", room=room_id, data={"phase": phase, "version": room.version})
+        )
+        result = await self.store.commit(
+            room_id,
+            version=room.version,
+            phase=phase,
+            seat=seat,
+            digest=digest_hex,
+            owed=len(owed),
+            committed=committed,
+            opened=opened,
+        )
+        if result == "already-committed":
+            raise RoomError(p.ALREADY_COMMITTED, "this seat has committed already")
+        if result == "wrong-phase":
+            raise RoomError(p.WRONG_PHASE, "the phase is over")
+        log.info("commit", extra={"room": room_id, "seat": seat, "phase": phase})
+        if result == "open":
+            self.rooms.turn(room_id)
+
+    async def reveal(self, room_id: str, seat: int, phase: str, move: Any, salt: str) -> None:
+        room, game, state = await self._phase(room_id, seat, phase)
+        seal = await self.store.load_seal(room_id)
+        if seal.get("phase") != phase or seal.get("open") != "1":
+            raise RoomError(p.NOT_OPEN, "every seat commits before anyone reveals")
+        if f"r:{seat}" in seal:
+            raise RoomError(p.ALREADY_REVEALED, "this seat has revealed already")
+        if not hmac.compare_digest(seal.get(f"c:{seat}", ""), digest(phase, seat, move, salt)):
+            raise RoomError(p.DIGEST_MISMATCH, "this move and salt do not match the commit")
+        try:
+            applied = game.decode_move(move)
+            game.validate(state, seat, applied)
+            default = False
+        except MoveError:
+            # Honest about its commitment, but not a legal move: the engine's default.
+            applied = game.default(state, seat)
+            default = True
+        opening = {"move": move, "salt": salt, "applied": applied.to_json(), "default": default}
+        owed = len(game.prompt(state).seats)
+        result = await self.store.reveal(
+            room_id,
+            version=room.version,
+            phase=phase,
+            seat=seat,
+            opening=json.dumps(opening, separators=(",", ":")),
+            owed=owed,
+        )
+        if result == "already-revealed":
+            raise RoomError(p.ALREADY_REVEALED, "this seat has revealed already")
+        if result == "not-open":
+            raise RoomError(p.NOT_OPEN, "every seat commits before anyone reveals")
+        if result == "wrong-phase":
+            raise RoomError(p.WRONG_PHASE, "the phase is over")
+        log.info("reveal", extra={"room": room_id, "seat": seat, "phase": phase})
+        if result == "all":
+            await self.resolve(room_id, phase)
+
+    async def resolve(self, room_id: str, phase: str) -> bool:
+        """Step the engine once with every opened move. Idempotent: True only for the
+        call that wrote the version; False if the phase is not complete or already done."""
+        room = await self.rooms.get(room_id)
+        game, state = playing(room)
+        prompt = game.prompt(state)
+        if not prompt.sealed or phase != phase_name(prompt, room.version):
+            return False
+        seal = await self.store.load_seal(room_id)
+        if seal.get("phase") != phase:
+            return False
+        openings = {}
+        for seat in prompt.seats:
+            raw = seal.get(f"r:{seat}")
+            if raw is None:
+                return False
+            openings[seat] = json.loads(raw)
+        moves = {seat: game.decode_move(o["applied"]) for seat, o in openings.items()}
+        new = game.step(state, moves)
+        return await self.rooms.advance(
+            room,
+            new,
+            kind=REVEAL,
+            moves={str(s): o["applied"] for s, o in openings.items()},
+            defaults=sorted(s for s, o in openings.items() if o["default"]),
+            extra={
+                "phase": phase,
+                "salts": {str(s): o["salt"] for s, o in openings.items()},
+                "opened": {str(s): o["move"] for s, o in openings.items()},
+            },
+        )

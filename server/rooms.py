@@ -1,0 +1,562 @@
+"""The room service: create, sit, start, step -- the only caller of the engines' ``step``.
+
+Every change goes through Redis (server/store.py) as a compare-and-set and is retried on a
+lost race with the fresh room, so any node may serve any room and nothing lives only in a
+node's memory. Players, bots and (later) the clock all reach the game through ``act`` and
+the sealed-phase service (server/reveal.py), with the same checks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from engines.core import BadOptions, MoveError, Prompt
+from engines.registry import GAMES, AnyGame
+from server import protocol as p
+from server.entry import MOVE, START, Entry, Published, now_iso, pack, to_fields
+from server.record import build_record
+from server.store import Store
+
+log = logging.getLogger("tortuga.rooms")
+
+LOBBY = "lobby"
+PLAYING = "playing"
+FINISHED = "finished"
+ABANDONED = "abandoned"
+
+RETRIES = 50  # lost compare-and-set races before giving up (``busy``)
+
+
+class RoomError(Exception):
+    """A refused request: ``code`` is one of server/protocol.py's error codes."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class SeatInfo(msgspec.Struct, kw_only=True):
+    """Who sits in a seat: a user, a bot, or nobody (all None)."""
+
+    user: str | None = None
+    name: str | None = None
+    bot: str | None = None
+    ready: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return self.user is None and self.bot is None
+
+
+@dataclass(slots=True)
+class Room:
+    """A room as read from its Redis hash."""
+
+    id: str
+    engine: str
+    options: dict[str, Any]
+    players: int
+    public: bool
+    spectators: bool
+    deadlines: dict[str, Any]
+    takeback: bool
+    host: str
+    status: str
+    version: int
+    rev: int
+    seats: list[SeatInfo]
+    created_at: str
+    started_at: str | None = None
+    ended_at: str | None = None
+    state: bytes | None = None
+    seed: str | None = None
+    seed_digest: str | None = None
+    connected: set[int] = field(default_factory=set)
+
+    @property
+    def game(self) -> AnyGame:
+        return GAMES[self.engine]
+
+    def seat_of(self, user_id: str) -> int | None:
+        for i, seat in enumerate(self.seats):
+            if seat.user == user_id:
+                return i
+        return None
+
+    def summary(self, base_url: str = "") -> dict[str, Any]:
+        """What anyone may know about the room (no state, no seed before the end)."""
+        return {
+            "id": self.id,
+            "game": self.engine,
+            "title": self.game.title,
+            "options": self.options,
+            "players": self.players,
+            "public": self.public,
+            "spectators": self.spectators,
+            "deadlines": self.deadlines,
+            "takeback": self.takeback,
+            "host": self.host,
+            "status": self.status,
+            "version": self.version,
+            "invite": f"{base_url}/r/{self.id}",
+            "created_at": self.created_at,
+            "started_at": self.started_at,
+            "ended_at": self.ended_at,
+            "seed_digest": self.seed_digest,
+            "seed": self.seed if self.status == FINISHED else None,
+            "seats": [
+                {
+                    "seat": i,
+                    "user": s.user,
+                    "name": s.name,
+                    "bot": s.bot,
+                    "ready": s.ready,
+                    "connected": s.bot is not None or i in self.connected,
+                }
+                for i, s in enumerate(self.seats)
+            ],
+        }
+
+
+_seats_codec = msgspec.json.Decoder(list[SeatInfo])
+
+
+def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = None) -> Room:
+    def text(name: str, default: str | None = None) -> str | None:
+        value = raw.get(name)
+        return value.decode() if value is not None else default
+
+    seen = (presence or {}).items()
+    connected = {int(v) for k, v in seen if not k.startswith("drop:") and v != "-"}
+    return Room(
+        id=text("id") or "",
+        engine=text("engine") or "",
+        options=json.loads(raw["options"]),
+        players=int(raw["players"]),
+        public=raw.get("public") == b"1",
+        spectators=raw.get("spectators") == b"1",
+        deadlines=json.loads(raw.get("deadlines", b"{}")),
+        takeback=raw.get("takeback") == b"1",
+        host=text("host") or "",
+        status=text("status") or LOBBY,
+        version=int(raw.get("version", b"0")),
+        rev=int(raw.get("rev", b"0")),
+        seats=_seats_codec.decode(raw["seats"]),
+        created_at=text("created_at") or "",
+        started_at=text("started_at") or None,
+        ended_at=text("ended_at") or None,
+        state=raw.get("state") or None,
+        seed=text("seed") or None,
+        seed_digest=text("seed_digest") or None,
+        connected=connected,
+    )
+
+
+def phase_name(prompt: Prompt, version: int) -> str:
+    """A sealed phase is named by its prompt kind and the version it stands at: ``bid@7``."""
+    return f"{prompt.kind}@{version}"
+
+
+@dataclass(frozen=True, slots=True)
+class NewRoom:
+    """What a host asks for (checked by ``RoomService.create``)."""
+
+    game: str
+    options: dict[str, Any]
+    players: int
+    public: bool = True
+    spectators: bool = True
+    deadlines: dict[str, Any] = field(default_factory=dict)
+    takeback: bool = False
+
+
+Hook = Callable[[str], None]
+
+
+class RoomService:
+    """Every room operation, on top of the store. ``on_turn`` hooks run (with the room id)
+    whenever a seat may owe something new: the game started, a step was written, a sealed
+    phase opened. Bots (and later clocks) listen there."""
+
+    def __init__(self, store: Store, *, base_url: str = "", room_ttl: int = 0) -> None:
+        self.store = store
+        self.base_url = base_url
+        self.room_ttl = room_ttl
+        self.on_turn: list[Hook] = []
+        self.on_seat_dropped: list[Callable[[str, int, float], None]] = []
+
+    # -- reading ------------------------------------------------------------------------
+    async def get(self, room_id: str, *, presence: bool = False) -> Room:
+        raw = await self.store.load_room(room_id)
+        if raw is None or "engine" not in raw:
+            raise RoomError(p.NO_SUCH_ROOM, "there is no such room")
+        seen = await self.store.load_presence(room_id) if presence else None
+        return parse_room(raw, seen)
+
+    async def list_public(self, limit: int) -> list[dict[str, Any]]:
+        out = []
+        for room_id in await self.store.list_open(limit):
+            try:
+                room = await self.get(room_id, presence=True)
+            except RoomError:
+                await self.store.set_open(room_id, None)
+                continue
+            out.append(room.summary(self.base_url))
+        return out
+
+    # -- creating -----------------------------------------------------------------------
+    async def create(self, host_id: str, host_name: str, ask: NewRoom) -> Room:
+        game = GAMES.get(ask.game)
+        if game is None:
+            raise RoomError("no-such-game", f"no game {ask.game!r}")
+        if ask.players not in game.seats:
+            raise RoomError(
+                "bad-seats", f"{game.title} is for {game.seats.start} to {game.seats.stop - 1}"
+            )
+        try:
+            options = game.options(ask.options)
+        except BadOptions as exc:
+            raise RoomError("bad-options", str(exc)) from None
+        normal = msgspec.to_builtins(options)
+        seats = [SeatInfo() for _ in range(ask.players)]
+        for _ in range(5):
+            room_id = secrets.token_urlsafe(6 if ask.public else 12)
+            fields = {
+                "engine": game.id,
+                "options": json.dumps(normal),
+                "players": str(ask.players),
+                "public": "1" if ask.public else "0",
+                "spectators": "1" if ask.spectators else "0",
+                "deadlines": json.dumps(ask.deadlines),
+                "takeback": "1" if ask.takeback else "0",
+                "host": host_id,
+                "host_name": host_name,
+                "status": LOBBY,
+                "version": "0",
+                "rev": "0",
+                "seats": msgspec.json.encode(seats).decode(),
+                "created_at": now_iso(),
+            }
+            if await self.store.create_room(room_id, fields):
+                room = await self.get(room_id)
+                log.info("room created", extra={"room": room_id, "engine": game.id})
+                await self._list_changed(room)
+                return room
+        raise RoomError(p.BUSY, "could not find a free room code")
+
+    # -- the lobby ----------------------------------------------------------------------
+    async def _lobby_change(self, room_id: str, change: Callable[[Room], None]) -> Room:
+        """Apply ``change`` to the seats of a room in the lobby, compare-and-set on its
+        revision, retried on a lost race. ``change`` raises RoomError to refuse."""
+        for _ in range(RETRIES):
+            room = await self.get(room_id, presence=True)
+            if room.status != LOBBY:
+                raise RoomError(p.GAME_STARTED, "the game has started")
+            change(room)
+            room.rev += 1
+            payload = pack(Published(k="room", room=room_id, data=room.summary(self.base_url)))
+            seats = msgspec.json.encode(room.seats).decode()
+            if await self.store.write_meta(
+                room_id, expected_rev=room.rev - 1, fields={"seats": seats}, payload=payload
+            ):
+                await self._list_changed(room)
+                return room
+        raise RoomError(p.BUSY, "the room is busy; try again")
+
+    async def sit(self, room_id: str, user_id: str, name: str, seat: int) -> Room:
+        def change(room: Room) -> None:
+            _check_seat(room, seat)
+            if room.seats[seat].user == user_id:
+                return
+            if not room.seats[seat].empty:
+                raise RoomError(p.SEAT_TAKEN, f"seat {seat} is taken")
+            old = room.seat_of(user_id)
+            if old is not None:
+                room.seats[old] = SeatInfo()
+            room.seats[seat] = SeatInfo(user=user_id, name=name)
+
+        return await self._lobby_change(room_id, change)
+
+    async def stand(self, room_id: str, user_id: str) -> Room:
+        def change(room: Room) -> None:
+            seat = room.seat_of(user_id)
+            if seat is None:
+                raise RoomError(p.NOT_SEATED, "you have no seat here")
+            room.seats[seat] = SeatInfo()
+
+        return await self._lobby_change(room_id, change)
+
+    async def ready(self, room_id: str, user_id: str, ready: bool) -> Room:
+        def change(room: Room) -> None:
+            seat = room.seat_of(user_id)
+            if seat is None:
+                raise RoomError(p.NOT_SEATED, "you have no seat here")
+            room.seats[seat].ready = ready
+
+        return await self._lobby_change(room_id, change)
+
+    async def add_bot(self, room_id: str, user_id: str, seat: int, level: str) -> Room:
+        def change(room: Room) -> None:
+            _check_host(room, user_id)
+            _check_seat(room, seat)
+            if level not in room.game.bot_levels:
+                levels = ", ".join(room.game.bot_levels)
+                raise RoomError(p.BAD_BOT_LEVEL, f"bot levels: {levels}")
+            if not room.seats[seat].empty:
+                raise RoomError(p.SEAT_TAKEN, f"seat {seat} is taken")
+            room.seats[seat] = SeatInfo(name=f"{level} bot", bot=level, ready=True)
+
+        return await self._lobby_change(room_id, change)
+
+    async def remove_bot(self, room_id: str, user_id: str, seat: int) -> Room:
+        def change(room: Room) -> None:
+            _check_host(room, user_id)
+            _check_seat(room, seat)
+            if room.seats[seat].bot is None:
+                raise RoomError(p.NOT_A_BOT, f"seat {seat} is not a bot")
+            room.seats[seat] = SeatInfo()
+
+        return await self._lobby_change(room_id, change)
+
+    async def kick(self, room_id: str, user_id: str, seat: int) -> Room:
+        def change(room: Room) -> None:
+            _check_host(room, user_id)
+            _check_seat(room, seat)
+            if room.seats[seat].empty:
+                raise RoomError(p.SEAT_EMPTY, f"seat {seat} is empty")
+            if room.seats[seat].user == user_id:
+                raise RoomError(p.CANNOT_KICK_SELF, "the host cannot kick their own seat")
+            room.seats[seat] = SeatInfo()
+
+        return await self._lobby_change(room_id, change)
+
+    # -- the game -----------------------------------------------------------------------
+    async def start(self, room_id: str, user_id: str) -> Room:
+        """Deal: version 1, status playing. A compare-and-set on the lobby revision, so a
+        seat change racing the start makes the start retry (and re-check the seats)."""
+        for _ in range(RETRIES):
+            room = await self.get(room_id)
+            _check_host(room, user_id)
+            if room.status != LOBBY:
+                raise RoomError(p.GAME_STARTED, "the game has started")
+            if any(s.empty for s in room.seats):
+                raise RoomError(p.SEATS_EMPTY, "every seat needs a player or a bot")
+            if not all(s.ready for s in room.seats if s.bot is None):
+                raise RoomError(p.NOT_READY, "every player must be ready")
+            game = room.game
+            seed = secrets.token_bytes(32)
+            state = game.start(game.options(room.options), room.players, seed)
+            room.seed = seed.hex()
+            room.seed_digest = hashlib.sha256(seed).hexdigest()
+            room.started_at = now_iso()
+            won = await self.advance(
+                room,
+                state,
+                kind=START,
+                moves={},
+                defaults=[],
+                expected_rev=room.rev,
+                extra={"seed": room.seed, "seed_digest": room.seed_digest},
+            )
+            if won:
+                return await self.get(room_id)
+        raise RoomError(p.BUSY, "the room is busy; try again")
+
+    async def act(self, room_id: str, seat: int, move_json: Any, version: int | None = None) -> int:
+        """One open move by ``seat``; the version it produced. The engine checks it against
+        the fresh state on every try: a lost race is retried unless the mover named the
+        version it saw (then ``stale-version``)."""
+        for _ in range(RETRIES):
+            room = await self.get(room_id)
+            game, state = playing(room)
+            if version is not None and version != room.version:
+                raise RoomError(p.STALE_VERSION, f"the room is at version {room.version}")
+            prompt = game.prompt(state)
+            if prompt.sealed and seat in prompt.seats:
+                raise RoomError(p.SEALED_PHASE, "this phase is sealed: commit, then reveal")
+            try:
+                move = game.decode_move(move_json)
+                game.validate(state, seat, move)
+                new = game.step(state, {seat: move})
+            except MoveError as exc:
+                raise RoomError(exc.code, exc.message) from None
+            moves = {str(seat): move.to_json()}
+            if await self.advance(room, new, kind=MOVE, moves=moves, defaults=[]):
+                return room.version + 1
+            if version is not None:
+                raise RoomError(p.STALE_VERSION, "another move came first")
+        raise RoomError(p.BUSY, "the room is busy; try again")
+
+    async def play_default(self, room_id: str, seat: int, version: int) -> bool:
+        """The hook for deadlines (the clock) and absent players: the engine's default
+        move for ``seat`` at ``version`` of an open prompt. False if the moment has passed
+        (the version moved, or the seat owes nothing). Sealed prompts: see
+        ``server.reveal.Sealing.default``."""
+        room = await self.get(room_id)
+        game, state = playing(room)
+        prompt = game.prompt(state)
+        if room.version != version or prompt.sealed or seat not in prompt.seats:
+            return False
+        move = game.default(state, seat)
+        new = game.step(state, {seat: move})
+        moves = {str(seat): move.to_json()}
+        return await self.advance(room, new, kind=MOVE, moves=moves, defaults=[seat])
+
+    async def advance(
+        self,
+        room: Room,
+        state: Any,
+        *,
+        kind: str,
+        moves: dict[str, Any],
+        defaults: list[int],
+        expected_rev: int | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> bool:
+        """Write the state after ``room.version`` (compare-and-set); True if this call won.
+
+        The winner announces the turn (bots, clocks), and when the game is over it reveals
+        the seed and puts the game's record on the archive stream."""
+        game = room.game
+        extra = dict(extra or {})
+        version = room.version + 1
+        outcome = game.outcome(state)
+        status = FINISHED if outcome is not None else PLAYING
+        blob = game.encode(state)
+        fields: dict[str, bytes | str] = {"version": str(version), "state": blob, "status": status}
+        if kind == START:
+            fields.update(
+                started_at=room.started_at or now_iso(),
+                seed=extra["seed"],
+                seed_digest=extra["seed_digest"],
+                game_no="1",
+            )
+        seed = extra.pop("seed", None)
+        if status == FINISHED:
+            seed = room.seed or seed
+            fields["ended_at"] = now_iso()
+        entry = Entry(
+            room=room.id,
+            engine=room.engine,
+            version=version,
+            kind=kind,
+            seats=sorted(int(s) for s in moves),
+            moves=moves,
+            defaults=defaults,
+            at=now_iso(),
+            state=blob,
+            status=status,
+            phase=extra.get("phase"),
+            salts=extra.get("salts"),
+            opened=extra.get("opened"),
+            seed_digest=extra.get("seed_digest"),
+            seed=seed if status == FINISHED else None,
+        )
+        won = await self.store.write_step(
+            room.id,
+            expected_version=room.version,
+            expected_rev=expected_rev,
+            fields=fields,
+            log_fields=to_fields(entry),
+            new_version=version,
+            payload=pack(Published(k="step", room=room.id, entry=entry)),
+            ttl=self.room_ttl if status == FINISHED else 0,
+        )
+        if not won:
+            return False
+        log.info(
+            "step",
+            extra={"room": room.id, "version": version, "kind": kind, "seats": entry.seats},
+        )
+        if kind == START or status == FINISHED:
+            await self._list_changed(await self.get(room.id))
+        if status == FINISHED:
+            await self._archive(room.id)
+        else:
+            self.turn(room.id)
+        return True
+
+    def turn(self, room_id: str) -> None:
+        """Tell the listeners (bots, clocks) that seats of ``room_id`` may owe a move."""
+        for hook in self.on_turn:
+            hook(room_id)
+
+    async def _archive(self, room_id: str) -> None:
+        """The finished game's record onto the archive stream. Redis Cluster forbids this
+        in the step's script (another slot), so ``archived`` marks it done for a sweeper."""
+        room = await self.get(room_id)
+        entries = await self.store.log_range(room_id, 1)
+        record = build_record(room, [e for _, e in entries])
+        await self.store.archive(json.dumps(record, separators=(",", ":")).encode())
+        await self.store.set_fields(room_id, {"archived": "1"})
+        log.info("archived", extra={"room": room_id, "version": room.version})
+
+    # -- presence -----------------------------------------------------------------------
+    async def arrive(self, room_id: str, conn_id: str, seat: int | None) -> None:
+        await self.store.presence(room_id, conn_id, seat, joining=True)
+        await self._presence_changed(room_id)
+
+    async def depart(self, room_id: str, conn_id: str, seat: int | None) -> None:
+        left = await self.store.presence(room_id, conn_id, seat, joining=False)
+        if seat is not None and left == 0:
+            at = time.time()
+            log.info("seat dropped", extra={"room": room_id, "seat": seat})
+            for hook in self.on_seat_dropped:
+                hook(room_id, seat, at)
+        await self._presence_changed(room_id)
+
+    async def _presence_changed(self, room_id: str) -> None:
+        seen = await self.store.load_presence(room_id)
+        seats = sorted({int(v) for k, v in seen.items() if not k.startswith("drop:") and v != "-"})
+        watchers = sum(1 for k, v in seen.items() if not k.startswith("drop:") and v == "-")
+        data = {"connected": seats, "watchers": watchers}
+        payload = pack(Published(k="presence", room=room_id, data=data))
+        await self.store.publish(self.store.keys.channel(room_id), payload)
+
+    async def chat(self, room_id: str, user_id: str, name: str, text: str) -> None:
+        data = {"user": user_id, "name": name, "text": text, "at": now_iso()}
+        payload = pack(Published(k="chat", room=room_id, data=data))
+        await self.store.publish(self.store.keys.channel(room_id), payload)
+
+    # -- the public room list -----------------------------------------------------------
+    async def _list_changed(self, room: Room) -> None:
+        if not room.public:
+            return
+        if room.status in (FINISHED, ABANDONED):
+            await self.store.set_open(room.id, None)
+            data: dict[str, Any] = {"removed": [room.id]}
+        else:
+            await self.store.set_open(room.id, time.time())
+            data = {"changed": [room.summary(self.base_url)]}
+        payload = pack(Published(k="rooms", data=data))
+        await self.store.publish(self.store.keys.rooms_channel, payload)
+
+
+def playing(room: Room) -> tuple[AnyGame, Any]:
+    """The game and its decoded state; RoomError unless the game is under way."""
+    if room.status == LOBBY or room.state is None:
+        raise RoomError(p.GAME_NOT_STARTED, "the game has not started")
+    if room.status != PLAYING:
+        raise RoomError(p.GAME_OVER, "the game is over")
+    game = room.game
+    return game, game.decode(room.state)
+
+
+def _check_seat(room: Room, seat: int) -> None:
+    if not 0 <= seat < room.players:
+        raise RoomError(p.NO_SUCH_SEAT, f"seats are 0 to {room.players - 1}")
+
+
+def _check_host(room: Room, user_id: str) -> None:
+    if room.host != user_id:
+        raise RoomError(p.NOT_HOST, "only the host may do that")

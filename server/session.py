@@ -1,0 +1,241 @@
+"""One websocket, from the handshake to the close: validation, rate limits and dispatch.
+
+Every frame is checked before anything else happens (size, rate, JSON, type, fields); a
+refused frame gets an ``error`` naming the rule, with the ``ref`` the client gave, and
+changes nothing. A socket that keeps flooding is closed with code 4008.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from server import protocol as p
+from server.auth import BadToken, Tokens
+from server.hub import Connection, Hub
+from server.reveal import Sealing
+from server.rooms import LOBBY, Room, RoomError, RoomService
+from server.settings import Settings
+
+log = logging.getLogger("tortuga.session")
+
+
+class TokenBucket:
+    """``rate`` tokens per second, at most ``burst`` saved up."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.at = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+@dataclass
+class Services:
+    settings: Settings
+    tokens: Tokens
+    rooms: RoomService
+    sealing: Sealing
+    hub: Hub
+
+
+async def serve(socket: WebSocket, services: Services) -> None:
+    """The life of one websocket (``/ws?token=...``)."""
+    await socket.accept()
+    try:
+        user = services.tokens.check(socket.query_params.get("token"))
+    except BadToken as exc:
+        await socket.send_text(p.encode(p.error(p.BAD_TOKEN, str(exc))))
+        await socket.close(p.CLOSE_BAD_TOKEN, "bad token")
+        return
+    conn = services.hub.connection(user, socket)
+    session = Session(conn, services)
+    conn.send({"type": "hello", "user": user.to_json(), "node": services.settings.node_id})
+    try:
+        await session.receive_all()
+    finally:
+        await session.leave_room()
+        services.hub.watchers.discard(conn)
+        conn.close(1000, "bye")
+        if conn.writer is not None:
+            conn.writer.cancel()
+
+
+class Session:
+    def __init__(self, conn: Connection, services: Services) -> None:
+        self.conn = conn
+        self.s = services
+        settings = services.settings
+        self.bucket = TokenBucket(settings.rate_per_second, settings.rate_burst)
+        self.chat_bucket = TokenBucket(settings.chat_per_second, settings.chat_burst)
+        self.strikes = 0
+
+    def error(self, code: str, message: str, ref: p.Ref = None) -> None:
+        self.conn.send(p.error(code, message, ref))
+
+    async def receive_all(self) -> None:
+        settings = self.s.settings
+        socket = self.conn.socket
+        while True:
+            try:
+                message = await socket.receive()
+            except (WebSocketDisconnect, RuntimeError):
+                return
+            if message["type"] == "websocket.disconnect":
+                return
+            frame: str | bytes = message.get("text") or message.get("bytes") or b""
+            if not self.bucket.take():
+                self.strikes += 1
+                self.error(p.RATE_LIMITED, "slow down", p.ref_of(frame))
+                if self.strikes >= settings.flood_strikes:
+                    log.warning("flood", extra={"conn": self.conn.id, "user": self.conn.user.id})
+                    self.conn.close(p.CLOSE_FLOOD, "flooding")
+                    return
+                continue
+            try:
+                inbound = p.decode(frame, settings.max_frame_bytes)
+            except p.ProtocolError as exc:
+                ref = p.ref_of(frame) if exc.code != p.FRAME_TOO_LARGE else None
+                self.error(exc.code, exc.message, ref)
+                continue
+            try:
+                await self.dispatch(inbound)
+            except RoomError as exc:
+                self.error(exc.code, exc.message, inbound.ref)
+            except Exception:
+                log.exception("message failed", extra={"conn": self.conn.id})
+                self.error("server-error", "something went wrong", inbound.ref)
+
+    # -- the room this socket follows -----------------------------------------------------
+    def room_id(self) -> str:
+        if self.conn.room_id is None:
+            raise RoomError(p.NOT_IN_ROOM, "join a room first")
+        return self.conn.room_id
+
+    async def enter(self, room: Room, role: str, version: int | None) -> None:
+        if self.conn.room_id is not None and self.conn.room_id != room.id:
+            await self.leave_room()
+        if role == "spectator" and not room.spectators:
+            raise RoomError(p.NO_SPECTATORS, "this room has no spectators")
+        conn = self.conn
+        conn.room_id = room.id
+        conn.role = role
+        conn.seat = room.seat_of(conn.user.id) if role == "player" else None
+        await self.s.hub.follow(conn, room.id)
+        conn.sync(room.id, version)
+        await self.s.rooms.arrive(room.id, conn.id, conn.seat)
+        # A safety net: if a bot owes a move here and its trigger was lost, it moves now.
+        self.s.rooms.turn(room.id)
+
+    async def leave_room(self) -> None:
+        conn = self.conn
+        room_id = conn.room_id
+        if room_id is None:
+            return
+        conn.room_id = None
+        conn.synced = False
+        await self.s.hub.unfollow(conn, room_id)
+        try:
+            await self.s.rooms.depart(room_id, conn.id, conn.seat)
+        except Exception:
+            log.exception("depart failed", extra={"room": room_id})
+
+    async def my_seat(self, claimed: int | None) -> tuple[str, int]:
+        """The room and the sender's own seat (players only)."""
+        room_id = self.room_id()
+        if self.conn.role != "player":
+            raise RoomError(p.NOT_A_PLAYER, "spectators do not play")
+        room = await self.s.rooms.get(room_id)
+        seat = room.seat_of(self.conn.user.id)
+        if seat is None:
+            raise RoomError(p.NOT_SEATED, "you have no seat here")
+        if claimed is not None and claimed != seat:
+            raise RoomError(p.NOT_YOUR_SEAT, f"your seat is {seat}")
+        return room_id, seat
+
+    # -- dispatch -------------------------------------------------------------------------
+    async def dispatch(self, m: p.Inbound) -> None:
+        rooms = self.s.rooms
+        user = self.conn.user
+        match m:
+            case p.Ping():
+                self.conn.send({"type": "pong", "t": m.t})
+            case p.Join():
+                await self.enter(await rooms.get(m.room), m.as_, None)
+            case p.Resume():
+                if self.conn.room_id is not None and self.conn.room_id != m.room:
+                    raise RoomError(p.WRONG_ROOM, "this socket follows another room; leave it")
+                room = await rooms.get(m.room)
+                role = m.as_ or ("player" if room.seat_of(user.id) is not None else "spectator")
+                await self.enter(room, role, m.version)
+            case p.Leave():
+                room_id = self.room_id()
+                room = await rooms.get(room_id)
+                if room.status == LOBBY and room.seat_of(user.id) is not None:
+                    await rooms.stand(room_id, user.id)
+                await self.leave_room()
+                self.conn.send({"type": "left", "room": room_id})
+            case p.Sit():
+                if self.conn.role != "player":
+                    raise RoomError(p.NOT_A_PLAYER, "join as a player to sit")
+                await rooms.sit(self.room_id(), user.id, user.name, m.seat)
+            case p.Stand():
+                await rooms.stand(self.room_id(), user.id)
+            case p.Ready():
+                await rooms.ready(self.room_id(), user.id, m.ready)
+            case p.Start():
+                await rooms.start(self.room_id(), user.id)
+            case p.AddBot():
+                await rooms.add_bot(self.room_id(), user.id, m.seat, m.level)
+            case p.RemoveBot():
+                await rooms.remove_bot(self.room_id(), user.id, m.seat)
+            case p.Kick():
+                await rooms.kick(self.room_id(), user.id, m.seat)
+            case p.Act():
+                room_id, seat = await self.my_seat(m.seat)
+                await rooms.act(room_id, seat, m.move, m.version)
+            case p.Commit():
+                room_id, seat = await self.my_seat(m.seat)
+                await self.s.sealing.commit(room_id, seat, m.phase, m.digest)
+            case p.Reveal():
+                room_id, seat = await self.my_seat(m.seat)
+                await self.s.sealing.reveal(room_id, seat, m.phase, m.move, m.salt)
+            case p.Chat():
+                await self.chat(m)
+            case p.WatchRooms():
+                await self.watch(m.watch)
+
+    async def chat(self, m: p.Chat) -> None:
+        room_id = self.room_id()
+        text = m.text.strip()
+        if not text:
+            raise RoomError(p.BAD_MESSAGE, "say something")
+        if len(text) > self.s.settings.chat_max_chars:
+            raise RoomError(p.CHAT_TOO_LONG, f"at most {self.s.settings.chat_max_chars} characters")
+        if not self.chat_bucket.take():
+            raise RoomError(p.RATE_LIMITED, "one chat message at a time")
+        await self.s.rooms.chat(room_id, self.conn.user.id, self.conn.user.name, text)
+
+    async def watch(self, on: bool) -> None:
+        hub = self.s.hub
+        if not on:
+            self.conn.watching = False
+            hub.watchers.discard(self.conn)
+            return
+        self.conn.watching = True
+        hub.watchers.add(self.conn)
+        listed: list[Any] = await self.s.rooms.list_public(self.s.settings.rooms_listed)
+        self.conn.send({"type": "rooms", "full": True, "rooms": listed})

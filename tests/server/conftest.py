@@ -1,0 +1,36 @@
+"""Two real server nodes on one real Redis, sharing a secret and a fresh key space per test."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import pytest
+from tortuga_client import Node, start_node
+
+StartNode = Callable[..., Awaitable[Node]]
+
+
+@pytest.fixture
+async def start(redis_url: str, redis_prefix: str) -> AsyncIterator[StartNode]:
+    """Start nodes on demand (``await start("a", **settings)``); all stop after the test."""
+    started: list[Node] = []
+
+    async def go(node_id: str = "a", **changes: Any) -> Node:
+        node = await start_node(redis_url, redis_prefix, node_id, **changes)
+        started.append(node)
+        return node
+
+    yield go
+    for node in started:
+        await node.stop()
+
+
+@pytest.fixture
+async def node(start: StartNode) -> Node:
+    return await start("a")
+
+
+@pytest.fixture
+async def two(start: StartNode) -> list[Node]:
+    return [await start("a"), await start("b")]

@@ -1,0 +1,309 @@
+"""Test helpers: real server nodes (uvicorn in this event loop) and real websocket clients.
+
+``Client`` records every frame it receives (for leak and ordering checks) and can play a
+seat by itself with one of the engine's bot policies (``autoplay``), choosing from the view
+and legal moves the server sent it -- exactly what a browser knows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import secrets
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import uvicorn
+import websockets
+
+from engines.registry import GAMES
+from engines.rng import Rng
+from server.app import create_app
+from server.reveal import digest
+from server.settings import Settings
+
+SECRET = b"tortuga-test-secret-0123456789abcdef"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Node:
+    settings: Settings
+    server: uvicorn.Server
+    task: asyncio.Task[None]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.settings.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.settings.port}/ws"
+
+    async def stop(self) -> None:
+        self.server.should_exit = True
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.task, 10)
+
+
+async def start_node(redis_url: str, prefix: str, node_id: str, **changes: Any) -> Node:
+    port = free_port()
+    settings = Settings(
+        port=port,
+        redis_url=redis_url,
+        redis_prefix=prefix,
+        secret=SECRET,
+        node_id=node_id,
+        bot_delay=0.0,
+        **changes,
+    )
+    config = uvicorn.Config(
+        create_app(settings),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        ws="websockets-sansio",
+        lifespan="on",
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    for _ in range(200):
+        if server.started:
+            break
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.02)
+    else:
+        raise RuntimeError("the node did not start")
+    return Node(settings, server, task)
+
+
+async def guest(node: Node, name: str) -> tuple[str, dict[str, str]]:
+    async with httpx.AsyncClient(base_url=node.url) as http:
+        r = await http.post("/api/guest", json={"name": name})
+        r.raise_for_status()
+        body = r.json()
+        return body["token"], body["user"]
+
+
+async def create_room(node: Node, token: str, **body: Any) -> dict[str, Any]:
+    body.setdefault("game", "skull-king")
+    async with httpx.AsyncClient(base_url=node.url) as http:
+        r = await http.post("/api/rooms", json=body, headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code == 201, r.text
+        return r.json()  # type: ignore[no-any-return]
+
+
+Pred = Callable[[dict[str, Any]], bool]
+
+
+class Client:
+    """One websocket of one user."""
+
+    def __init__(self, node: Node, token: str, user: dict[str, str], ws: Any) -> None:
+        self.node = node
+        self.token = token
+        self.user = user
+        self.ws = ws
+        self.frames: list[dict[str, Any]] = []
+        self.mark = 0
+        self.closed: tuple[int | None, str] | None = None
+        self._changed = asyncio.Event()
+        self._reader = asyncio.create_task(self._read())
+
+    @classmethod
+    async def connect(
+        cls,
+        node: Node,
+        name: str = "",
+        token: str | None = None,
+        user: dict[str, str] | None = None,
+    ) -> Client:
+        if token is None or user is None:
+            token, user = await guest(node, name or f"p{secrets.token_hex(2)}")
+        ws = await websockets.connect(f"{node.ws_url}?token={token}", max_size=2**24)
+        client = cls(node, token, user, ws)
+        await client.wait(lambda f: f["type"] == "hello")
+        return client
+
+    async def _read(self) -> None:
+        try:
+            async for raw in self.ws:
+                self.frames.append(json.loads(raw))
+                self._changed.set()
+        except websockets.ConnectionClosed:
+            pass
+        finally:
+            rcvd = self.ws.close_rcvd
+            self.closed = (rcvd.code if rcvd else None, rcvd.reason if rcvd else "")
+            self._changed.set()
+
+    async def send(self, type_: str, **fields: Any) -> None:
+        await self.ws.send(json.dumps({"type": type_, **fields}))
+
+    async def send_raw(self, text: str | bytes) -> None:
+        await self.ws.send(text)
+
+    async def wait(self, pred: Pred, timeout: float = 10.0) -> dict[str, Any]:
+        """The first frame after ``mark`` that matches; ``mark`` moves past it."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            for i in range(self.mark, len(self.frames)):
+                if pred(self.frames[i]):
+                    self.mark = i + 1
+                    return self.frames[i]
+            if self.closed is not None:
+                raise AssertionError(f"closed {self.closed} while waiting; got {self.tail()}")
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                raise AssertionError(f"timed out waiting; last frames: {self.tail()}")
+            self._changed.clear()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), left)
+
+    def tail(self, n: int = 5) -> list[dict[str, Any]]:
+        return [{k: v for k, v in f.items() if k != "view"} for f in self.frames[-n:]]
+
+    async def of(self, type_: str, timeout: float = 10.0, **match: Any) -> dict[str, Any]:
+        return await self.wait(
+            lambda f: f["type"] == type_ and all(f.get(k) == v for k, v in match.items()),
+            timeout,
+        )
+
+    async def error(self, code: str, timeout: float = 10.0) -> dict[str, Any]:
+        frame = await self.wait(lambda f: f["type"] in ("error",), timeout)
+        assert frame["code"] == code, frame
+        return frame
+
+    async def call(self, type_: str, **fields: Any) -> dict[str, Any]:
+        """Send, then wait for an answer that proves it was processed: a ping's pong."""
+        ref = secrets.token_hex(4)
+        await self.send(type_, ref=ref, **fields)
+        await self.send("ping", t=ref)
+        pong = await self.wait(lambda f: f["type"] == "pong" and f.get("t") == ref)
+        errors = [f for f in self.frames[: self.frames.index(pong)] if f.get("ref") == ref]
+        return errors[0] if errors else {"type": "ok"}
+
+    async def close(self) -> None:
+        await self.ws.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._reader, 5)
+
+    def versions(self) -> list[int]:
+        """The versions of the ``event`` frames received, in order."""
+        return [f["version"] for f in self.frames if f["type"] == "event"]
+
+
+def choose(game_id: str, view: dict[str, Any], rng: Rng, level: str = "heuristic") -> Any:
+    game = GAMES[game_id]
+    legal = [game.decode_move(m) for m in view["legal"]]
+    return game.bot(level)(view, legal, rng).to_json()
+
+
+def salted(phase: str, seat: int, move: Any) -> tuple[str, str]:
+    salt = secrets.token_hex(16)
+    return salt, digest(phase, seat, move, salt)
+
+
+async def autoplay(
+    client: Client, game_id: str, start: int = 0, level: str = "heuristic", stop_at: int = 0
+) -> dict[str, Any]:
+    """Play this client's seat from frame ``start`` on until the game is over (or until
+    version ``stop_at`` was received); the last view."""
+    rng = Rng(hashlib.sha256(client.user["id"].encode()).digest(), "test-client")
+    index = start
+    view: dict[str, Any] | None = None
+    version = -1
+    sealed: dict[str, tuple[Any, str]] = {}  # phase -> (move, salt)
+    while True:
+        while index >= len(client.frames):
+            if client.closed is not None:
+                raise AssertionError(f"closed {client.closed}; {client.tail()}")
+            client._changed.clear()
+            await asyncio.wait_for(client._changed.wait(), 20)
+        frame = client.frames[index]
+        index += 1
+        kind = frame["type"]
+        if kind == "error" and frame["code"] not in ("stale-version", "not-your-turn"):
+            raise AssertionError(f"unexpected error {frame}")
+        if kind in ("snapshot", "event") and frame.get("view") is not None:
+            view, version = frame["view"], frame["version"]
+            seat = view["seat"]
+            if view["outcome"] is not None or (stop_at and version >= stop_at):
+                return view
+            prompt = view["prompt"]
+            if not prompt["sealed"] and seat in prompt["seats"] and view["legal"]:
+                await client.send("act", move=choose(game_id, view, rng, level), version=version)
+        elif kind == "sealed" and view is not None and frame["version"] == version:
+            seat = view["seat"]
+            phase = frame["phase"]
+            if seat not in frame["seats"]:
+                continue
+            if str(seat) not in frame["committed"] and phase not in sealed:
+                move = choose(game_id, view, rng, level)
+                salt, dig = salted(phase, seat, move)
+                sealed[phase] = (move, salt)
+                await client.send("commit", phase=phase, digest=dig)
+            elif frame["open"] and seat not in frame["revealed"] and phase in sealed:
+                move, salt = sealed[phase]
+                await client.send("reveal", phase=phase, move=move, salt=salt)
+        elif kind == "open" and frame["phase"] in sealed:
+            move, salt = sealed[frame["phase"]]
+            await client.send("reveal", phase=frame["phase"], move=move, salt=salt)
+
+
+@dataclass
+class Table:
+    """A room with its host and seated clients, ready to start."""
+
+    room: dict[str, Any]
+    clients: list[Client] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return str(self.room["id"])
+
+
+async def seat_players(
+    nodes: list[Node],
+    players: int,
+    game: str = "skull-king",
+    options: dict[str, Any] | None = None,
+    bots: dict[int, str] | None = None,
+    **room: Any,
+) -> Table:
+    """Create a room on ``nodes[0]``; human i connects to ``nodes[i % len(nodes)]`` and sits
+    in seat i (except the bot seats); all are ready. The host is seat 0's client."""
+    bots = bots or {}
+    token, user = await guest(nodes[0], "host")
+    info = await create_room(
+        nodes[0], token, game=game, seats=players, options=options or {"rounds": 2}, **room
+    )
+    table = Table(info)
+    for seat in range(players):
+        if seat in bots:
+            continue
+        node = nodes[seat % len(nodes)]
+        if not table.clients:
+            c = await Client.connect(node, token=token, user=user)
+        else:
+            c = await Client.connect(node, f"player{seat}")
+        await c.send("join", room=table.id)
+        await c.of("snapshot")
+        assert (await c.call("sit", seat=seat))["type"] == "ok"
+        assert (await c.call("ready"))["type"] == "ok"
+        table.clients.append(c)
+    host = table.clients[0]
+    for seat, level in bots.items():
+        assert (await host.call("add_bot", seat=seat, level=level))["type"] == "ok"
+    return table
