@@ -69,8 +69,11 @@ class ThreadedServer:
         self.thread.join(timeout=15)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
+    """Chromium, per module: Playwright's sync API keeps an event loop running on this thread
+    while it is up, so it must not outlive the module (async tests elsewhere need the thread).
+    Request it AFTER ``site`` (which sets up Redis/Postgres with asyncio)."""
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM}")
     from playwright.sync_api import sync_playwright
@@ -98,3 +101,21 @@ def web_only_url() -> Iterator[str]:
 def screenshot_dir() -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS
+
+
+@pytest.fixture(scope="module")
+def site(redis_url: str, database_url: str) -> Iterator[str]:
+    """The whole site (room server, pages, history API with an archiver), fresh per module."""
+    import redis as redis_sync
+    from web_harness import build_app, site_settings
+
+    port = free_port()
+    settings = site_settings(redis_url, port)
+    with ThreadedServer(build_app(settings, WEB_ROOT, database_url), port=port) as server:
+        yield server.url
+    client = redis_sync.Redis.from_url(redis_url)
+    try:
+        for key in client.scan_iter(match=f"{settings.redis_prefix}*", count=1000):
+            client.delete(key)
+    finally:
+        client.close()

@@ -1,0 +1,42 @@
+// The HTTP side of the server: guest tokens, rooms, games, history.
+
+import { identity } from "./store.js";
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message || code || `HTTP ${status}`);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function call(method, path, body) {
+  const headers = { Accept: "application/json" };
+  const id = identity.get();
+  if (id && id.token) headers.Authorization = `Bearer ${id.token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const res = await fetch(path, {
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  let data = null;
+  try {
+    data = await res.json();
+  } catch {
+    data = null;
+  }
+  if (!res.ok) {
+    const err = (data && (data.error || data)) || {};
+    throw new ApiError(res.status, err.code, err.message || err.detail || res.statusText);
+  }
+  return data;
+}
+
+export const api = {
+  guest: (name) => call("POST", "/api/guest", { name }),
+  games: () => call("GET", "/api/games"),
+  rooms: () => call("GET", "/api/rooms"),
+  room: (code) => call("GET", `/api/rooms/${encodeURIComponent(code)}`),
+  createRoom: (spec) => call("POST", "/api/rooms", spec),
+  replay: (gameId) => call("GET", `/api/history/games/${encodeURIComponent(gameId)}/replay`),
+  game: (gameId) => call("GET", `/api/history/games/${encodeURIComponent(gameId)}`),
+};

@@ -1,0 +1,123 @@
+// One websocket per tab, reconnecting with exponential backoff (0.5 s, 1 s, 2 s ... 15 s, with
+// jitter). Whoever owns the page hooks `onopen` to (re)join or resume its room.
+
+const CLOSE_BAD_TOKEN = 4001;
+
+export class Connection {
+  constructor(token, { onmessage, onopen, onstate, onbadtoken } = {}) {
+    this.token = token;
+    this.onmessage = onmessage || (() => {});
+    this.onopen = onopen || (() => {});
+    this.onstate = onstate || (() => {});
+    this.onbadtoken = onbadtoken || (() => {});
+    this.ws = null;
+    this.attempt = 0;
+    this.closed = false;
+    this.state = "connecting";
+    this.queue = [];
+    this.timer = null;
+    this.pinger = null;
+    this.refs = 0;
+    this.handlers = new Set();
+    this._online = () => this.retryNow();
+    window.addEventListener("online", this._online);
+    this.connect();
+  }
+
+  url() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    return `${proto}//${location.host}/ws?token=${encodeURIComponent(this.token)}`;
+  }
+
+  setState(state) {
+    if (this.state === state) return;
+    this.state = state;
+    this.onstate(state);
+  }
+
+  connect() {
+    if (this.closed) return;
+    clearTimeout(this.timer);
+    this.setState(this.attempt ? "reconnecting" : "connecting");
+    let ws;
+    try {
+      ws = new WebSocket(this.url());
+    } catch {
+      this.scheduleRetry();
+      return;
+    }
+    this.ws = ws;
+    ws.onopen = () => {
+      this.attempt = 0;
+      this.setState("open");
+      const queued = this.queue;
+      this.queue = [];
+      this.onopen();
+      for (const msg of queued) this.send(msg);
+      clearInterval(this.pinger);
+      this.pinger = setInterval(() => this.send({ type: "ping", t: Date.now() }), 25000);
+    };
+    ws.onmessage = (ev) => {
+      let msg;
+      try {
+        msg = JSON.parse(ev.data);
+      } catch {
+        return;
+      }
+      this.onmessage(msg);
+      for (const fn of this.handlers) fn(msg);
+    };
+    ws.onclose = (ev) => {
+      clearInterval(this.pinger);
+      if (this.ws !== ws) return;
+      this.ws = null;
+      if (ev.code === CLOSE_BAD_TOKEN) {
+        this.closed = true;
+        this.setState("offline");
+        this.onbadtoken();
+        return;
+      }
+      this.scheduleRetry();
+    };
+    ws.onerror = () => { /* onclose follows */ };
+  }
+
+  scheduleRetry() {
+    if (this.closed) return;
+    this.attempt += 1;
+    const base = Math.min(15000, 500 * 2 ** (this.attempt - 1));
+    const delay = base / 2 + Math.random() * base / 2;
+    this.setState(this.attempt > 6 ? "offline" : "reconnecting");
+    this.timer = setTimeout(() => this.connect(), delay);
+  }
+
+  retryNow() {
+    if (!this.closed && !this.ws) {
+      this.attempt = Math.max(0, this.attempt - 1);
+      this.connect();
+    }
+  }
+
+  /** Send a message (queued while disconnected, except pings). Returns its ref. */
+  send(msg) {
+    const ref = msg.ref ?? ++this.refs;
+    const out = { ...msg, ref };
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(out));
+    else if (msg.type !== "ping") this.queue.push(out);
+    return ref;
+  }
+
+  /** Drop the socket now (tests and page changes); it reconnects unless `close()`d. */
+  drop() {
+    if (this.ws) this.ws.close();
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    clearInterval(this.pinger);
+    window.removeEventListener("online", this._online);
+    if (this.ws) this.ws.close(1000);
+    this.ws = null;
+  }
+}

@@ -1,0 +1,243 @@
+// The lobby: your name, the public rooms (live), creating a room, joining by link or code,
+// and "my rooms" -- the games this browser sits in, with whose move it is.
+
+import { api } from "./api.js";
+import { EDITIONS } from "./cards.js";
+import { Connection } from "./conn.js";
+import { h, replaceChildren } from "./dom.js";
+import { identity, myRooms } from "./store.js";
+import { nameForm, setConnState, setWho } from "./ui.js";
+
+const DEADLINES = {
+  none: { label: "None — play at your own pace (over days)", value: {} },
+  relaxed: { label: "Relaxed — 2 minutes a move, 1 minute a bid", value: { move: 120, commit: 60, reveal: 30 } },
+  live: { label: "Live — 30 seconds a move and a bid", value: { move: 30, commit: 30, reveal: 15 } },
+};
+
+export class LobbyPage {
+  constructor(el) {
+    this.el = el;
+    this.rooms = new Map();
+    this.games = null;
+    this.error = null;
+    this.start();
+  }
+
+  async start() {
+    document.title = "Tortuga — pirate card games with friends";
+    if (!identity.get()) {
+      await nameForm(this.el, { intro: "Choose a name: your friends see it at the table." });
+    }
+    setWho();
+    this.games = await api.games().catch(() => null);
+    try {
+      const list = await api.rooms();
+      for (const r of listOf(list)) this.rooms.set(r.id, r);
+    } catch {
+      /* the live list fills it */
+    }
+    this.conn = new Connection(identity.get().token, {
+      onopen: () => this.conn.send({ type: "watch_rooms" }),
+      onmessage: (m) => this.onMessage(m),
+      onstate: (s) => setConnState(s),
+      onbadtoken: () => { identity.clear(); location.reload(); },
+    });
+    this.render();
+    this.refreshMine();
+  }
+
+  onMessage(msg) {
+    if (msg.type !== "rooms") return;
+    const data = msg.data || msg;
+    if (Array.isArray(data.rooms)) {
+      this.rooms = new Map(data.rooms.map((r) => [r.id, r]));
+    }
+    for (const r of data.changed || []) this.rooms.set(r.id, r);
+    for (const id of data.removed || []) this.rooms.delete(id);
+    this.renderList();
+  }
+
+  /** Refresh the status of the rooms this browser sits in (finished ones drop off later). */
+  async refreshMine() {
+    const mine = myRooms.all();
+    await Promise.all(Object.keys(mine).map(async (code) => {
+      try {
+        const r = await api.room(code);
+        const info = { status: r.status, title: r.title, game: r.game };
+        if (r.turn !== undefined) info.serverTurn = r.turn;
+        myRooms.put(code, info);
+      } catch (err) {
+        if (err.status === 404) myRooms.remove(code);
+      }
+    }));
+    this.renderMine();
+  }
+
+  gameList() {
+    const games = listOf(this.games, "games");
+    if (games.length) return games;
+    return Object.values(EDITIONS).map((e) => ({ id: e.id, title: e.title, seats: { min: e.players[0], max: e.players[1] } }));
+  }
+
+  render() {
+    this.listEl = h("div", { id: "public-rooms" });
+    this.mineEl = h("div", { id: "my-rooms" });
+    replaceChildren(this.el,
+      h("h1", {}, "Tortuga — pirate card games with friends"),
+      h("div", { class: "grid2" },
+        h("div", {}, this.createForm()),
+        h("div", {},
+          this.joinForm(),
+          h("section", { class: "panel", "aria-label": "my rooms" }, h("h2", {}, "My rooms"), this.mineEl),
+          h("section", { class: "panel", "aria-label": "public rooms" }, h("h2", {}, "Public rooms"), this.listEl))),
+      h("p", { class: "small muted" }, "Playing as ", identity.get().user.name, ". ",
+        h("button", { type: "button", class: "secondary", onclick: () => this.changeName() }, "Change name")));
+    this.renderList();
+    this.renderMine();
+  }
+
+  async changeName() {
+    if (Object.keys(myRooms.all()).length &&
+        !confirm("A new name makes you a new guest: the seats you hold stay with the old name. Continue?")) return;
+    await nameForm(this.el, { intro: "Choose a new name." });
+    location.reload();
+  }
+
+  createForm() {
+    const games = this.gameList();
+    const gameSel = h("select", { id: "game", name: "game" },
+      games.map((g) => h("option", { value: g.id }, g.title || g.id)));
+    const rounds = h("input", { type: "number", id: "rounds", min: "1", max: "10", value: "10", required: true });
+    const seats = h("input", { type: "number", id: "seats", min: "2", max: "6", value: "3", required: true });
+    const seatsHint = h("span", { class: "small muted" });
+    const syncSeats = () => {
+      const g = games.find((x) => x.id === gameSel.value) || {};
+      const range = seatRange(g);
+      seats.min = String(range[0]);
+      seats.max = String(range[1]);
+      seatsHint.textContent = `${range[0]}–${range[1]} players; with 2 a ghost hand joins`;
+      if (Number(seats.value) > range[1]) seats.value = String(range[1]);
+    };
+    gameSel.addEventListener("change", syncSeats);
+    const pub = h("input", { type: "checkbox", id: "public", checked: true });
+    const spect = h("input", { type: "checkbox", id: "spectators", checked: true });
+    const takeback = h("input", { type: "checkbox", id: "takeback" });
+    const deadlines = h("select", { id: "deadlines" },
+      Object.entries(DEADLINES).map(([k, d]) => h("option", { value: k }, d.label)));
+    const error = h("p", { class: "error-box", role: "alert", hidden: true });
+    const form = h("form", { class: "panel", "aria-label": "create a room", onsubmit: async (ev) => {
+      ev.preventDefault();
+      error.hidden = true;
+      try {
+        const room = await api.createRoom({
+          game: gameSel.value,
+          options: { rounds: Number(rounds.value) },
+          seats: Number(seats.value),
+          public: pub.checked,
+          spectators: spect.checked,
+          deadlines: DEADLINES[deadlines.value].value,
+          takeback: takeback.checked,
+        });
+        const code = room.id || (room.room && room.room.id) || room.code;
+        sessionStorage.setItem(`tortuga.created.${code}`, "1");
+        location.assign(`/r/${code}`);
+      } catch (err) {
+        error.textContent = `Could not create the room: ${err.message}`;
+        error.hidden = false;
+      }
+    } },
+    h("h2", {}, "Create a room"),
+    h("label", { class: "field", for: "game" }, "Game", gameSel),
+    h("label", { class: "field", for: "rounds" }, "Rounds (10 is the full game)", rounds),
+    h("label", { class: "field", for: "seats" }, "Seats", seats, seatsHint),
+    h("label", { class: "check" }, pub, "Public: listed in the lobby (otherwise only the link finds it)"),
+    h("label", { class: "check" }, spect, "Spectators allowed"),
+    h("label", { class: "field", for: "deadlines" }, "Deadlines", deadlines),
+    h("label", { class: "check" }, takeback, "Take-back: a player may take back a card until the next player acts"),
+    h("div", { class: "row" }, h("button", { type: "submit" }, "Create the room")),
+    error);
+    syncSeats();
+    return form;
+  }
+
+  joinForm() {
+    const input = h("input", { type: "text", id: "join-code", placeholder: "room code or invite link", required: true });
+    const error = h("p", { class: "error-box", role: "alert", hidden: true });
+    return h("form", { class: "panel", "aria-label": "join a room", onsubmit: (ev) => {
+      ev.preventDefault();
+      const code = parseCode(input.value);
+      if (!code) {
+        error.textContent = "That is neither a room code nor an invite link.";
+        error.hidden = false;
+        return;
+      }
+      location.assign(`/r/${code}`);
+    } },
+    h("h2", {}, "Join by link or code"),
+    h("div", { class: "row" }, h("label", { class: "visually-hidden", for: "join-code" }, "Room code or link"), input,
+      h("button", { type: "submit" }, "Join")),
+    error);
+  }
+
+  renderList() {
+    if (!this.listEl) return;
+    const rooms = [...this.rooms.values()].filter((r) => r.status !== "finished" && r.status !== "abandoned");
+    if (!rooms.length) {
+      replaceChildren(this.listEl, h("p", { class: "muted" }, "No public rooms right now — create one!"));
+      return;
+    }
+    rooms.sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)));
+    replaceChildren(this.listEl, h("ul", { class: "rooms" }, rooms.map((r) => {
+      const seated = (r.seats || []).filter((s) => s.user || s.bot).length;
+      const who = (r.seats || []).filter((s) => s.user || s.bot).map((s) => s.name || s.bot).join(", ");
+      return h("li", { dataset: { room: r.id } },
+        h("span", { class: "code" }, r.id),
+        h("span", {}, r.title || r.game),
+        h("span", { class: "badge" }, r.status === "lobby" ? `${seated}/${r.players} seated` : r.status),
+        h("span", { class: "small muted" }, who),
+        h("a", { class: "button", href: `/r/${r.id}` }, r.status === "lobby" ? "Join" : "Watch"));
+    })));
+  }
+
+  renderMine() {
+    if (!this.mineEl) return;
+    const mine = Object.values(myRooms.all()).filter((r) => r.status !== "abandoned")
+      .sort((a, b) => (b.yourMove ? 1 : 0) - (a.yourMove ? 1 : 0) || b.touched - a.touched);
+    if (!mine.length) {
+      replaceChildren(this.mineEl, h("p", { class: "muted" }, "You are not seated in any room yet."));
+      return;
+    }
+    replaceChildren(this.mineEl, h("ul", { class: "rooms" }, mine.map((r) => h("li", { dataset: { room: r.code } },
+      h("span", { class: "code" }, r.code),
+      h("span", {}, r.title || r.game || ""),
+      r.status === "finished" ? h("span", { class: "badge" }, "finished")
+        : r.yourMove ? h("span", { class: "badge your-turn" }, "your move")
+          : h("span", { class: "badge" }, r.turn || r.status || ""),
+      r.round ? h("span", { class: "small muted" }, `round ${r.round}/${r.rounds}`) : null,
+      h("a", { class: "button", href: `/r/${r.code}` }, "Open"),
+      r.status === "finished" ? h("button", { type: "button", class: "secondary", onclick: () => { myRooms.remove(r.code); this.renderMine(); } }, "Forget") : null))));
+  }
+}
+
+function listOf(data, key = "rooms") {
+  if (!data) return [];
+  if (Array.isArray(data)) return data;
+  if (Array.isArray(data[key])) return data[key];
+  return [];
+}
+
+function seatRange(g) {
+  if (g.seats && typeof g.seats === "object" && !Array.isArray(g.seats)) return [g.seats.min ?? 2, g.seats.max ?? 6];
+  if (Array.isArray(g.seats)) return [Math.min(...g.seats), Math.max(...g.seats)];
+  if (g.min_players) return [g.min_players, g.max_players];
+  const e = EDITIONS[g.id];
+  return e ? e.players : [2, 6];
+}
+
+/** A room code from a bare code or an invite link (…/r/CODE). */
+export function parseCode(text) {
+  const t = String(text || "").trim();
+  const m = t.match(/\/r\/([A-Za-z0-9_-]{4,40})/);
+  if (m) return m[1];
+  return /^[A-Za-z0-9_-]{4,40}$/.test(t) ? t : null;
+}

@@ -1,0 +1,163 @@
+// The replay of a finished game: every version as seen after the end (all hands shown),
+// stepped with buttons, a slider or the arrow keys. The deals are recomputed in this browser
+// from the revealed seed and compared with the hands of every round.
+
+import { api } from "./api.js";
+import { edition, playLabel } from "./cards.js";
+import { dealRound } from "./deal.js";
+import { h, replaceChildren } from "./dom.js";
+import { fromHex, sha256, toHex } from "./sha256.js";
+import { cardFace, playersPanel, seatName, sheetPanel, statusLine, trickPanel } from "./table.js";
+
+export class ReplayPage {
+  constructor(el, gameId) {
+    this.el = el;
+    this.gameId = gameId;
+    this.data = null;
+    this.record = null;
+    this.at = 0;
+    this.timer = null;
+    this.check = null;
+    this.start();
+  }
+
+  async start() {
+    document.title = `Replay ${this.gameId} — Tortuga`;
+    replaceChildren(this.el, h("p", { class: "muted" }, "Loading the replay…"));
+    try {
+      [this.data, this.record] = await Promise.all([
+        api.replay(this.gameId),
+        api.game(this.gameId).catch(() => null),
+      ]);
+    } catch (err) {
+      const why = err.status === 409 ? "The game is still being played: its replay opens when it ends."
+        : err.status === 404 ? "This game is not in the archive (yet: finished games are archived within seconds)."
+          : `Could not load the replay: ${err.message}`;
+      replaceChildren(this.el, h("div", { class: "panel" }, h("h1", {}, "Replay"),
+        h("p", { role: "alert" }, why), h("p", {}, h("a", { href: "/" }, "Back to the lobby"))));
+      return;
+    }
+    const frames = this.data.frames || [];
+    this.at = frames.length ? frames.length - 1 : 0;
+    const q = new URLSearchParams(location.search).get("v");
+    if (q !== null) {
+      const i = frames.findIndex((f) => String(f.version) === q);
+      if (i >= 0) this.at = i;
+    }
+    document.addEventListener("keydown", (ev) => {
+      if (ev.target.closest("input, select, textarea")) return;
+      if (ev.key === "ArrowRight") this.go(this.at + 1);
+      if (ev.key === "ArrowLeft") this.go(this.at - 1);
+      if (ev.key === "Home") this.go(0);
+      if (ev.key === "End") this.go(frames.length - 1);
+    });
+    this.render();
+    this.checkDeals();
+  }
+
+  get room() {
+    const seats = (this.record && this.record.seats) || [];
+    return { seats: seats.map((s) => ({ seat: s.seat, name: s.name, bot: s.bot })) };
+  }
+
+  /** Recompute every round's deal from the seed and compare it with the hands replayed. */
+  async checkDeals() {
+    const seedHex = (this.record && this.record.seed) || this.data.seed;
+    const frames = this.data.frames || [];
+    if (!seedHex || !frames.length) return;
+    try {
+      const seed = fromHex(seedHex);
+      const digestOk = !this.record || !this.record.seed_digest || toHex(await sha256(seed)) === this.record.seed_digest;
+      let rounds = 0, bad = [];
+      let seen = -1;
+      for (const f of frames) {
+        const v = f.view;
+        if (!v || !v.hands || v.phase !== "bid" || v.round === seen) continue;
+        seen = v.round;
+        const dealt = await dealRound(v.game, seed, v.players, v.round);
+        const same = dealt.length === v.hands.length && dealt.every((hand, i) =>
+          [...hand].sort().join() === [...v.hands[i]].sort().join());
+        rounds += 1;
+        if (!same) bad.push(v.round);
+      }
+      this.check = { ok: digestOk && rounds > 0 && !bad.length, digestOk, rounds, bad };
+    } catch (err) {
+      this.check = { ok: false, error: err.message, rounds: 0, bad: [] };
+    }
+    this.render();
+  }
+
+  go(i) {
+    const n = (this.data.frames || []).length;
+    const next = Math.max(0, Math.min(n - 1, i));
+    if (next === this.at) return;
+    this.at = next;
+    this.render();
+  }
+
+  toggle() {
+    if (this.timer) {
+      clearInterval(this.timer);
+      this.timer = null;
+    } else {
+      this.timer = setInterval(() => {
+        if (this.at >= this.data.frames.length - 1) this.toggle();
+        else this.go(this.at + 1);
+      }, 900);
+    }
+    this.render();
+  }
+
+  describeStep(frame) {
+    const v = frame.view;
+    const moves = Object.entries(frame.moves || {});
+    if (!moves.length) return frame.version === 1 ? "The deal" : "";
+    const bids = moves.filter(([, m]) => m && "bid" in m);
+    if (bids.length) return `Bids revealed: ${bids.map(([s, m]) => `${seatName(this.room, v, Number(s))} ${m.bid}`).join(", ")}`;
+    return moves.map(([s, m]) => `${seatName(this.room, v, Number(s))} played ${m.play ? playLabel(v.game, { card: m.play, as: m.as }) : JSON.stringify(m)}`
+      + ((frame.defaults || []).includes(Number(s)) ? " (time ran out)" : "")).join("; ");
+  }
+
+  render() {
+    const frames = this.data.frames || [];
+    if (!frames.length) {
+      replaceChildren(this.el, h("p", {}, "This game has no recorded steps."));
+      return;
+    }
+    const frame = frames[this.at];
+    const v = frame.view;
+    const room = this.room;
+    const ctx = { view: v, room, seat: null, seal: null, connected: null };
+    const title = edition(v.game).title;
+    const slider = h("input", { type: "range", min: "0", max: String(frames.length - 1), value: String(this.at),
+      "aria-label": "step", oninput: (ev) => this.go(Number(ev.target.value)) });
+    const report = this.data.report || {};
+    let deals;
+    if (!this.check) deals = h("span", { class: "badge" }, "recomputing the deals…");
+    else if (this.check.ok) deals = h("span", { class: "badge ok", dataset: { verified: "1" } }, `✓ all ${this.check.rounds} deals recomputed in your browser from the seed`);
+    else deals = h("span", { class: "badge bad", dataset: { verified: "0" } }, this.check.error || (!this.check.digestOk ? "✗ the seed does not match its fingerprint" : `✗ deals that differ: round ${this.check.bad.join(", ")}`));
+    const hands = v.hands ? h("section", { class: "hands-all", "aria-label": "all hands" },
+      h("h2", {}, "All hands"),
+      v.hands.map((hand, i) => h("div", { class: "hand-row", dataset: { seat: String(i) } },
+        h("span", { class: "who" }, seatName(room, v, i)),
+        hand.length ? hand.map((c) => cardFace(v.game, c, { small: true })) : h("span", { class: "small" }, "—")))) : null;
+    replaceChildren(this.el,
+      h("div", { class: "row" }, h("h1", {}, `Replay — ${title}, game ${this.gameId}`),
+        h("span", { class: report.ok || this.data.verified ? "badge ok" : "badge bad" },
+          this.data.verified ? "✓ server log verified" : `✗ ${report.message || "not verified"}`), deals),
+      h("div", { class: "panel replay-controls", role: "group", "aria-label": "replay controls" },
+        h("button", { type: "button", "aria-label": "first step", onclick: () => this.go(0) }, "⏮"),
+        h("button", { type: "button", "aria-label": "previous step", onclick: () => this.go(this.at - 1) }, "◀"),
+        h("button", { type: "button", "aria-label": this.timer ? "pause" : "play", onclick: () => this.toggle() }, this.timer ? "⏸" : "▶"),
+        h("button", { type: "button", "aria-label": "next step", onclick: () => this.go(this.at + 1) }, "▶▶"),
+        h("button", { type: "button", "aria-label": "last step", onclick: () => this.go(frames.length - 1) }, "⏭"),
+        slider,
+        h("span", { class: "small", role: "status" }, `Step ${this.at + 1} of ${frames.length} (version ${frame.version})`)),
+      h("p", { class: "note", "aria-live": "polite" }, this.describeStep(frame) || "—"),
+      h("section", { class: "table-area", "aria-label": "the table", dataset: { phase: v.phase } },
+        statusLine(ctx), playersPanel(ctx), trickPanel(ctx), hands),
+      sheetPanel(ctx),
+      this.record && this.record.seed ? h("p", { class: "small" }, "Seed: ", h("span", { class: "seed" }, this.record.seed)) : null,
+      h("p", {}, h("a", { href: "/" }, "Back to the lobby")));
+  }
+}

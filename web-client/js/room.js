@@ -1,0 +1,699 @@
+// A room: the seats before the start, then the table, then the final scores.
+//
+// The server is the authority: this page shows the view its seat receives and sends what
+// the player chooses among view.legal. Sealed bids go through seal.js (commit, then reveal);
+// the socket reconnects by itself and resumes from the last version this page saw.
+
+import { api } from "./api.js";
+import { edition } from "./cards.js";
+import { Connection } from "./conn.js";
+import { verifyDeals } from "./deal.js";
+import { announce, h, replaceChildren } from "./dom.js";
+import * as sealing from "./seal.js";
+import { identity, myRooms, notifyPref, seenDeals } from "./store.js";
+import {
+  choiceDialog, handPanel, owing, playersPanel, seatName, sheetPanel, statusLine, trickPanel,
+} from "./table.js";
+import { nameForm, setConnState, setWho } from "./ui.js";
+
+const BASE_TITLE = "Tortuga";
+
+export class RoomPage {
+  constructor(el, code) {
+    this.el = el;
+    this.code = code;
+    this.room = null;
+    this.version = null;
+    this.view = null;
+    this.seat = null;
+    this.as = "player";
+    this.seal = null;
+    this.revealCheck = null;
+    this.chat = [];
+    this.connected = null;
+    this.watchers = 0;
+    this.choice = null;
+    this.selectedBid = null;
+    this.sending = false;
+    this.error = null;
+    this.verify = null;
+    this.verifying = false;
+    this.deadline = null;
+    this.wasMyMove = false;
+    this.joined = false;
+    this.notFound = false;
+    this.start();
+  }
+
+  get me() {
+    const id = identity.get();
+    return id ? id.user : null;
+  }
+
+  async start() {
+    let id = identity.get();
+    try {
+      this.room = await api.room(this.code);
+    } catch (err) {
+      if (err.status === 404) {
+        this.notFound = true;
+        this.render();
+        return;
+      }
+    }
+    if (!id) {
+      const what = this.room ? `${this.room.title} room ${this.code}` : `room ${this.code}`;
+      id = await nameForm(this.el, { intro: `You are invited to a ${what}. Choose a name to join.` });
+    }
+    const mine = this.room && this.room.seats.find((s) => s.user === id.user.id);
+    this.as = !this.room || this.room.status === "lobby" || mine ? "player" : "spectator";
+    this.conn = new Connection(id.token, {
+      onopen: () => this.onOpen(),
+      onmessage: (m) => this.onMessage(m),
+      onstate: (s) => { setConnState(s); this.renderSoon(); },
+      onbadtoken: () => {
+        identity.clear();
+        setWho();
+        this.flash("Your sign-in expired; choose your name again.");
+        this.conn = null;
+        this.start();
+      },
+    });
+    this.ticker = setInterval(() => this.tick(), 1000);
+    document.addEventListener("keydown", (ev) => this.onKey(ev));
+    this.render();
+  }
+
+  // -- the socket ------------------------------------------------------------------------
+  onOpen() {
+    if (this.version !== null && this.joined) {
+      this.conn.send({ type: "resume", room: this.code, version: this.version, as: this.as });
+    } else {
+      this.conn.send({ type: "join", room: this.code, as: this.as });
+    }
+  }
+
+  onMessage(msg) {
+    if (msg.room && typeof msg.room === "string" && msg.room !== this.code && msg.type !== "rooms") return;
+    const handler = {
+      snapshot: () => this.onSnapshot(msg),
+      event: () => this.onEvent(msg),
+      sealed: () => this.onSealed(msg),
+      committed: () => this.onCommitted(msg),
+      open: () => this.onOpenPhase(msg),
+      revealed: () => this.onRevealed(msg),
+      presence: () => this.onPresence(msg),
+      chat: () => this.onChat(msg),
+      room: () => this.onRoom(msg),
+      resumed: () => this.onResumed(msg),
+      error: () => this.onError(msg),
+    }[msg.type];
+    if (handler) handler();
+  }
+
+  onSnapshot(msg) {
+    this.joined = true;
+    this.takeRoomState(msg);
+    if (msg.role) this.as = msg.role;
+    this.version = msg.version ?? this.version;
+    this.view = msg.view || null;
+    this.seat = msg.seat ?? (this.view ? this.view.seat : null) ?? null;
+    if (msg.presence) this.onPresence(msg.presence, false);
+    if (Array.isArray(msg.chat)) this.chat = msg.chat.slice(-100);
+    this.autoSit();
+    const sealed = msg.sealed || msg.seal || null;
+    this.seal = null;
+    if (sealed) this.onSealed(sealed, false);
+    else this.afterView();
+    this.render();
+  }
+
+  /** The host who just created the room sits down at once (in the first empty seat). */
+  autoSit() {
+    const flag = `tortuga.created.${this.code}`;
+    if (!sessionStorage.getItem(flag) || !this.room || this.room.status !== "lobby" || !this.me) return;
+    sessionStorage.removeItem(flag);
+    if (this.room.seats.some((s) => s.user === this.me.id)) return;
+    const free = this.room.seats.find((s) => !s.user && !s.bot);
+    if (free) this.conn.send({ type: "sit", seat: free.seat });
+  }
+
+  onEvent(msg) {
+    if (this.version !== null && msg.version <= this.version) return;
+    if (this.version !== null && msg.version > this.version + 1) {
+      this.conn.send({ type: "resume", room: this.code, version: this.version, as: this.as });
+      return;
+    }
+    this.version = msg.version;
+    this.view = msg.view;
+    if (msg.seat !== undefined && msg.seat !== null) this.seat = msg.seat;
+    else if (this.view) this.seat = this.view.seat;
+    const ev = msg.event || {};
+    if (this.room) {
+      if (ev.status) this.room.status = ev.status;
+      if (ev.seed) this.room.seed = ev.seed;
+      if (ev.seed_digest) this.room.seed_digest = ev.seed_digest;
+      this.room.version = msg.version;
+    }
+    if (ev.defaults && ev.defaults.length) {
+      this.flash(`Played for ${ev.defaults.map((s) => seatName(this.room, this.view, s)).join(", ")} (time ran out)`, "note");
+    }
+    if (!this.view || !this.view.prompt || !this.view.prompt.sealed) this.seal = null;
+    this.choice = null;
+    this.sending = false;
+    this.afterView();
+    this.render();
+  }
+
+  /** The room summary and the seed fields that come with snapshots, rooms and resumes. */
+  takeRoomState(msg) {
+    const summary = msg.room_state || (typeof msg.room === "object" ? msg.room : null);
+    if (summary) this.room = { ...summary, seed: summary.seed || (this.room && this.room.seed) || null };
+    if (!this.room) return;
+    if (msg.seed_digest) this.room.seed_digest = msg.seed_digest;
+    if (msg.seed) this.room.seed = msg.seed;
+  }
+
+  onResumed(msg) {
+    this.takeRoomState(msg);
+    if (msg.seat !== undefined) this.seat = msg.seat;
+    this.version = Math.max(this.version ?? 0, msg.version ?? 0);
+    this.afterView();
+    this.render();
+  }
+
+  onSealed(msg, render = true) {
+    const same = this.seal && this.seal.phase === msg.phase;
+    this.seal = {
+      phase: msg.phase,
+      version: msg.version,
+      kind: msg.kind,
+      seats: msg.seats || [],
+      committed: { ...(same ? this.seal.committed : {}), ...(msg.committed || {}) },
+      open: !!msg.open,
+      revealed: msg.revealed || [],
+      flipped: null,
+    };
+    this.setDeadline(msg.open ? msg.open_by : msg.commit_by);
+    if (!same) this.selectedBid = null;
+    this.afterView();
+    this.syncSeal();
+    if (render) this.render();
+  }
+
+  onCommitted(msg) {
+    if (!this.seal || this.seal.phase !== msg.phase) return;
+    this.seal.committed[msg.seat] = msg.digest || true;
+    if (msg.seat === this.seat) this.sending = false;
+    this.render();
+  }
+
+  onOpenPhase(msg) {
+    if (!this.seal || this.seal.phase !== msg.phase) return;
+    this.seal.open = true;
+    this.setDeadline(msg.open_by);
+    this.syncSeal();
+    this.render();
+  }
+
+  async onRevealed(msg) {
+    const committed = this.seal && this.seal.phase === msg.phase ? this.seal.committed : {};
+    const opened = msg.opened || msg.moves || {};
+    const salts = msg.salts || {};
+    const bad = [];
+    for (const [seat, move] of Object.entries(opened)) {
+      const expected = committed[seat];
+      if (typeof expected !== "string") continue;
+      if (!(await sealing.check(msg.phase, Number(seat), move, salts[seat], expected))) bad.push(Number(seat));
+    }
+    const checked = Object.keys(opened).filter((s) => typeof committed[s] === "string").length;
+    this.revealCheck = { phase: msg.phase, ok: bad.length === 0 && checked > 0, bad, checked };
+    const flipped = {};
+    for (const [seat, move] of Object.entries(msg.moves || {})) if (move && "bid" in move) flipped[seat] = move.bid;
+    if (this.seal && this.seal.phase === msg.phase) this.seal.flipped = flipped;
+    const text = Object.entries(flipped).map(([s, b]) => `${seatName(this.room, this.view, Number(s))} ${b}`).join(", ");
+    if (text) announce(`Bids revealed: ${text}`);
+    sealing.forget(this.code, msg.phase);
+    this.render();
+  }
+
+  onPresence(msg, render = true) {
+    const data = msg.data || msg;
+    if (Array.isArray(data.connected)) this.connected = new Set(data.connected);
+    if (typeof data.watchers === "number") this.watchers = data.watchers;
+    if (render) this.render();
+  }
+
+  onChat(msg) {
+    const data = msg.data || msg;
+    this.chat.push({ name: data.name, text: data.text, at: data.at, user: data.user });
+    if (this.chat.length > 100) this.chat.shift();
+    this.render();
+  }
+
+  onRoom(msg) {
+    this.takeRoomState(msg);
+    if (this.me && this.room && !this.view) {
+      const mine = this.room.seats.find((s) => s.user === this.me.id);
+      this.seat = mine ? mine.seat : null;
+    }
+    this.render();
+  }
+
+  onError(msg) {
+    this.sending = false;
+    const code = msg.code;
+    if (code === "not-a-player" && this.as === "player" && !this.joined) {
+      this.as = "spectator";
+      this.conn.send({ type: "join", room: this.code, as: "spectator" });
+      return;
+    }
+    if (code === "no-such-room") {
+      this.notFound = true;
+      this.render();
+      return;
+    }
+    if (code === "stale-version" || code === "bad-version") {
+      this.conn.send({ type: "resume", room: this.code, version: this.version ?? 0, as: this.as });
+    }
+    if (code === "already-committed" || code === "already-revealed") return;
+    this.flash(msg.message || code);
+  }
+
+  // -- sealed phases ---------------------------------------------------------------------
+  mySealSeat() {
+    return this.seal && this.seat !== null && this.seal.seats.includes(this.seat);
+  }
+
+  /** After a reload or a reconnect: reveal (or re-commit) what this tab sealed before. */
+  syncSeal() {
+    if (!this.mySealSeat()) return;
+    const stored = sealing.load(this.code, this.seal.phase);
+    if (!stored || stored.seat !== this.seat) return;
+    const mine = this.seal.committed[this.seat];
+    if (!mine && !this.seal.open) {
+      this.conn.send({ type: "commit", phase: stored.phase, digest: stored.digest });
+    } else if (this.seal.open && !this.seal.revealed.includes(this.seat)) {
+      this.conn.send({ type: "reveal", phase: stored.phase, move: stored.move, salt: stored.salt });
+      this.seal.revealed = [...this.seal.revealed, this.seat];
+    }
+  }
+
+  async commitBid(bid) {
+    if (!this.mySealSeat() || this.seal.committed[this.seat] || this.sending) return;
+    this.sending = true;
+    const move = { bid };
+    const phase = this.seal.phase;
+    const sealed = await sealing.seal(this.code, phase, this.seat, move);
+    sealing.forget(this.code, null, { keep: phase });
+    this.conn.send({ type: "commit", phase, digest: sealed.digest });
+    announce(`Your bid of ${bid} is sealed`);
+    this.render();
+  }
+
+  // -- moves -----------------------------------------------------------------------------
+  play(card, moves) {
+    if (this.sending) return;
+    if (moves.length > 1 || moves[0].as) {
+      this.choice = { card, moves };
+      this.render();
+      const first = this.el.querySelector(".choice-dialog button");
+      if (first) first.focus();
+      return;
+    }
+    this.sendMove(moves[0]);
+  }
+
+  sendMove(move) {
+    this.choice = null;
+    this.sending = true;
+    this.conn.send({ type: "act", move, version: this.version });
+    this.render();
+  }
+
+  onKey(ev) {
+    if (!this.view || ev.target.closest("input, textarea, select")) return;
+    if (this.view.phase === "bid" && /^[0-9]$/.test(ev.key) && this.mySealSeat() && !this.seal.committed[this.seat]) {
+      const n = Number(ev.key);
+      if ((this.view.legal || []).some((m) => m.bid === n)) {
+        this.selectedBid = n;
+        this.render();
+      }
+    }
+    if (ev.key === "Escape" && this.choice) {
+      this.choice = null;
+      this.render();
+    }
+  }
+
+  // -- bookkeeping after every new view --------------------------------------------------------
+  afterView() {
+    const v = this.view;
+    if (!v || !this.room) return;
+    if (v.phase === "bid" && v.dealer !== undefined) {
+      const complete = v.seat !== null && v.hand && v.hand.length === v.cards;
+      if (complete || v.seat === null) {
+        seenDeals.record(this.code, {
+          game: v.game, players: v.players, seat: v.seat, round: v.round,
+          hand: complete ? v.hand : null, dealer: v.dealer, seedDigest: this.room.seed_digest,
+        });
+      }
+    }
+    const myMove = this.isMyMove();
+    if (this.seat !== null && this.me) {
+      const t = v.phase === "over" ? "finished" : myMove ? "your move" : this.turnText();
+      myRooms.put(this.code, {
+        game: v.game, title: this.room.title || edition(v.game).title, seat: this.seat,
+        status: v.phase === "over" ? "finished" : "playing", yourMove: myMove, turn: t,
+        round: v.round, rounds: v.rounds,
+      });
+    }
+    if (myMove && !this.wasMyMove) this.notify();
+    this.wasMyMove = myMove;
+    document.title = myMove ? `▶ Your move — ${BASE_TITLE}` : `${this.room.title || "Room"} ${this.code} — ${BASE_TITLE}`;
+    if (v.phase === "over") this.runVerify();
+  }
+
+  isMyMove() {
+    const v = this.view;
+    if (!v || this.seat === null) return false;
+    if (v.phase === "play") return owing(v)[0] === this.seat;
+    if (v.phase === "bid") return !!(this.mySealSeat() && !this.seal.committed[this.seat]);
+    return false;
+  }
+
+  turnText() {
+    const v = this.view;
+    if (!v) return "";
+    if (v.phase === "bid") return "bidding";
+    if (v.phase === "play") return `${seatName(this.room, v, owing(v)[0])} to play`;
+    return "";
+  }
+
+  notify() {
+    if (!notifyPref.get() || !("Notification" in window) || Notification.permission !== "granted") return;
+    if (!document.hidden) return;
+    try {
+      const n = new Notification("Tortuga: your move", {
+        body: `${this.room.title || "Room"} ${this.code}`, tag: `tortuga-${this.code}`,
+      });
+      n.onclick = () => { window.focus(); n.close(); };
+    } catch {
+      /* some browsers only notify from a service worker */
+    }
+  }
+
+  async runVerify() {
+    if (this.verify || this.verifying || !this.room || !this.room.seed) return;
+    this.verifying = true;
+    const seen = seenDeals.get(this.code);
+    try {
+      const rounds = {};
+      if (seen) for (const [r, w] of Object.entries(seen.rounds)) rounds[r] = { hand: w.hand, dealer: w.dealer };
+      this.verify = await verifyDeals({
+        game: this.view.game, seedHex: this.room.seed, seedDigest: this.room.seed_digest,
+        players: this.view.players, seat: seen ? seen.seat : this.seat, seen: rounds,
+      });
+    } catch (err) {
+      this.verify = { ok: false, error: err.message, rounds: [], checked: 0 };
+    }
+    this.verifying = false;
+    this.render();
+  }
+
+  // -- clocks ------------------------------------------------------------------------------
+  setDeadline(value) {
+    if (value === undefined || value === null) { this.deadline = null; return; }
+    const t = typeof value === "number" ? (value < 1e12 ? value * 1000 : value) : Date.parse(value);
+    this.deadline = Number.isFinite(t) ? t : null;
+  }
+
+  clockText() {
+    if (!this.deadline) return null;
+    const left = Math.max(0, Math.round((this.deadline - Date.now()) / 1000));
+    const m = Math.floor(left / 60), s = left % 60;
+    return { text: m >= 60 ? `${Math.floor(m / 60)}h ${m % 60}m` : `${m}:${String(s).padStart(2, "0")}`, low: left <= 10 };
+  }
+
+  tick() {
+    const el = this.el.querySelector(".clock");
+    const c = this.clockText();
+    if (el && c) {
+      el.textContent = `⏱ ${c.text}`;
+      el.classList.toggle("low", c.low);
+    }
+  }
+
+  flash(text, kind = "error") {
+    this.error = { text, kind };
+    clearTimeout(this.flashTimer);
+    this.flashTimer = setTimeout(() => { this.error = null; this.render(); }, 6000);
+    this.render();
+  }
+
+  // -- drawing -----------------------------------------------------------------------------
+  renderSoon() {
+    if (this.pending) return;
+    this.pending = requestAnimationFrame(() => { this.pending = null; this.render(); });
+  }
+
+  render() {
+    if (this.notFound) {
+      replaceChildren(this.el, h("div", { class: "panel" },
+        h("h1", {}, "No such room"),
+        h("p", {}, `There is no room ${this.code} (it may have finished long ago).`),
+        h("p", {}, h("a", { href: "/" }, "Back to the lobby"))));
+      return;
+    }
+    if (!this.room) {
+      replaceChildren(this.el, h("p", { class: "muted" }, "Joining the room…"));
+      return;
+    }
+    const parts = [this.header()];
+    if (this.error) {
+      parts.push(h("p", { class: this.error.kind === "note" ? "note" : "error-box", role: "alert" }, this.error.text));
+    }
+    if (this.view) {
+      parts.push(this.table());
+      if (this.view.phase === "over") parts.push(this.gameOver());
+      parts.push(sheetPanel(this.ctx()));
+      parts.push(h("div", { class: "grid2" }, this.invitePanel(), this.chatPanel()));
+    } else {
+      parts.push(this.lobby());
+      parts.push(h("div", { class: "grid2" }, this.invitePanel(), this.chatPanel()));
+    }
+    replaceChildren(this.el, parts);
+  }
+
+  ctx() {
+    const c = this.clockText();
+    return {
+      view: this.view, room: this.room, seat: this.seat, seal: this.seal,
+      connected: this.connected, clockText: c && c.text, clockLow: c && c.low,
+    };
+  }
+
+  header() {
+    const r = this.room;
+    const status = { lobby: "waiting for players", playing: "playing", finished: "finished", abandoned: "abandoned" }[r.status] || r.status;
+    const spectating = this.view && this.seat === null;
+    return h("div", { class: "row" },
+      h("h1", {}, `${r.title || edition(r.game).title} — room `, h("span", { class: "code" }, this.code)),
+      h("span", { class: "badge" }, status),
+      spectating ? h("span", { class: "badge", dataset: { role: "spectator" } }, "👁 watching") : null,
+      h("span", { class: "badge", "aria-label": `${this.watchers} spectators` }, `👁 ${this.watchers} watching`),
+      h("a", { href: `/rules/${r.game}`, class: "small" }, "rules"));
+  }
+
+  // -- before the start ------------------------------------------------------------------------
+  lobby() {
+    const r = this.room;
+    const me = this.me;
+    const host = me && r.host === me.id;
+    const mySeat = me ? r.seats.find((s) => s.user === me.id) : null;
+    const levels = ["heuristic", "random"];
+    const seats = r.seats.map((s) => {
+      const isMe = me && s.user === me.id;
+      const actions = [];
+      if (!s.user && !s.bot) {
+        actions.push(h("button", { type: "button", dataset: { key: `sit-${s.seat}` },
+          onclick: () => this.conn.send({ type: "sit", seat: s.seat }) }, mySeat ? "Move here" : "Sit here"));
+        if (host) {
+          const select = h("select", { "aria-label": `bot level for seat ${s.seat + 1}`, dataset: { key: `lvl-${s.seat}` } },
+            levels.map((l) => h("option", { value: l }, l)));
+          actions.push(select, h("button", { type: "button", class: "secondary", dataset: { key: `bot-${s.seat}` },
+            onclick: () => this.conn.send({ type: "add_bot", seat: s.seat, level: select.value }) }, "Add bot"));
+        }
+      } else if (s.bot) {
+        if (host) actions.push(h("button", { type: "button", class: "danger", dataset: { key: `unbot-${s.seat}` },
+          onclick: () => this.conn.send({ type: "remove_bot", seat: s.seat }) }, "Remove bot"));
+      } else if (isMe) {
+        actions.push(h("button", { type: "button", dataset: { key: "ready" }, "aria-pressed": s.ready ? "true" : "false",
+          onclick: () => this.conn.send({ type: "ready", ready: !s.ready }) }, s.ready ? "Ready ✓ (click to undo)" : "I'm ready"));
+        actions.push(h("button", { type: "button", class: "secondary", dataset: { key: "stand" },
+          onclick: () => this.conn.send({ type: "stand" }) }, "Stand up"));
+      } else if (host) {
+        actions.push(h("button", { type: "button", class: "danger", dataset: { key: `kick-${s.seat}` },
+          onclick: () => this.conn.send({ type: "kick", seat: s.seat }) }, "Kick"));
+      }
+      const who = s.bot ? `🤖 ${s.name || s.bot + " bot"}` : s.user ? s.name : "empty";
+      const state = s.bot ? "ready" : s.user ? (s.ready ? "ready ✓" : "not ready") : "";
+      return h("li", { class: [isMe && "me"], dataset: { seat: String(s.seat) } },
+        h("div", { class: "seat-head" }, h("strong", {}, `Seat ${s.seat + 1}`),
+          h("span", { class: "small" }, state, s.user && !s.bot && s.connected === false ? " · offline" : "")),
+        h("div", { class: "seat-who" }, who, r.host && s.user === r.host ? " (host)" : "", isMe ? " — you" : ""),
+        h("div", { class: "actions" }, actions));
+    });
+    const everyone = r.seats.every((s) => s.user || s.bot) && r.seats.every((s) => s.bot || s.ready);
+    const opts = r.options || {};
+    const deadlines = r.deadlines && Object.keys(r.deadlines).length
+      ? Object.entries(r.deadlines).map(([k, v]) => `${k} ${v}s`).join(", ") : "none (play at your pace)";
+    return h("section", { class: "panel", "aria-label": "seats" },
+      h("h2", {}, "Seats"),
+      h("p", { class: "small muted" },
+        `${r.players} players · ${opts.rounds ?? 10} rounds · ${r.public ? "public" : "private"} · `,
+        `spectators ${r.spectators ? "allowed" : "not allowed"} · deadlines: ${deadlines}`,
+        r.takeback ? " · take-back allowed" : ""),
+      h("ol", { class: "seats" }, seats),
+      h("div", { class: "row", style: null },
+        host ? h("button", { type: "button", dataset: { key: "start" }, disabled: !everyone,
+          onclick: () => this.conn.send({ type: "start" }) }, "Start the game") : null,
+        host && !everyone ? h("span", { class: "small muted" }, "Every seat needs a player or a bot, and every player must be ready.") : null,
+        !host ? h("span", { class: "small muted" }, "The host starts the game when everyone is ready.") : null));
+  }
+
+  invitePanel() {
+    const link = this.room.invite && /^https?:/.test(this.room.invite) ? this.room.invite : `${location.origin}/r/${this.code}`;
+    const input = h("input", { type: "text", readonly: true, value: link, id: "invite", "aria-label": "invite link" });
+    const status = h("span", { class: "small", role: "status" });
+    return h("section", { class: "panel", "aria-label": "invite" },
+      h("h2", {}, "Invite"),
+      h("p", { class: "small" }, "Send this link to a friend: it opens this room."),
+      h("div", { class: "row" }, input,
+        h("button", { type: "button", class: "secondary", dataset: { key: "copy" }, onclick: async () => {
+          try {
+            await navigator.clipboard.writeText(link);
+            status.textContent = "Copied!";
+          } catch {
+            input.select();
+            status.textContent = "Press Ctrl+C to copy";
+          }
+        } }, "Copy link"), status),
+      this.notifyControl());
+  }
+
+  notifyControl() {
+    if (!("Notification" in window)) return null;
+    const on = notifyPref.get() && Notification.permission === "granted";
+    return h("label", { class: "check small" },
+      h("input", { type: "checkbox", checked: on, dataset: { key: "notify" }, onchange: async (ev) => {
+        if (ev.target.checked) {
+          const p = await Notification.requestPermission();
+          notifyPref.set(p === "granted");
+        } else notifyPref.set(false);
+        this.render();
+      } }),
+      "Notify me when it is my move (while this tab is in the background)");
+  }
+
+  chatPanel() {
+    const log = h("div", { class: "chat-log", role: "log", "aria-label": "chat", "aria-live": "polite" },
+      this.chat.length ? this.chat.map((m) => h("p", {}, h("span", { class: "from" }, `${m.name}:`), m.text))
+        : h("p", { class: "muted" }, "No messages yet."));
+    const input = h("input", { type: "text", maxlength: "500", "aria-label": "chat message", id: "chat-text", dataset: { key: "chat" } });
+    const form = h("form", { class: "row", onsubmit: (ev) => {
+      ev.preventDefault();
+      const text = input.value.trim();
+      if (!text) return;
+      this.conn.send({ type: "chat", text });
+      input.value = "";
+    } }, input, h("button", { type: "submit", class: "secondary" }, "Send"));
+    const section = h("section", { class: "panel", "aria-label": "chat section" }, h("h2", {}, "Chat"), log, form);
+    requestAnimationFrame(() => { log.scrollTop = log.scrollHeight; });
+    return section;
+  }
+
+  // -- the table ---------------------------------------------------------------------------------
+  table() {
+    const ctx = this.ctx();
+    const v = this.view;
+    const parts = [statusLine(ctx), playersPanel(ctx), trickPanel(ctx)];
+    if (this.revealCheck && v.phase === "play" && v.trick.length === 0 && this.revealCheck.checked) {
+      parts.push(h("p", { class: "small", dataset: { check: this.revealCheck.ok ? "ok" : "bad" } },
+        this.revealCheck.ok
+          ? `🔐 All ${this.revealCheck.checked} bids match their seals.`
+          : `⚠ Bids that do not match their seals: ${this.revealCheck.bad.map((s) => seatName(this.room, v, s)).join(", ")}`));
+    }
+    if (this.seat !== null && v.hand) {
+      if (v.phase === "bid") parts.push(this.bidBox());
+      if (this.choice) {
+        parts.push(h("div", { class: "prompt-box" }, choiceDialog(v.game, this.choice.card, this.choice.moves,
+          (m) => this.sendMove(m), () => { this.choice = null; this.render(); })));
+      }
+      parts.push(handPanel(ctx, (card, moves) => this.play(card, moves)));
+    } else if (this.seat === null) {
+      parts.push(h("p", { class: "small", dataset: { role: "spectator-note" } }, "You are watching: nobody's hand is shown."));
+    }
+    return h("section", { class: "table-area", "aria-label": "the table", dataset: { phase: v.phase, round: String(v.round) } }, parts);
+  }
+
+  bidBox() {
+    const v = this.view;
+    const s = this.seal;
+    if (!s || !this.mySealSeat()) return h("div", { class: "prompt-box" }, h("p", {}, "Waiting for the bidding to open…"));
+    const mine = s.committed[this.seat];
+    const stored = sealing.load(this.code, s.phase);
+    if (mine) {
+      const n = Object.keys(s.committed).length;
+      return h("div", { class: "prompt-box", dataset: { sealed: "1" } },
+        h("h2", {}, stored ? `Your bid of ${stored.move.bid} is sealed 🔒` : "Your bid is sealed 🔒"),
+        h("p", {}, s.open ? "Everyone has bid: revealing…" : `${n} of ${s.seats.length} bids sealed. Waiting for the others…`));
+    }
+    const bids = (v.legal || []).filter((m) => "bid" in m).map((m) => m.bid);
+    const buttons = bids.map((b) => h("button", { type: "button", "aria-pressed": this.selectedBid === b ? "true" : "false",
+      dataset: { bid: String(b), key: `bid-${b}` }, "aria-label": `bid ${b}`,
+      onclick: () => { this.selectedBid = b; this.render(); } }, String(b)));
+    return h("div", { class: "prompt-box", role: "group", "aria-label": "your bid" },
+      h("h2", {}, `How many tricks will you win? (0–${bids[bids.length - 1] ?? 0})`),
+      h("div", { class: "bids" }, buttons),
+      h("div", { class: "row" },
+        h("button", { type: "button", dataset: { key: "seal" }, disabled: this.selectedBid === null || this.sending,
+          onclick: () => this.commitBid(this.selectedBid) },
+        this.selectedBid === null ? "Choose a bid" : `Seal my bid: ${this.selectedBid}`),
+        h("span", { class: "small" }, "Bids stay secret until everyone has bid, then all flip together.")));
+  }
+
+  gameOver() {
+    const v = this.view;
+    const out = v.outcome || { scores: v.scores, ranks: [] };
+    const order = [...Array(v.players).keys()].sort((a, b) => (out.ranks[a] ?? 0) - (out.ranks[b] ?? 0));
+    const gameId = this.room.game_id || `${this.code}-1`;
+    let badge;
+    if (!this.room.seed) badge = h("span", { class: "badge" }, "waiting for the seed…");
+    else if (!this.verify) badge = h("span", { class: "badge" }, "verifying the deals…");
+    else if (this.verify.ok) {
+      badge = h("span", { class: "badge ok verified", dataset: { verified: "1" } },
+        this.seat !== null
+          ? `✓ verified: the seed matches its fingerprint and the ${this.verify.checked} hand${this.verify.checked === 1 ? "" : "s"} you were dealt`
+          : `✓ verified: the seed matches its fingerprint and the dealers of ${this.verify.checked} rounds`);
+    } else {
+      const badRounds = (this.verify.rounds || []).filter((r) => !r.ok).map((r) => r.round);
+      badge = h("span", { class: "badge bad verified", dataset: { verified: "0" } },
+        this.verify.error ? `✗ could not verify: ${this.verify.error}`
+          : !this.verify.seedOk ? "✗ the seed does not match the fingerprint published at the start"
+            : this.verify.checked === 0 ? "no deals seen by this browser to check"
+              : `✗ deals that do not match the seed: round ${badRounds.join(", ")}`);
+    }
+    return h("section", { class: "panel gameover", "aria-label": "final scores" },
+      h("h2", {}, "Game over — final scores"),
+      h("ol", { class: "final" }, order.map((s) => h("li", { dataset: { seat: String(s), rank: String(out.ranks[s] ?? "") } },
+        h("strong", {}, seatName(this.room, v, s)), ` — ${out.scores[s]} points`,
+        out.ranks[s] === 1 ? " 🏆" : "", ` (rank ${out.ranks[s] ?? "?"})`, s === this.seat ? " — you" : ""))),
+      h("p", {}, badge),
+      this.room.seed ? h("p", { class: "small" }, "Seed: ", h("span", { class: "seed" }, this.room.seed)) : null,
+      this.room.seed_digest ? h("p", { class: "small" }, "Fingerprint published at the start (SHA-256 of the seed): ",
+        h("span", { class: "seed" }, this.room.seed_digest)) : null,
+      h("p", {}, h("a", { href: `/replay/${encodeURIComponent(gameId)}` }, "Watch the replay"), " · ",
+        h("a", { href: "/" }, "Back to the lobby")));
+  }
+}

@@ -1,0 +1,66 @@
+// What this browser remembers (localStorage): who it is, the rooms it sits in, the hands it
+// was dealt (to verify the deals when the seed is revealed), the notification opt-in.
+
+const ID = "tortuga.identity";
+const ROOMS = "tortuga.rooms";
+const NOTIFY = "tortuga.notify";
+const SEEN = "tortuga.seen.";
+
+function read(key, fallback) {
+  try {
+    const raw = localStorage.getItem(key);
+    return raw ? JSON.parse(raw) : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+function write(key, value) {
+  try {
+    localStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    /* private mode or full: the game still works, it just forgets */
+  }
+}
+
+export const identity = {
+  get: () => read(ID, null),
+  set: (token, user) => write(ID, { token, user }),
+  clear: () => localStorage.removeItem(ID),
+};
+
+export const myRooms = {
+  all: () => read(ROOMS, {}),
+  get: (code) => read(ROOMS, {})[code] || null,
+  /** Merge what we know about a room this browser sits in. */
+  put(code, info) {
+    const rooms = read(ROOMS, {});
+    rooms[code] = { ...(rooms[code] || {}), ...info, code, touched: Date.now() };
+    write(ROOMS, rooms);
+  },
+  remove(code) {
+    const rooms = read(ROOMS, {});
+    delete rooms[code];
+    write(ROOMS, rooms);
+  },
+};
+
+/** The hands (and dealers) this browser saw at each round start, per room and seat. */
+export const seenDeals = {
+  get: (room) => read(SEEN + room, null),
+  record(room, { game, players, seat, round, hand, dealer, seedDigest }) {
+    const prev = read(SEEN + room, null);
+    const data = prev && prev.seat === seat && prev.players === players
+      ? prev
+      : { game, players, seat, rounds: {} };
+    if (seedDigest) data.seedDigest = seedDigest;
+    if (!data.rounds[round]) data.rounds[round] = { hand: [...hand], dealer };
+    write(SEEN + room, data);
+    return data;
+  },
+};
+
+export const notifyPref = {
+  get: () => read(NOTIFY, false),
+  set: (on) => write(NOTIFY, !!on),
+};

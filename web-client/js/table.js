@@ -1,0 +1,213 @@
+// Drawing the table from a seat's view (engines/skull_king/views.py). Pure rendering: the
+// rules are never decided here -- what may be played comes from view.legal.
+
+import { describe, playLabel, sortHand } from "./cards.js";
+import { h } from "./dom.js";
+
+/** A card face. `as` ("pirate"/"escape") is written under a choice card that was played. */
+export function cardFace(game, name, { small = false, as = null, tag = "div", props = {} } = {}) {
+  const d = describe(game, name);
+  const classes = ["card", small && "small", d.suit ? `s-${d.suit}` : "special", `k-${d.kind}`];
+  const label = as ? `${d.label} as ${as}` : d.label;
+  const el = h(tag, { class: classes, "aria-label": label, title: label, dataset: { card: name }, ...props },
+    d.kind === "number"
+      ? [h("span", { class: "rank", "aria-hidden": "true" }, String(d.rank)),
+         h("span", { class: "sym", "aria-hidden": "true" }, d.symbol),
+         h("span", { class: "name", "aria-hidden": "true" }, d.suit)]
+      : [h("span", { class: "sym", "aria-hidden": "true" }, d.icon),
+         h("span", { class: "name", "aria-hidden": "true" }, d.label)],
+    as ? h("span", { class: "as", "aria-hidden": "true" }, `as ${as}`) : null);
+  return el;
+}
+
+export function seatName(room, view, seat) {
+  if (view && view.ghost && seat === view.ghost.seat) return "Ghost";
+  const s = room && room.seats && room.seats[seat];
+  if (!s) return `Seat ${seat + 1}`;
+  return s.name || (s.bot ? `${s.bot} bot` : `Seat ${seat + 1}`);
+}
+
+/** Who owes a move now, as the seats of the prompt (the ghost is never prompted). */
+export function owing(view) {
+  return (view && view.prompt && view.prompt.seats) || [];
+}
+
+/** The status line: round, phase, whose turn, the clock. */
+export function statusLine(ctx) {
+  const { view, room, seat, seal, clockText, clockLow } = ctx;
+  const parts = [];
+  parts.push(h("span", { class: "round" }, `Round ${view.round} of ${view.rounds}`));
+  parts.push(h("span", {}, `${view.cards} card${view.cards === 1 ? "" : "s"} each`));
+  parts.push(h("span", {}, `Dealer: ${seatName(room, view, view.dealer)}`));
+  let turn = "";
+  if (view.phase === "bid") {
+    const waiting = owing(view).filter((s) => !(seal && seal.committed && s in seal.committed));
+    if (seal && seal.open) turn = "Revealing the bids…";
+    else if (seat !== null && waiting.includes(seat)) turn = "Your bid — everyone bids at once";
+    else turn = `Waiting for bids: ${waiting.map((s) => seatName(room, view, s)).join(", ") || "—"}`;
+  } else if (view.phase === "play") {
+    const t = owing(view)[0];
+    turn = t === seat ? "Your turn to play" : `${seatName(room, view, t)} to play`;
+  } else if (view.phase === "over") {
+    turn = "Game over";
+  }
+  parts.push(h("span", { class: "turn", role: "status" }, turn));
+  if (clockText) {
+    parts.push(h("span", { class: ["clock", clockLow && "low"], "aria-label": `time left ${clockText}` },
+      `⏱ ${clockText}`));
+  }
+  return h("div", { class: "status-line" }, parts);
+}
+
+/** One box per player (and the ghost): bid, tricks, score, sealed state, presence. */
+export function playersPanel(ctx) {
+  const { view, room, seat, seal, connected } = ctx;
+  const boxes = [];
+  const prompt = owing(view);
+  for (let s = 0; s < view.players; s++) {
+    const bid = view.bids ? view.bids[s] : null;
+    let sealedState = null;
+    if (view.phase === "bid") {
+      const done = seal && seal.committed && s in seal.committed;
+      const shown = seal && seal.flipped && seal.flipped[s] !== undefined ? seal.flipped[s] : null;
+      sealedState = h("div", { class: "sealed-state", dataset: { committed: done ? "1" : "0" } },
+        shown !== null ? `Bid ${shown}` : done ? "🔒 bid sealed" : "… choosing a bid");
+    }
+    const isTurn = view.phase === "play" ? prompt[0] === s : prompt.includes(s) && !(seal && seal.committed && s in seal.committed);
+    const online = !connected || connected.has(s) || (room.seats[s] && room.seats[s].bot);
+    boxes.push(h("div", {
+      class: ["player", s === seat && "me", isTurn && "turn"],
+      dataset: { seat: String(s) },
+      "aria-current": isTurn ? "true" : null,
+    },
+    h("div", { class: "pname" }, seatName(room, view, s), room.seats[s] && room.seats[s].bot ? " 🤖" : ""),
+    online ? null : h("div", { class: "offline" }, "offline"),
+    h("div", { class: "stats" },
+      h("span", {}, "Bid ", h("strong", { class: "bid" }, bid === null || bid === undefined ? "–" : String(bid))),
+      h("span", {}, "Won ", h("strong", { class: "won" }, String(view.tricks[s] ?? 0))),
+      h("span", {}, "Score ", h("strong", { class: "score" }, String(view.scores[s] ?? 0)))),
+    sealedState,
+    view.hand_sizes ? h("div", { class: "small" }, `${view.hand_sizes[s]} in hand`) : null));
+  }
+  if (view.ghost) {
+    const g = view.ghost;
+    boxes.push(h("div", { class: ["player", "ghost", view.turn === g.seat && "turn"], dataset: { seat: String(g.seat) } },
+      h("div", { class: "pname" }, "👻 Ghost hand"),
+      h("div", { class: "stats ghost-info" },
+        h("span", {}, "Pile ", h("strong", {}, String(g.pile))),
+        h("span", {}, "Won ", h("strong", {}, String(g.tricks))))));
+  }
+  return h("div", { class: "players", role: "list", "aria-label": "players" },
+    boxes.map((b) => { b.setAttribute("role", "listitem"); return b; }));
+}
+
+/** The trick in the middle (or the last trick, faded, while the next one has not begun). */
+export function trickPanel(ctx) {
+  const { view, room } = ctx;
+  const game = view.game;
+  const plays = view.trick || [];
+  const items = plays.map((p) => h("div", { class: "played", dataset: { seat: String(p.seat) } },
+    cardFace(game, p.card, { as: p.as || null }),
+    h("span", { class: "by" }, seatName(room, view, p.seat))));
+  let last = null;
+  if (view.last_trick && view.last_trick.plays && view.last_trick.plays.length) {
+    const lt = view.last_trick;
+    const winner = seatName(room, view, lt.winner);
+    last = h("div", { class: "last-trick", "aria-label": "last trick" },
+      `Last trick won by ${winner}: `,
+      lt.plays.map((p) => `${seatName(room, view, p.seat)} ${playLabel(game, p)}`).join(" · "));
+    if (!plays.length && view.phase === "play") {
+      items.push(...lt.plays.map((p) => h("div", {
+        class: ["played", "previous", p.seat === lt.winner && "winner"], dataset: { seat: String(p.seat) } },
+        cardFace(game, p.card, { as: p.as || null, small: true }),
+        h("span", { class: "by" }, seatName(room, view, p.seat)))));
+    }
+  }
+  return h("section", { class: "trick", "aria-label": "the trick" },
+    h("div", { class: "trick-zone", "aria-live": "polite" },
+      items.length ? items : h("span", { class: "empty" },
+        view.phase === "bid" ? "Bids first, then the first trick" : "No card played yet")),
+    last);
+}
+
+/**
+ * Your hand: sorted, legal cards enabled (from view.legal) and playable by click or keyboard
+ * (arrow keys move between cards, Enter/Space plays).
+ */
+export function handPanel(ctx, onPlay) {
+  const { view } = ctx;
+  const game = view.game;
+  const hand = sortHand(game, view.hand || []);
+  const legalPlays = new Map();
+  for (const m of view.legal || []) if (m.play) legalPlays.set(m.play, [...(legalPlays.get(m.play) || []), m]);
+  const myTurn = view.phase === "play" && legalPlays.size > 0;
+  const buttons = hand.map((name) => {
+    const moves = legalPlays.get(name);
+    const label = describe(game, name).label;
+    return cardFace(game, name, {
+      tag: "button",
+      props: {
+        type: "button",
+        class: null,
+        disabled: !moves,
+        "aria-label": moves ? `Play ${label}` : label,
+        dataset: { card: name, key: `card-${name}` },
+        onclick: () => moves && onPlay(name, moves),
+      },
+    });
+  });
+  for (const b of buttons) {
+    if (!b.disabled) b.classList.add("legal");
+    b.addEventListener("keydown", (ev) => {
+      const i = buttons.indexOf(b);
+      let j = null;
+      if (ev.key === "ArrowRight" || ev.key === "ArrowDown") j = i + 1;
+      if (ev.key === "ArrowLeft" || ev.key === "ArrowUp") j = i - 1;
+      if (j === null) return;
+      ev.preventDefault();
+      const enabled = buttons.filter((x) => !x.disabled);
+      const pool = enabled.length ? enabled : buttons;
+      const k = (pool.indexOf(buttons[Math.max(0, Math.min(buttons.length - 1, j))]) + pool.length) % pool.length;
+      (pool[k] || pool[0]).focus();
+    });
+  }
+  return h("section", { class: "hand-zone", "aria-label": "your hand" },
+    h("h2", {}, myTurn ? "Your hand — choose a card" : "Your hand"),
+    h("div", { class: ["hand", !myTurn && "waiting"], role: "group", "aria-label": `your hand, ${hand.length} cards` },
+      buttons.length ? buttons : h("span", { class: "muted" }, "No cards")));
+}
+
+/** "Scary Mary / Rogue: pirate or escape?" */
+export function choiceDialog(game, name, moves, onChoose, onCancel) {
+  const d = describe(game, name);
+  return h("div", { class: "choice-dialog", role: "dialog", "aria-label": `Play ${d.label} as` },
+    h("p", {}, `Play ${d.label} as a pirate or as an escape?`),
+    h("div", { class: "row" },
+      moves.map((m) => h("button", { type: "button", dataset: { as: m.as, key: `as-${m.as}` }, onclick: () => onChoose(m) },
+        m.as === "pirate" ? "⚔️ Pirate" : "🏳️ Escape")),
+      h("button", { type: "button", class: "secondary", onclick: onCancel }, "Cancel")));
+}
+
+/** The score sheet: one row per round, bid / won / points per seat, and the totals. */
+export function sheetPanel(ctx) {
+  const { view, room } = ctx;
+  const seats = [...Array(view.players).keys()];
+  const head = h("tr", {}, h("th", { scope: "col" }, "Round"),
+    seats.map((s) => h("th", { scope: "col" }, seatName(room, view, s))));
+  const rows = (view.sheet || []).map((r) => h("tr", {},
+    h("th", { scope: "row" }, `${r.round}`),
+    seats.map((s) => {
+      const made = r.bids[s] === r.tricks[s];
+      return h("td", { class: made ? "made" : "missed",
+        title: `bid ${r.bids[s]}, won ${r.tricks[s]}${r.bonus[s] && made ? `, bonus ${r.bonus[s]}` : ""}` },
+      `${r.bids[s]}/${r.tricks[s]} `, h("strong", {}, `${r.points[s] > 0 ? "+" : ""}${r.points[s]}`),
+      made ? " ✓" : " ✗");
+    })));
+  const total = h("tr", { class: "total" }, h("th", { scope: "row" }, "Total"),
+    seats.map((s) => h("td", {}, String(view.scores[s] ?? 0))));
+  return h("section", { class: "panel", "aria-label": "score sheet" },
+    h("h2", {}, "Score sheet"),
+    h("p", { class: "small muted" }, "bid/won and points; ✓ bid made, ✗ missed"),
+    h("div", { class: "scroll" }, h("table", { class: "sheet-table" },
+      h("thead", {}, head), h("tbody", {}, rows, total))));
+}
