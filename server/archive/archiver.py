@@ -305,14 +305,14 @@ class Archiver:
         self._stopping.set()
         task, self._task = self._task, None
         if task is not None and not task.done():
-            if self._reading:
+            if self._reading:  # waiting for new entries: nothing to finish
                 task.cancel()
-            try:
-                await asyncio.wait_for(asyncio.shield(task), timeout)
-            except TimeoutError:
+            done, _ = await asyncio.wait({task}, timeout=timeout)
+            if not done:
                 task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+                await asyncio.wait({task})
+        if task is not None and task.done() and not task.cancelled() and task.exception():
+            log.error("archiver %s stopped on an error", self.consumer, exc_info=task.exception())
         if self._owns_db:
             await self.db.close()
 

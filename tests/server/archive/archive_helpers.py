@@ -92,9 +92,7 @@ def play_record(
                 "seat": i,
                 "user": users[i] if i < len(users) else None,
                 "name": (users[i] or f"Bot {i}") if i < len(users) else f"Bot {i}",
-                "bot": None
-                if i < len(users) and users[i] is not None
-                else bots.get(i, "random"),
+                "bot": None if i < len(users) and users[i] is not None else bots.get(i, "random"),
             }
             for i in range(players)
         ],

@@ -212,7 +212,7 @@ async def test_records_that_cannot_be_stored_go_to_the_dead_letter_stream(
     assert done.archived == [good["game_id"]] and len(done.dead) == 2
     assert await stream_state(redis_client, redis_prefix) == (0, 0)
     dead = await redis_client.xrange(dead_letter_key(keys))
-    assert [fields[b"record"] for _id, fields in dead][0] == b"{not json"
+    assert dead[0][1][b"record"] == b"{not json"
     assert b"reveals its seed" in dead[1][1][b"error"]
     assert json.loads(dead[1][1][b"record"])["game_id"] == no_seed["game_id"]
     assert (await snapshot(db, no_seed["game_id"]))["game"] is None
