@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import redis.asyncio as aioredis
-from starlette.websockets import WebSocket, WebSocketState
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from engines.registry import GAMES
 from server import protocol
@@ -87,9 +87,10 @@ class Connection:
                 elif kind == "sync":
                     await self._sync(*item)
                 elif kind == "close":
-                    await self.socket.close(*item)
+                    if self.socket.application_state == WebSocketState.CONNECTED:
+                        await self.socket.close(*item)
                     return
-        except (RuntimeError, OSError, ConnectionError):
+        except (RuntimeError, OSError, ConnectionError, WebSocketDisconnect):
             return  # the socket is gone; the reader cleans up
         except Exception:
             log.exception("writer failed", extra={"conn": self.id})

@@ -7,6 +7,7 @@ changes nothing. A socket that keeps flooding is closed with code 4008.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from dataclasses import dataclass
@@ -71,7 +72,11 @@ async def serve(socket: WebSocket, services: Services) -> None:
         services.hub.watchers.discard(conn)
         conn.close(1000, "bye")
         if conn.writer is not None:
-            conn.writer.cancel()
+            # Let the writer flush what is queued (an error, a flood close) and close.
+            try:
+                await asyncio.wait_for(conn.writer, 2.0)
+            except (TimeoutError, asyncio.CancelledError):
+                conn.writer.cancel()
 
 
 class Session:

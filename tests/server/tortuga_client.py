@@ -144,8 +144,7 @@ class Client:
         except websockets.ConnectionClosed:
             pass
         finally:
-            rcvd = self.ws.close_rcvd
-            self.closed = (rcvd.code if rcvd else None, rcvd.reason if rcvd else "")
+            self.closed = (self.ws.close_code, self.ws.close_reason or "")
             self._changed.set()
 
     async def send(self, type_: str, **fields: Any) -> None:
@@ -170,6 +169,18 @@ class Client:
             self._changed.clear()
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), left)
+
+    async def seen(self, pred: Pred, timeout: float = 10.0) -> dict[str, Any]:
+        """Any frame received so far (or soon) that matches; ``mark`` does not move."""
+        saved = self.mark
+        self.mark = 0
+        try:
+            return await self.wait(pred, timeout)
+        finally:
+            self.mark = saved
+
+    async def has_version(self, version: int, timeout: float = 10.0) -> dict[str, Any]:
+        return await self.seen(lambda f: f["type"] == "event" and f["version"] == version, timeout)
 
     def tail(self, n: int = 5) -> list[dict[str, Any]]:
         return [{k: v for k, v in f.items() if k != "view"} for f in self.frames[-n:]]
@@ -307,3 +318,57 @@ async def seat_players(
     for seat, level in bots.items():
         assert (await host.call("add_bot", seat=seat, level=level))["type"] == "ok"
     return table
+
+
+def latest(client: Client) -> dict[str, Any]:
+    """The last snapshot/event frame with a view."""
+    for frame in reversed(client.frames):
+        if frame["type"] in ("snapshot", "event") and frame.get("view") is not None:
+            return frame
+    raise AssertionError("no view yet")
+
+
+async def advance(clients: list[Client], game_id: str = "skull-king") -> int:
+    """Make the next step happen with every seat a client (index = seat): a whole sealed
+    phase, or one open move. The new version, once every client has it."""
+    rng = Rng(b"advance", "test")
+    top = latest(clients[0])
+    version, view = top["version"], top["view"]
+    prompt = view["prompt"]
+    if prompt["sealed"]:
+        phase = f"{prompt['kind']}@{version}"
+        opened: dict[int, tuple[Any, str]] = {}
+        for seat in prompt["seats"]:
+            c = clients[seat]
+            move = choose(game_id, latest(c)["view"], rng)
+            salt, dig = salted(phase, seat, move)
+            opened[seat] = (move, salt)
+            await c.send("commit", phase=phase, digest=dig)
+        for seat, (move, salt) in opened.items():
+            await clients[seat].of("open", phase=phase)
+            await clients[seat].send("reveal", phase=phase, move=move, salt=salt)
+    else:
+        (seat,) = prompt["seats"]
+        c = clients[seat]
+        await c.send("act", move=choose(game_id, latest(c)["view"], rng), version=version)
+    for c in clients:
+        await c.has_version(version + 1)
+    return int(version) + 1
+
+
+async def dump(redis: Any, prefix: str) -> dict[str, Any]:
+    """Every key of a test's key space with its whole value (to prove nothing changed)."""
+    out: dict[str, Any] = {}
+    async for key in redis.scan_iter(match=f"{prefix}*", count=1000):
+        kind = (await redis.type(key)).decode()
+        if kind == "hash":
+            out[key] = await redis.hgetall(key)
+        elif kind == "stream":
+            out[key] = await redis.xrange(key)
+        elif kind == "zset":
+            out[key] = await redis.zrange(key, 0, -1, withscores=True)
+        elif kind == "string":
+            out[key] = await redis.get(key)
+        else:
+            out[key] = kind
+    return out
