@@ -128,3 +128,12 @@ async def push(redis: Any, stream: str, record: dict[str, Any] | bytes) -> bytes
     data = record if isinstance(record, bytes) else encode(record)
     entry_id: bytes = await redis.xadd(stream, {"record": data})
     return entry_id
+
+
+async def store(db: Any, record: dict[str, Any]) -> None:
+    """Write a record straight to the archive, as the archiver does (one transaction)."""
+    from server.archive.record import decode_record
+    from server.archive.write import save_record
+
+    async with db.session() as session, session.begin():
+        await save_record(session, decode_record(encode(record)))

@@ -18,7 +18,7 @@ from server.store import Keys
 
 def make(redis: aioredis.Redis, db: Database | str, prefix: str, **kw: Any) -> Archiver:
     kw.setdefault("consumer", f"test-{secrets.token_hex(3)}")
-    return Archiver(redis, db, prefix, block_ms=None, backoff_min=0.01, **kw)
+    return Archiver(redis, db, prefix, backoff_min=0.01, **kw)
 
 
 async def snapshot(db: Database, game_id: str) -> dict[str, Any]:

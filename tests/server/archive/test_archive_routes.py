@@ -1,0 +1,85 @@
+"""The history endpoints, mounted under /api/history as the app does, on the real Postgres."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from archive_helpers import play_record, store
+from starlette.applications import Starlette
+from starlette.routing import Mount
+
+from server.archive.db import Database
+from server.archive.routes import routes
+
+
+@pytest.fixture
+async def client(db: Database) -> AsyncIterator[httpx.AsyncClient]:
+    app = Starlette(routes=[Mount("/api/history", routes=routes)])
+    app.state.db = db
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+        yield http
+
+
+async def test_history_endpoints(client: httpx.AsyncClient, db: Database) -> None:
+    anne, ben, cleo = (f"u-{secrets.token_hex(4)}" for _ in range(3))
+    users: list[str | None] = [anne, ben, cleo]
+    games = [play_record(players=3, rounds=1, users=users) for _ in range(3)]
+    playing = play_record(players=3, rounds=2, users=users, stop_after=4)
+    for record in [*games, playing]:
+        await store(db, record)
+
+    r = await client.get(f"/api/history/users/{anne}/games")
+    assert r.status_code == 200
+    data = r.json()
+    assert data["user"]["id"] == anne
+    assert {g["id"] for g in data["games"]} == {g["game_id"] for g in [*games, playing]}
+    finished = [g for g in data["games"] if g["status"] == "finished"]
+    assert all(
+        g["seat"]["user"] == anne and g["seat"]["rating_after"] is not None for g in finished
+    )
+    assert all(len(g["seats"]) == 3 for g in data["games"])
+    live = next(g for g in data["games"] if g["status"] == "playing")
+    assert live["seed"] is None and live["outcome"] is None
+    r = await client.get(f"/api/history/users/{anne}/games", params={"limit": 1, "offset": 1})
+    assert len(r.json()["games"]) == 1
+    assert (await client.get(f"/api/history/users/{anne}/games?limit=x")).status_code == 400
+    assert (await client.get("/api/history/users/nobody-at-all/games")).status_code == 404
+
+    game_id = games[0]["game_id"]
+    r = await client.get(f"/api/history/games/{game_id}")
+    assert r.status_code == 200
+    record = r.json()
+    assert record["seed"] == games[0]["seed"] and record["outcome"] == games[0]["outcome"]
+    assert [e["digest"] for e in record["events"]] == [e["digest"] for e in games[0]["events"]]
+    assert [s["name"] for s in record["seats"]] == [anne, ben, cleo]
+    assert (await client.get("/api/history/games/nope-1")).status_code == 404
+
+    r = await client.get(f"/api/history/games/{game_id}/replay")
+    assert r.status_code == 200
+    replay = r.json()
+    assert replay["verified"] is True and len(replay["frames"]) == len(games[0]["events"])
+    assert "hands" in replay["frames"][0]["view"]
+    r = await client.get(f"/api/history/games/{playing['game_id']}/replay")
+    assert r.status_code == 409 and r.json()["error"] == "not-over"
+    assert (await client.get("/api/history/games/nope-1/replay")).status_code == 404
+
+    r = await client.get(f"/api/history/games/{game_id}/verify")
+    assert r.status_code == 200 and r.json()["ok"] is True
+    assert r.json()["message"].startswith("verified")
+    r = await client.get(f"/api/history/games/{playing['game_id']}/verify")
+    assert r.status_code == 200 and r.json()["ok"] is False
+    assert (await client.get("/api/history/games/nope-1/verify")).status_code == 404
+
+    r = await client.get("/api/history/leaderboard/skull-king", params={"limit": 200})
+    assert r.status_code == 200
+    entries = r.json()["entries"]
+    ratings = [e["rating"] for e in entries]
+    assert ratings == sorted(ratings, reverse=True)
+    ours = [e for e in entries if e["user"] in (anne, ben, cleo)]
+    assert len(ours) == 3 and all(e["games"] == 3 for e in ours)
+    assert [e["rank"] for e in entries] == list(range(1, len(entries) + 1))
+    assert (await client.get("/api/history/leaderboard/chess")).status_code == 404
