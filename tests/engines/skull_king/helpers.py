@@ -7,7 +7,9 @@ won. Every card not placed anywhere goes to the stock, so cards are conserved.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from typing import Any
 
 import msgspec
 
@@ -111,4 +113,22 @@ def step_bids(game: SkullKing, state: State, *bids: int) -> State:
     return game.step(state, {seat: Bid(b) for seat, b in enumerate(bids)})
 
 
-__all__ = ["BID", "GAMES", "PLAY", "SEED", "card", "move", "plays", "step_bids", "step_play"]
+def first_legal(game: SkullKing, state: State) -> State:
+    """One step with everyone owing a move making their first legal move (bids: 0)."""
+    prompt = game.prompt(state)
+    assert not prompt.over
+    return game.step(state, {seat: game.legal(state, seat)[0] for seat in prompt.seats})
+
+
+def finish_round(game: SkullKing, state: State) -> State:
+    """Play to the start of the next round (or the end of the game) with first legal moves."""
+    r = state.round
+    while state.round == r and not game.prompt(state).over:
+        state = first_legal(game, state)
+    return state
+
+
+def card_text(view: dict[str, Any]) -> str:
+    """The view as JSON text, without the game id (``skull-king`` is also a card) and the
+    last trick (public, and after a new deal it names cards that have been shuffled back)."""
+    return json.dumps({k: v for k, v in view.items() if k not in ("game", "last_trick")})
