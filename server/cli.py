@@ -37,7 +37,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     app = create_app(settings)
     url = settings.public_url or f"http://{settings.host}:{settings.port}/"
     print(f"Tortuga is up: open {url}", flush=True)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning", ws="websockets")
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
     return 0
 
 

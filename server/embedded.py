@@ -14,6 +14,7 @@ import shutil
 import socket
 import subprocess
 import time
+import warnings
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
@@ -104,7 +105,10 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 def start_postgres(data_dir: Path) -> str:
     """Start (or reuse) a Postgres under ``data_dir/postgres``; return an asyncpg URL."""
-    from pgserver.postgres_server import get_server
+    with warnings.catch_warnings():
+        # platformdirs warns that XDG_RUNTIME_DIR is unset (normal on servers); it falls back.
+        warnings.simplefilter("ignore")
+        from pgserver.postgres_server import get_server
 
     folder = (data_dir / "postgres").resolve()
     folder.mkdir(parents=True, exist_ok=True)
