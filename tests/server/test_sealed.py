@@ -1,0 +1,127 @@
+"""Commit/reveal: nothing in clear before everyone committed, every misuse refused, and the
+phase resolved exactly once -- inspected in Redis and on the wire."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from test_protocol import refused, started
+from tortuga_client import Client, Node, dump, latest, salted
+
+from server.reveal import canonical_json, digest
+
+
+def test_digest_vector() -> None:
+    """The exact digest a client must compute (shared with the web client's helper)."""
+    assert canonical_json({"play": "scary-mary", "as": "escape"}) == (
+        '{"as":"escape","play":"scary-mary"}'
+    )
+    salt = "00112233445566778899aabbccddeeff"
+    text = 'bid@1:2:{"bid":3}:' + salt
+    import hashlib
+
+    assert digest("bid@1", 2, {"bid": 3}, salt) == hashlib.sha256(text.encode()).hexdigest()
+
+
+async def test_nothing_in_clear_before_all_committed(
+    two: list[Node], redis_client: Any, redis_prefix: str
+) -> None:
+    table = await started(two, 3)
+    a, b, c = table.clients
+    watcher = await Client.connect(two[1], "Watcher")
+    await watcher.send("join", room=table.id, **{"as": "spectator"})
+    await watcher.of("snapshot")
+    phase = "bid@1"
+    moves = {0: {"bid": 1}, 1: {"bid": 0}, 2: {"bid": 1}}
+    salts = {}
+    for seat, client in ((0, a), (1, b)):
+        salt, dig = salted(phase, seat, moves[seat])
+        salts[seat] = salt
+        assert (await client.call("commit", phase=phase, digest=dig))["type"] == "ok"
+    for client in (a, b, c, watcher):
+        await client.seen(lambda f: f["type"] == "committed" and f["seat"] == 1)
+    # Redis: every key of the room, every value -- digests only, no move, no salt.
+    keys = await dump(redis_client, redis_prefix)
+    blob = repr(keys).encode()
+    assert b'"bid"' not in blob and b"'bid'" not in blob
+    assert not any(s.encode() in blob for s in salts.values())
+    seal = next(v for k, v in keys.items() if k.endswith(b":seal"))
+    assert set(seal) == {b"phase", b"commits", b"reveals", b"c:0", b"c:1"}
+    log = next(v for k, v in keys.items() if k.endswith(b":log"))
+    assert len(log) == 1  # only the deal
+    # Frames so far: nobody's choice, anywhere (views show no bid, no revealed frame).
+    for client in (a, b, c, watcher):
+        for frame in client.frames:
+            assert frame["type"] not in ("revealed", "open"), frame
+            if frame["type"] in ("event", "snapshot") and frame["view"]:
+                assert frame["view"]["bids"] == [None, None, None]
+            elif frame["type"] == "committed":
+                assert set(frame) == {"type", "room", "phase", "seat", "digest", "version"}
+    # Reveal before everyone committed.
+    await refused(
+        a, redis_client, redis_prefix, "not-open", "reveal", phase=phase, move=moves[0], salt=salts[0]
+    )
+    salt, dig = salted(phase, 2, moves[2])
+    salts[2] = salt
+    assert (await c.call("commit", phase=phase, digest=dig))["type"] == "ok"
+    for client in (a, b, c, watcher):
+        await client.seen(lambda f: f["type"] == "open" and f["phase"] == phase)
+    # The last two reveals arrive at the same instant on two nodes: resolved exactly once.
+    assert (await a.call("reveal", phase=phase, move=moves[0], salt=salts[0]))["type"] == "ok"
+    await asyncio.gather(
+        b.send("reveal", phase=phase, move=moves[1], salt=salts[1]),
+        c.send("reveal", phase=phase, move=moves[2], salt=salts[2]),
+    )
+    for client in (a, b, c, watcher):
+        revealed = await client.seen(lambda f: f["type"] == "revealed")
+        assert revealed["moves"] == {str(s): m for s, m in moves.items()}
+        assert revealed["salts"] == {str(s): v for s, v in salts.items()}
+        await client.has_version(2)
+    await asyncio.sleep(0.2)
+    for client in (a, b, c, watcher):
+        assert [f["type"] for f in client.frames].count("revealed") == 1
+        assert client.versions() == ([2] if client is watcher else [1, 2])
+    assert latest(watcher)["view"]["bids"] == [1, 0, 1]
+    entries = await redis_client.xrange(f"{redis_prefix}room:{{{table.id}}}:log")
+    assert [e[1][b"v"] for e in entries] == [b"1", b"2"]
+
+
+async def test_commit_and_reveal_errors(node: Node, redis_client: Any, redis_prefix: str) -> None:
+    table = await started([node], 2)
+    a, b = table.clients
+    r = redis_client, redis_prefix
+    watcher = await Client.connect(node, "Watcher")
+    await watcher.send("join", room=table.id, **{"as": "spectator"})
+    await watcher.of("snapshot")
+    phase = "bid@1"
+    move_a, move_b = {"bid": 1}, {"bid": 9}  # b holds one card: 9 is illegal (but committed)
+    salt_a, dig_a = salted(phase, 0, move_a)
+    salt_b, dig_b = salted(phase, 1, move_b)
+    await refused(a, *r, "wrong-phase", "commit", phase="bid@7", digest=dig_a)
+    await refused(a, *r, "not-your-seat", "commit", phase=phase, digest=dig_a, seat=1)
+    await refused(watcher, *r, "not-a-player", "commit", phase=phase, digest=dig_a)
+    await refused(a, *r, "sealed-phase", "act", move=move_a)
+    assert (await a.call("commit", phase=phase, digest=dig_a))["type"] == "ok"
+    await refused(a, *r, "already-committed", "commit", phase=phase, digest=dig_a)
+    await refused(a, *r, "not-open", "reveal", phase=phase, move=move_a, salt=salt_a)
+    assert (await b.call("commit", phase=phase, digest=dig_b))["type"] == "ok"
+    await a.seen(lambda f: f["type"] == "open")
+    await refused(a, *r, "digest-mismatch", "reveal", phase=phase, move=move_a, salt=salt_b)
+    await refused(a, *r, "digest-mismatch", "reveal", phase=phase, move={"bid": 0}, salt=salt_a)
+    await refused(a, *r, "not-your-seat", "reveal", phase=phase, move=move_b, salt=salt_b, seat=1)
+    await refused(a, *r, "wrong-phase", "reveal", phase="bid@2", move=move_a, salt=salt_a)
+    assert (await a.call("reveal", phase=phase, move=move_a, salt=salt_a))["type"] == "ok"
+    await refused(a, *r, "already-revealed", "reveal", phase=phase, move=move_a, salt=salt_a)
+    # An illegal bid that matches its commitment: the engine's default, flagged to all.
+    assert (await b.call("reveal", phase=phase, move=move_b, salt=salt_b))["type"] == "ok"
+    for client in (a, b, watcher):
+        revealed = await client.seen(lambda f: f["type"] == "revealed")
+        assert revealed["defaults"] == [1]
+        assert revealed["opened"]["1"] == move_b
+        assert revealed["moves"]["1"] != move_b
+    entries = await redis_client.xrange(f"{redis_prefix}room:{{{table.id}}}:log")
+    assert json.loads(entries[-1][1][b"defaults"]) == [1]
+    # After the phase: a commit for it is refused.
+    await refused(a, *r, "not-sealed", "commit", phase=phase, digest=dig_a)
