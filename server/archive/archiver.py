@@ -13,8 +13,8 @@ Each record is written in ONE transaction of idempotent upserts (``write.save_re
 entry is acknowledged (and deleted from the stream) only after that transaction commits. When
 Postgres is unreachable the entries stay pending and the archiver retries with exponential
 backoff: archiving is delayed, nothing is lost. A record that can never be stored (malformed,
-or refused by the schema) goes to the dead-letter stream ``<archive>:dead`` with the reason,
-so it does not block the others.
+or refused by the schema, or failing ``max_strikes`` times while the database answers) goes
+to the dead-letter stream ``<archive>:dead`` with the reason, so it does not block the others.
 
 Wiring (in the app's lifespan):
 
@@ -97,6 +97,7 @@ class Archiver:
         claim_idle_ms: int = 60_000,
         backoff_min: float = 0.5,
         backoff_max: float = 30.0,
+        max_strikes: int = 5,
     ) -> None:
         self.redis = redis
         self._owns_db = isinstance(database, str)
@@ -111,6 +112,8 @@ class Archiver:
         self.claim_idle_ms = claim_idle_ms
         self.backoff_min = backoff_min
         self.backoff_max = backoff_max
+        self.max_strikes = max_strikes
+        self._strikes: dict[bytes, int] = {}  # entry -> failures while the database answered
         self._group_ready = False
         self._task: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
@@ -210,6 +213,20 @@ class Archiver:
             await self._bury(entry_id, fields, f"{type(exc).__name__}: {exc}")
             out.dead.append(entry_id.decode())
             return
+        except Exception as exc:
+            # Postgres away (retry, without limit), or this record fails while the database
+            # answers: after ``max_strikes`` such failures it would block the stream forever.
+            if not await self._strike(entry_id):
+                raise
+            await self._bury(
+                entry_id,
+                fields,
+                f"failed {self.max_strikes} times while the database answered: "
+                f"{type(exc).__name__}: {exc}",
+            )
+            out.dead.append(entry_id.decode())
+            return
+        self._strikes.pop(entry_id, None)
         # Committed: only now may the entry go.
         await self._done(entry_id)
         if saved is Saved.UNCHANGED:
@@ -217,6 +234,18 @@ class Archiver:
         else:
             out.archived.append(record.game_id)
         log.info("archived %s (%s, %s)", record.game_id, record.status, saved.value)
+
+    async def _strike(self, entry_id: bytes) -> bool:
+        """Count a failure of this entry if the database answers; True: give it up."""
+        try:
+            await self.db.ping()
+        except Exception:
+            return False  # an outage: not the record's fault
+        strikes = self._strikes[entry_id] = self._strikes.get(entry_id, 0) + 1
+        if strikes < self.max_strikes:
+            return False
+        del self._strikes[entry_id]
+        return True
 
     async def _archive_all(
         self, entries: list[tuple[bytes, dict[bytes, bytes] | None]], out: Pass

@@ -125,6 +125,16 @@ def check_record(record: ArchiveRecord) -> None:
                 raise ValueError
         except ValueError:
             raise bad("seed is not a non-empty hex string") from None
+    for what, value, most in (("room", record.room, 64), ("engine", record.engine, 40)):
+        if not value or len(value) > most:
+            raise bad(f"{what} is empty or longer than {most} characters")
+    for seat in record.seats:
+        if seat.user is not None and not 0 < len(seat.user) <= 64:
+            raise bad(f"seat {seat.seat}: a user id has 1 to 64 characters")
+        if seat.bot is not None and not 0 < len(seat.bot) <= 32:
+            raise bad(f"seat {seat.seat}: a bot level has 1 to 32 characters")
+        # A name never costs a game its archive: cut to size, no NUL (Postgres refuses it).
+        seat.name = seat.name.replace("\x00", "")[:100]
     seats = [s.seat for s in record.seats]
     if len(set(seats)) != len(seats) or not all(0 <= s < record.players for s in seats):
         raise bad(f"seats {seats} are not distinct seats of {record.players} players")

@@ -6,6 +6,7 @@ import json
 import secrets
 from typing import Any
 
+import pytest
 import redis.asyncio as aioredis
 from archive_helpers import play_record, push, snapshot_of
 from sqlalchemy import select
@@ -238,3 +239,34 @@ async def test_entries_of_a_dead_consumer_are_claimed(
     done = await survivor.drain()
     assert sorted(done.archived) == sorted(r["game_id"] for r in records)
     assert await stream_state(redis_client, redis_prefix) == (0, 0)
+
+
+async def test_a_record_that_keeps_failing_while_postgres_answers_is_given_up(
+    redis_client: aioredis.Redis,
+    redis_prefix: str,
+    db: Database,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Not an outage: the database answers, yet this one record fails every time. After a
+    few tries it goes to the dead-letter stream instead of blocking every game behind it."""
+    from server.archive import archiver as module
+
+    cursed, good = play_record(players=2, rounds=1), play_record(players=2, rounds=1)
+    real = module.save_record
+
+    async def flaky(session: Any, record: Any) -> Any:
+        if record.game_id == cursed["game_id"]:
+            raise RuntimeError("a bug this record triggers")
+        return await real(session, record)
+
+    monkeypatch.setattr(module, "save_record", flaky)
+    keys = Keys(redis_prefix)
+    await push(redis_client, keys.archive, cursed)
+    await push(redis_client, keys.archive, good)
+    archiver = make(redis_client, db, redis_prefix, max_strikes=3)
+    passes = [await archiver.run_once() for _ in range(4)]
+    assert [p.error is not None for p in passes] == [True, True, False, False]
+    assert passes[2].dead and passes[2].archived == [good["game_id"]]
+    assert await stream_state(redis_client, redis_prefix) == (0, 0)
+    dead = await redis_client.xrange(dead_letter_key(keys))
+    assert b"failed 3 times while the database answered" in dead[0][1][b"error"]
