@@ -53,7 +53,9 @@ def test_bid_tricks_deck() -> None:
     """Page: "70 cards: four suits numbered 1–14 (three colours and black ⚓, which is
     trump), 5 Escape 🏳️, 5 Pirate ⚔️, 2 Mermaid 🧜, 1 Captain 👑, 1 Rogue 🎭 (played as a
     Pirate or as an Escape — the player chooses). 2–8 players." Seed 002: "The whole deck of
-    70 cards is shuffled every round." The three colours are green, purple and yellow
+    70 cards is shuffled every round." and "2–8 players · bid your tricks, then win exactly
+    that many". Page: "This matches the 70-card 2021 edition of the published game, with
+    renamed cards." The three colours are green, purple and yellow
     (**house**: the seed does not name them)."""
     names = BT.deck(BT.options(), 8)
     assert len(names) == len(set(names)) == 70
@@ -82,12 +84,15 @@ def test_identical_cards_have_unique_names(game: SkullKing) -> None:
 
 @pytest.mark.parametrize("game", GAMES, ids=IDS)
 def test_round_r_deals_r_cards(game: SkullKing) -> None:
-    """Page: "Both: 10 rounds; in round r each player is dealt r cards (capped, see below)".
-    Seed 003: "Trong ván bài đầu tiên, mỗi người chơi sẽ chỉ có một lá bài tuỳ ý; Từng ván
-    sau đó sẽ tăng lên một lá bài mỗi ván." (in the first round each player has one card;
-    each later round one more) and "The number of cards increases by one from one hand to the
-    next." Seed 002: "In round 1 everyone gets 1 card, in round 2 2 cards, and so on up to
-    10." """
+    """Page: "Both: 10 rounds; in round r each player is dealt r cards (capped, see below)". Seed
+    003: "Trong ván bài đầu tiên, mỗi người chơi sẽ chỉ có một lá bài tuỳ ý; Từng ván sau đó sẽ tăng
+    lên một lá bài mỗi ván." (in the first round each player has one card; each later round one
+    more), "Số lượng bài sẽ thay đổi sau mỗi ván." (the number of cards changes every round),
+    "Trong ván đầu tiên, mỗi người có một lá. Tiếp tục tới ván thứ 2, mỗi người sẽ có 2 lá..
+    cho đến ván thứ 10, mỗi người sẽ có 10 lá. Tóm lại, đó là ván bài thứ mấy thì người chơi sẽ có
+    bấy nhiêu lá bài." (round 1: one card, round 2: two ... round 10: ten; the round number is the
+    number of cards) and "The number of cards increases by one from one hand to the next." Seed 002:
+    "In round 1 everyone gets 1 card, in round 2 2 cards, and so on up to 10." """
     for players in (p for p in game.seats if p < 8):  # 8 players: the next test
         state = game.start(game.options(), players, b"deal-%d" % players)
         for r in range(1, 11):
@@ -174,8 +179,9 @@ def test_first_dealer_is_drawn_from_the_seed_and_moves_one_seat(game: SkullKing)
 def test_the_tricks_winner_leads_the_next(game: SkullKing) -> None:
     """Page: "the trick's winner leads the next". Seed 003: "The player who has won the trick
     places it, facing down, in front of them, ... and then plays the first card of the next
-    round." Seed 002: "The trick's winner leads the next one." Play goes clockwise (seat
-    order)."""
+    round." Seed 002: "The trick's winner leads the next one." and "Each trick, everyone
+    plays one card in turn." Seed 003: "When all the players have played a card they can see
+    who gets the "trick"." Play goes clockwise (seat order)."""
     for players in (3, 4, 5):
         state = game.start(game.options({"rounds": 6}), players, b"lead-%d" % players)
         checked = 0
@@ -196,12 +202,17 @@ def test_the_tricks_winner_leads_the_next(game: SkullKing) -> None:
 
 @pytest.mark.parametrize("game", GAMES, ids=IDS)
 def test_bids_are_sealed_and_revealed_together(game: SkullKing) -> None:
-    """Page: "Everyone chooses a bid from 0 to the number of cards in hand, in secret, and
-    all bids appear together ("YO-HO-HO" — the fist bid). This is the commit / reveal phase
-    of the protocol. Bids are public after the reveal." Seed 003: "With the second "HO" the
-    players all open their fists at the same time and stretch out as many fingers as the
-    tricks they want to win in that round." Seed 002: "Bids are sealed: the others only see
-    that you have bid. All bids are shown together once everyone has bid." """
+    """Page: "everyone bids at once;" and "Everyone chooses a bid from 0 to the number of cards in
+    hand, in secret, and all bids appear together ("YO-HO-HO" — the fist bid). This is the commit /
+    reveal phase of the protocol. Bids are public after the reveal." Seed 003: "With the second "HO"
+    the players all open their fists at the same time and stretch out as many fingers as the tricks
+    they want to win in that round." and "After dealing, each player looks at their card(s) and
+    thinks about how many tricks they will win with this/these cards." and "As a sign that a player
+    has decided on the number of tricks, they stretch a fist out towards the centre of the table.
+    When all the players are holding up their fists towards the middle of the table, they utter the
+    pirates' battle cry "YO - HO - HO"." and "The bids for each player are noted down in the narrow
+    column on the notepad." Seed 002: "Bids are sealed: the others only see that you have bid. All
+    bids are shown together once everyone has bid." """
     state = game.start(game.options(), 4, b"sealed")
     state = finish_round(game, state)  # round 2: two cards each
     prompt = game.prompt(state)
@@ -277,7 +288,9 @@ def test_game_ends_after_the_last_round(game: SkullKing) -> None:
     """Page: "Highest total after round 10 wins". Seed 003: "The game ends after 10 hands. The
     player with the highest score has bid cleverly, trumped success- fully and won the
     battle." and "Cuộc chiến của cướp biển kéo dài 10 ván bài." (the battle lasts 10
-    rounds). With ``rounds`` = 3 the game ends after round 3."""
+    rounds) and "Trong mỗi ván bài, người chơi sẽ cố gắng có được càng nhiều điểm càng tốt."
+    (each round players try to score as many points as they can). With ``rounds`` = 3 the
+    game ends after round 3."""
     for rounds in (10, 3):
         state = game.start(game.options({"rounds": rounds}), 3, b"end")
         while not game.prompt(state).over:

@@ -38,7 +38,8 @@ def test_must_follow_suit_if_you_can(game: SkullKing) -> None:
     """Page: "Follow the suit led if you can". Seed 003: "Clockwise the other players must
     follow the suit already played. This means playing a card from the same suit." and "As a
     matter of principle a player must follow the suit first played." Seed 002: "You must
-    follow the suit of the first numbered card if you can"."""
+    follow the suit of the first numbered card if you can; the special cards may always be
+    played." """
     colour = game.edition.suits[0]
     other = game.edition.suits[1]
     state = table(
@@ -194,8 +195,9 @@ def test_card_not_in_hand_is_refused(game: SkullKing) -> None:
 
 @pytest.mark.parametrize("game", GAMES, ids=IDS)
 def test_bids_from_zero_to_the_cards_in_hand(game: SkullKing) -> None:
-    """Page: "Everyone chooses a bid from 0 to the number of cards in hand". Seed 002: "bid
-    how many tricks you will win this round, from 0 to the number of cards you hold." Seed
+    """Page: "Everyone chooses a bid from 0 to the number of cards in hand". Seed 002: "Look
+    at your hand and bid how many tricks you will win this round, from 0 to the number of
+    cards you hold." Seed
     003: "Ví dụ: bạn sẽ không thể thắng 5 trick khi bạn đang giữ bài cho 4 vòng." (you cannot
     win 5 tricks holding cards for 4 rounds)."""
     state = game.start(game.options(), 3, b"bids")

@@ -59,7 +59,13 @@ def last_trick(
 def test_david_bids_three_wins_three() -> None:
     """Seed 003: "A player who bids their number of tricks correctly receives 20 points per
     trick that they have won." and "Example: David bids 3 tricks which he indeed gets. He
-    receives a total of 60 points." (page: "David bids 3, wins 3: 60")."""
+    receives a total of 60 points." (page: "David bids 3, wins 3: 60"). Seed 003: "When all
+    the cards have been played, the hand comes to an end and the scores are noted down." and
+    "The number of tricks bid and the points scored are noted on the notepad." (the sheet row
+    holds bids, tricks and points) and "Trong mỗi ván bài, người chơi phải đấu giá số "mánh"
+    (trick - sẽ được giải thích ở dưới) mình sẽ thắng trong ván bài đó. Sau đó, mục tiêu sẽ là
+    hoàn thành số mà mình đặt ra." (each round players bid the tricks they will win, then aim
+    to make exactly that)."""
     david = ["black-11", "black-12", "black-13"]
     state = table(
         SK,
@@ -72,6 +78,7 @@ def test_david_bids_three_wins_three() -> None:
     state = step_play(SK, state, "black-12", "yellow-2", "red-2")
     state = step_play(SK, state, "black-13", "yellow-3", "red-3")
     row = state.sheet[-1]
+    assert row.bids == (3, 0, 1)
     assert row.tricks == (3, 0, 0)
     assert row.points[0] == 60
     assert row.points == (60, 30, -10)
@@ -111,7 +118,10 @@ def test_david_bids_zero_in_round_nine(took: int) -> None:
     bids "no tricks" and proves to be wrong, it is irrelevant if they get one or, for example,
     three tricks." and "Example: In round 9 David makes a bid to win no tricks. But in the
     course of the round he had to take two tricks. He receives -90 points for this (round 9
-    times 10 points)." (page: "David, round 9, bid 0, took 2: −90")."""
+    times 10 points)." (page: "David, round 9, bid 0, took 2: −90"). Seed 003: "So a no-trick
+    bid is also risky! It can mean that a player wins lots of points, but they can also lose a
+    lot." and "Đấu thầu với 0 "mánh" nghe có vẻ thơm, nhưng nó cũng chứa đầy rủi ro..." (a
+    zero bid sounds tempting but is full of risk)."""
     row = last_trick(
         SK,
         ["black-9", "yellow-9", "red-1"],
@@ -124,7 +134,12 @@ def test_david_bids_zero_in_round_nine(took: int) -> None:
 
 
 def test_missed_bid_by_too_many() -> None:
-    """Page: "bid missed: −10 per trick off, no bonuses." (more tricks than bid is off too)"""
+    """Page: "Score per round: bid ≥ 1 made exactly: +20 per trick, plus bonuses; bid missed:
+    −10 per trick off, no bonuses. Bid 0 made: +10 × round number; bid 0 missed (however many
+    tricks): −10 × round number." (more tricks than bid is off too). Seed 003: "Bất kì người
+    nào không thể hoàn thành được vì họ thắng quá nhiều hoặc quá ít, họ sẽ phải trả giá bằng
+    vinh quang và danh vọng của mình." (whoever misses because they win too many or too few
+    pays for it)."""
     row = last_trick(
         SK, ["black-9", "yellow-9", "red-1"], round_=4, bids=[1, 3, 0], tricks=[2, 1, 0]
     )
@@ -133,7 +148,9 @@ def test_missed_bid_by_too_many() -> None:
 
 
 def test_classic_round_one_with_the_skull_king() -> None:
-    """Page: "bid ≥ 1 made exactly: +20 per trick, plus bonuses" and "+30 for each Pirate in
+    """Seed 003: "Th Bonus points can be won UK with cards bearing gold coins in the symbols."
+    (the Skull King, Pirates, Scary Mary and Mermaids). Page: "bid ≥ 1 made exactly: +20 per
+    trick, plus bonuses" and "+30 for each Pirate in
     a trick the player won with the Skull King" -- round 1, played out from the bids."""
     state = table(SK, [["skull-king"], ["pirate-1"], ["pirate-2"]], round_=1, rounds=1)
     state = step_bids(SK, state, 1, 1, 0)
@@ -161,8 +178,11 @@ def test_classic_round_one_with_the_skull_king() -> None:
 def test_classic_skull_king_takes_pirates(specs: tuple[str, ...], expected: int) -> None:
     """Seed 003: "If a player catches one or more Pirate cards in a trick with the Skull
     King, that player receives a bonus of 30 points for each Pirate card in the trick. The
-    Scary Mary always counts as a pirate even though she was played as the "Escape"." Page:
-    "(Scary Mary always counts as a Pirate, even played as an Escape)"."""
+    Scary Mary always counts as a pirate even though she was played as the "Escape"." and
+    "If there is a Pirate card in the trick which is won with the Skull King the (one of them
+    is also the Scary Mary, no matter how it is used), the player gets a bonus." Page: "+30
+    for each Pirate in a trick the player won with the Skull King (Scary Mary always counts
+    as a Pirate, even played as an Escape);" """
     w, points = trick_bonus(SK, *specs)
     assert specs[w] == "skull-king"
     assert points == expected
@@ -287,8 +307,8 @@ def test_captain_takes_pirates(specs: tuple[str, ...], expected: int) -> None:
     ],
 )
 def test_mermaid_takes_the_captain(specs: tuple[str, ...], expected: int) -> None:
-    """Page: "+40 Captain taken by your Mermaid" -- "+40 for taking the Captain with your
-    Mermaid". Seed 002: "40 for taking the Captain with your Mermaid." """
+    """Page: "+40 for taking the Captain with your Mermaid". Seed 002: "40 for taking the Captain
+    with your Mermaid." """
     w, points = trick_bonus(BT, *specs)
     assert specs[w].startswith("mermaid")
     assert points == expected

@@ -55,7 +55,8 @@ def test_seed_example_played_out_at_the_table() -> None:
 
 
 def test_highest_card_of_the_suit_led_wins() -> None:
-    """Seed 003: "It is always the highest card of the suit being played. If other cards from
+    """Seed 003: "It is always the player who has played the highest card that wins the
+    trick. It is always the highest card of the suit being played. If other cards from
     other suits are played than the first card played (because the player doesn't have the
     suit) their value is irrelevant." Page: "otherwise the highest card of the suit led"."""
     assert win(SK, "red-3", "blue-13", "red-5", "yellow-12") == 2
@@ -90,9 +91,9 @@ def test_escape_is_always_the_lowest_card() -> None:
 
 
 def test_a_trick_of_only_escapes_goes_to_the_first() -> None:
-    """Seed 003: "However, if all the players play an "Escape" card, the trick is won by the
-    player who played the first Escape card." Page: "a trick of only Escapes goes to the
-    first Escape played". Scary Mary played as an Escape is an Escape here."""
+    """Seed 003: "However, if all the players play an "Escape" card, the trick is won by the player
+    who played the first Escape card." Page: "Escapes never win, except that a trick of only Escapes
+    goes to the first Escape played." Scary Mary played as an Escape is an Escape here."""
     assert win(SK, "escape-3", "escape-1", "escape-2") == 0
     assert win(SK, "escape-5", "escape-4", "escape-3", "escape-2", "escape-1") == 0
     assert win(SK, "scary-mary as escape", "escape-1") == 0
@@ -122,8 +123,10 @@ def test_mermaid_beats_every_number_but_not_a_pirate() -> None:
     ],
 )
 def test_mermaid_in_a_trick_with_the_skull_king_wins(specs: tuple[str, ...]) -> None:
-    """Seed 003: "If the Mermaid is in the same trick as the Skull King, the Mermaid always
-    wins the trick (no matter which other cards are also in the trick)". Page: "Skull King
+    """Seed 003: "It is also higher than the Skull King because the latter lets himself be
+    beguiled by her: If the Mermaid is in the same trick as the Skull King, the Mermaid always
+    wins the trick (no matter which other cards are also in the trick) and the player
+    receives an additional bonus." Page: "Skull King
     beats everything except that a Mermaid in the same trick as the Skull King wins the
     trick (whatever else is in it)". With two Mermaids the first one played takes it."""
     first_mermaid = next(

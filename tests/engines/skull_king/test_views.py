@@ -59,8 +59,11 @@ def test_a_spectator_sees_no_hand(game: SkullKing) -> None:
 
 @pytest.mark.parametrize("game", GAMES, ids=IDS)
 def test_the_table_is_the_same_for_everyone(game: SkullKing) -> None:
-    """Everything played (the trick, the last trick, tricks won), the bids after the reveal
-    and the scores are public: every seat's view and the spectator's agree on them."""
+    """Seed 003: "The player who has won the trick places it, facing down, in front of them,
+    each trick separate from other tricks (enabling everyone to see clearly how many tricks
+    the respective player already has), and then plays the first card of the next round."
+    Everything played (the trick, the last trick, tricks won), the bids after the reveal and
+    the scores are public: every seat's view and the spectator's agree on them."""
     for state in states(game, 4, b"public"):
         public = {k: v for k, v in game.view(state, None).items() if k not in PERSONAL}
         for seat in range(4):
