@@ -58,6 +58,9 @@ class Node:
 
 async def start_node(redis_url: str, prefix: str, node_id: str, **changes: Any) -> Node:
     port = free_port()
+    # Test clients play far faster than people: a generous message rate unless a test
+    # sets its own.
+    knobs: dict[str, Any] = {"rate_per_second": 500.0, "rate_burst": 500, **changes}
     settings = Settings(
         port=port,
         redis_url=redis_url,
@@ -65,7 +68,7 @@ async def start_node(redis_url: str, prefix: str, node_id: str, **changes: Any) 
         secret=SECRET,
         node_id=node_id,
         bot_delay=0.0,
-        **changes,
+        **knobs,
     )
     config = uvicorn.Config(
         create_app(settings),

@@ -1,0 +1,166 @@
+"""Whole games across two nodes: ordering, agreement, the archive record, and no leaks.
+
+The test clients choose their moves with the engines' bot policies from what the server sent
+them (their own view and legal moves), like a browser would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from typing import Any
+
+import pytest
+from tortuga_client import Client, Node, autoplay, seat_players
+
+from engines.registry import GAMES
+
+
+def strings(value: Any) -> set[str]:
+    """Every string anywhere in a frame (keys and values), but the game's id (the id
+    ``skull-king`` is also the name of a card)."""
+    out: set[str] = set()
+    if isinstance(value, str):
+        out.add(value)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            out.add(k)
+            if k != "game":
+                out |= strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            out |= strings(v)
+    return out
+
+
+async def states_by_version(redis: Any, prefix: str, room_id: str, game_id: str) -> dict[int, Any]:
+    game = GAMES[game_id]
+    entries = await redis.xrange(f"{prefix}room:{{{room_id}}}:log")
+    return {int(fields[b"v"]): game.decode(fields[b"state"]) for _, fields in entries}
+
+
+def assert_no_leaks(client: Client, seat: int | None, game_id: str, states: dict[int, Any]) -> int:
+    """No frame to ``client`` names a card ``seat`` may not know at that version (another
+    hand, the ghost's pile, the stock), and no bid shows before its phase was revealed."""
+    game = GAMES[game_id]
+    version = 0
+    checked = 0
+    open_phases: set[str] = set()
+    for frame in client.frames:
+        if isinstance(frame.get("version"), int):
+            version = frame["version"]
+        if frame["type"] == "open":
+            open_phases.add(frame["phase"])
+        if frame["type"] == "revealed":
+            assert frame["phase"] in open_phases, "revealed before the phase was open"
+        if version not in states:
+            continue
+        state = states[version]
+        # The last finished trick stays on show after a round ends, while its cards are
+        # already shuffled into the next deal: that is public history, not a hand.
+        shown = {game.cards.names[card] for _, card, _ in state.last}  # type: ignore[attr-defined]
+        hidden = game.hidden(state, seat) - shown
+        leaked = strings(frame) & hidden
+        assert not leaked, (frame["type"], version, leaked)
+        view = frame.get("view")
+        if frame["type"] in ("event", "snapshot") and view and view["prompt"]["sealed"]:
+            assert all(b is None for b in view["bids"]), view["bids"]
+        checked += 1
+    return checked
+
+
+async def test_full_game_on_two_nodes(
+    two: list[Node], redis_client: Any, redis_prefix: str
+) -> None:
+    """Four players on two nodes and a spectator on each play the full ten rounds."""
+    table = await seat_players(two, 4, options={"rounds": 10})
+    watchers = []
+    for node in two:
+        w = await Client.connect(node, f"watch-{node.settings.node_id}")
+        await w.send("join", room=table.id, **{"as": "spectator"})
+        await w.of("snapshot")
+        watchers.append(w)
+    marks = [len(c.frames) for c in table.clients]
+    assert (await table.clients[0].call("start"))["type"] == "ok"
+    views = await asyncio.wait_for(
+        asyncio.gather(
+            *(autoplay(c, "skull-king", m) for c, m in zip(table.clients, marks, strict=True))
+        ),
+        120,
+    )
+    final = max(c.versions()[-1] for c in table.clients)
+    for w in watchers:
+        await w.has_version(final)
+    # Every socket got every version, once, in order.
+    for c in [*table.clients, *watchers]:
+        assert c.versions() == list(range(1, final + 1))
+    # Both nodes agree: the spectators' last views are identical; so are the outcomes.
+    last = [w.frames[[f["type"] for f in w.frames].index("event") :] for w in watchers]
+    ends = [next(f for f in reversed(frames) if f["type"] == "event") for frames in last]
+    assert ends[0]["view"] == ends[1]["view"]
+    assert all(v["outcome"] == ends[0]["view"]["outcome"] is not None for v in views)
+    assert len(ends[0]["view"]["sheet"]) == 10
+    # The seed is revealed at the end and matches the digest published at the start.
+    start = next(f for f in watchers[0].frames if f["type"] == "event" and f["version"] == 1)
+    seed = ends[0]["event"]["seed"]
+    assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == start["event"]["seed_digest"]
+    # The archive record: every event, with the digest of every state.
+    for _ in range(100):  # written just after the last step, by the node that won it
+        records = await redis_client.xrange(f"{redis_prefix}archive")
+        if records:
+            break
+        await asyncio.sleep(0.05)
+    assert len(records) == 1
+    record = json.loads(records[0][1][b"record"])
+    assert record["game_id"] == f"{table.id}-1" and record["status"] == "finished"
+    assert record["seed"] == seed and record["seed_digest"] == start["event"]["seed_digest"]
+    assert record["outcome"] == ends[0]["view"]["outcome"]
+    assert [e["version"] for e in record["events"]] == list(range(1, final + 1))
+    assert record["events"][0]["moves"] == {}
+    assert record["events"][1]["moves"].keys() == {"0", "1", "2", "3"}
+    game = GAMES["skull-king"]
+    state = game.start(game.options(record["options"]), 4, bytes.fromhex(seed))
+    assert hashlib.sha256(game.encode(state)).hexdigest() == record["events"][0]["digest"]
+    for event in record["events"][1:]:
+        moves = {int(s): game.decode_move(m) for s, m in event["moves"].items()}
+        state = game.step(state, moves)
+        assert hashlib.sha256(game.encode(state)).hexdigest() == event["digest"]
+    # And nothing leaked to seat 0 or the spectators.
+    states = await states_by_version(redis_client, redis_prefix, table.id, "skull-king")
+    assert assert_no_leaks(table.clients[0], 0, "skull-king", states) > final
+    for w in watchers:
+        assert assert_no_leaks(w, None, "skull-king", states) >= final
+
+
+@pytest.mark.parametrize(
+    ("game_id", "players", "bots"),
+    [("skull-king", 2, {}), ("bid-tricks", 3, {2: "random"}), ("bid-tricks", 2, {1: "heuristic"})],
+)
+async def test_no_leaks_at_the_wire(
+    two: list[Node],
+    redis_client: Any,
+    redis_prefix: str,
+    game_id: str,
+    players: int,
+    bots: dict[int, str],
+) -> None:
+    table = await seat_players(two, players, game=game_id, options={"rounds": 10}, bots=bots)
+    watcher = await Client.connect(two[1], "Watcher")
+    await watcher.send("join", room=table.id, **{"as": "spectator"})
+    await watcher.of("snapshot")
+    marks = [len(c.frames) for c in table.clients]
+    assert (await table.clients[0].call("start"))["type"] == "ok"
+    await asyncio.wait_for(
+        asyncio.gather(
+            *(autoplay(c, game_id, m) for c, m in zip(table.clients, marks, strict=True))
+        ),
+        90,
+    )
+    final = table.clients[0].versions()[-1]
+    await watcher.has_version(final)
+    states = await states_by_version(redis_client, redis_prefix, table.id, game_id)
+    assert max(states) == final
+    assert assert_no_leaks(table.clients[0], 0, game_id, states) > final
+    assert assert_no_leaks(watcher, None, game_id, states) >= final
+    assert watcher.versions() == list(range(1, final + 1))
