@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 from typing import Any
@@ -270,3 +271,39 @@ async def test_a_record_that_keeps_failing_while_postgres_answers_is_given_up(
     assert await stream_state(redis_client, redis_prefix) == (0, 0)
     dead = await redis_client.xrange(dead_letter_key(keys))
     assert b"failed 3 times while the database answered" in dead[0][1][b"error"]
+
+
+async def test_archivers_on_several_nodes_share_the_stream(
+    redis_client: aioredis.Redis, redis_prefix: str, db: Database
+) -> None:
+    """Three archivers (as on three nodes) take entries concurrently: every record of the
+    same players, duplicates and snapshots of one game included, lands exactly once."""
+    users: list[str | None] = [f"u-{secrets.token_hex(4)}" for _ in range(3)]
+    records = [play_record(players=3, rounds=2, users=users) for _ in range(6)]
+    stream = Keys(redis_prefix).archive
+    archivers = [
+        Archiver(redis_client, db, redis_prefix, consumer=f"node-{i}", batch=3, block_ms=20)
+        for i in range(3)
+    ]
+    for archiver in archivers:
+        archiver.start()
+    try:
+        for record in records:
+            for upto in (4, 9):
+                await push(redis_client, stream, snapshot_of(record, upto))
+            await push(redis_client, stream, record)
+            await push(redis_client, stream, record)
+        await archivers[0].ensure_group()
+        for _ in range(400):
+            if await stream_state(redis_client, redis_prefix) == (0, 0):
+                break
+            await asyncio.sleep(0.025)
+    finally:
+        for archiver in archivers:
+            await archiver.stop()
+    assert await stream_state(redis_client, redis_prefix) == (0, 0)
+    for record in records:
+        got = await snapshot(db, record["game_id"])
+        assert got["game"]["status"] == "finished"
+        assert len(got["events"]) == len(record["events"])
+    assert [r["games"] for r in got["ratings"]] == [6, 6, 6]
