@@ -92,6 +92,8 @@ class Sealing:
     async def reveal(self, room_id: str, seat: int, phase: str, move: Any, salt: str) -> None:
         room, game, state = await self._phase(room_id, seat, phase)
         seal = await self.store.load_seal(room_id)
+        if seal.get("phase") != phase and (await self.rooms.get(room_id)).version != room.version:
+            raise RoomError(p.WRONG_PHASE, "the phase is over")
         if seal.get("phase") != phase or seal.get("open") != "1":
             raise RoomError(p.NOT_OPEN, "every seat commits before anyone reveals")
         if f"r:{seat}" in seal:
