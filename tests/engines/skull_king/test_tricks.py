@@ -296,6 +296,9 @@ def test_character_led_means_no_suit() -> None:
         assert suit_led(deck, plays(BT, lead, "green-3", "purple-9")) == green, lead
         assert win(BT, lead, "green-3", "purple-9") == 1
     assert suit_led(deck, plays(BT, "escape-1", "escape-2", "green-3")) == green
+    # Our reading of "after an Escape the next numbered card sets the suit": a character
+    # played after a led Escape does not cancel the suit; the next number still sets it.
+    assert suit_led(deck, plays(BT, "escape-1", "pirate-1", "green-3")) == green
     assert suit_led(deck, plays(BT, "green-3", "pirate-1")) == green
 
 
