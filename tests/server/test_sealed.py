@@ -61,7 +61,14 @@ async def test_nothing_in_clear_before_all_committed(
                 assert set(frame) == {"type", "room", "phase", "seat", "digest", "version"}
     # Reveal before everyone committed.
     await refused(
-        a, redis_client, redis_prefix, "not-open", "reveal", phase=phase, move=moves[0], salt=salts[0]
+        a,
+        redis_client,
+        redis_prefix,
+        "not-open",
+        "reveal",
+        phase=phase,
+        move=moves[0],
+        salt=salts[0],
     )
     salt, dig = salted(phase, 2, moves[2])
     salts[2] = salt
