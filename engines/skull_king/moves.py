@@ -56,7 +56,7 @@ def _play(deck: Deck, card: Any, as_: Any) -> Play:
     if not isinstance(card, str) or card not in deck.index:
         raise MalformedMove(f"there is no card {card!r} in {deck.edition.title}")
     is_choice = deck.kind[deck.index[card]] == CHOICE
-    if is_choice and as_ not in AS_CODES:
+    if is_choice and (not isinstance(as_, str) or as_ not in AS_CODES):
         raise MalformedMove(f'{card} is played "as pirate" or "as escape"')
     if not is_choice and as_ is not None:
         raise MalformedMove(f"only {deck.edition.choice} is played as something")
@@ -86,6 +86,6 @@ def decode(deck: Deck, obj: JSON) -> Move:
     keys = set(obj)
     if keys == {"bid"}:
         return _bid(obj["bid"])
-    if keys in ({"play"}, {"play", "as"}):
+    if keys == {"play"} or (keys == {"play", "as"} and obj["as"] is not None):
         return _play(deck, obj["play"], obj.get("as"))
     raise MalformedMove('a move is {"bid": n} or {"play": card} (with "as" for a choice card)')

@@ -361,6 +361,8 @@ BAD_JSON: list[Any] = [
     {"play": 7},
     {"play": "black-99"},
     {"play": "black-7", "as": "pirate"},
+    {"play": "black-7", "as": None},
+    {"play": "black-7", "as": ["pirate"]},
     {"play": "black-7", "extra": 1},
     {"move": "bid 3"},
 ]
@@ -377,7 +379,8 @@ def test_malformed_json(game: SkullKing, obj: Any) -> None:
 @pytest.mark.parametrize("game", GAMES, ids=IDS)
 def test_choice_card_json_needs_its_choice(game: SkullKing) -> None:
     choice = game.edition.choice
-    for obj in ({"play": choice}, {"play": choice, "as": "king"}, {"play": choice, "as": None}):
+    bad: list[Any] = [None, "king", ["escape"], {"as": "pirate"}, 1]
+    for obj in [{"play": choice}, *({"play": choice, "as": as_} for as_ in bad)]:
         with pytest.raises(MalformedMove):
             game.decode_move(obj)
 
