@@ -1,0 +1,91 @@
+"""Bots at the table: mixed with humans across two nodes, and a table of bots alone."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import logging
+from typing import Any
+
+from test_protocol import started
+from tortuga_client import Client, Node, autoplay, create_room, guest, latest, seat_players
+
+from engines.registry import GAMES
+from server.logs import JsonLines
+
+
+async def test_humans_and_bots_on_two_nodes(two: list[Node]) -> None:
+    table = await seat_players(two, 4, bots={1: "heuristic", 3: "random"})
+    host = table.clients[0]
+    marks = [len(c.frames) for c in table.clients]
+    assert (await host.call("start"))["type"] == "ok"
+    views = await asyncio.wait_for(
+        asyncio.gather(
+            *(autoplay(c, "skull-king", m) for c, m in zip(table.clients, marks, strict=True))
+        ),
+        30,
+    )
+    assert views[0]["outcome"] == views[1]["outcome"] is not None
+    revealed = [f for f in host.frames if f["type"] == "revealed"]
+    assert len(revealed) == 2 and all(set(f["moves"]) == {"0", "1", "2", "3"} for f in revealed)
+
+
+async def test_a_table_of_bots(node: Node, redis_client: Any, redis_prefix: str) -> None:
+    """Five bots play a whole game; the logs (JSON lines) name no card, move or seed."""
+    lines = io.StringIO()
+    handler = logging.StreamHandler(lines)
+    handler.setFormatter(JsonLines())
+    logging.getLogger("tortuga").addHandler(handler)
+    try:
+        record = await _bots_play(node, redis_client, redis_prefix)
+    finally:
+        logging.getLogger("tortuga").removeHandler(handler)
+    text = lines.getvalue()
+    assert '"msg": "step"' in text and '"msg": "commit"' in text
+    assert record["seed"] not in text
+    deck = GAMES["bid-tricks"].deck(None, 5)  # type: ignore[arg-type]
+    assert not [card for card in deck if card in text]
+    assert '"bid"' not in text and '"play"' not in text
+    for line in text.splitlines():
+        json.loads(line)
+
+
+async def _bots_play(node: Node, redis_client: Any, redis_prefix: str) -> dict[str, Any]:
+    token, user = await guest(node, "Host")
+    room = await create_room(node, token, game="bid-tricks", seats=5, options={"rounds": 3})
+    host = await Client.connect(node, token=token, user=user)
+    await host.send("join", room=room["id"], **{"as": "spectator"})
+    await host.of("snapshot")
+    for seat in range(5):
+        level = "heuristic" if seat % 2 else "random"
+        assert (await host.call("add_bot", seat=seat, level=level))["type"] == "ok"
+    assert (await host.call("start"))["type"] == "ok"
+    end = await host.wait(
+        lambda f: f["type"] == "event" and f["view"]["outcome"] is not None, timeout=30
+    )
+    assert host.versions() == list(range(1, end["version"] + 1))
+    for _ in range(100):
+        records = await redis_client.xrange(f"{redis_prefix}archive")
+        if records:
+            break
+        await asyncio.sleep(0.05)
+    record = json.loads(records[0][1][b"record"])
+    assert [s["bot"] for s in record["seats"]] == ["random", "heuristic"] * 2 + ["random"]
+    assert all(s["user"] is None for s in record["seats"])
+    return record  # type: ignore[no-any-return]
+
+
+async def test_default_move_hook(node: Node) -> None:
+    """The clock's hook: the engine's default for the seat to move, flagged, exactly once."""
+    from tortuga_client import advance
+
+    table = await started([node], 2)
+    await advance(table.clients)
+    top = latest(table.clients[0])
+    turn = top["view"]["turn"]
+    rooms = node.server.config.app.state.services.rooms  # type: ignore[attr-defined]
+    assert await rooms.play_default(table.id, turn, top["version"]) is True
+    assert await rooms.play_default(table.id, turn, top["version"]) is False
+    event = await table.clients[0].has_version(top["version"] + 1)
+    assert event["event"]["defaults"] == [turn]
