@@ -136,7 +136,9 @@ class Archiver:
         """Take over entries other consumers left pending too long; how many."""
         claimed = 0
         start: Any = "0-0"
-        while claimed < self.batch:
+        for _ in range(10):  # a bounded scan of the group's pending list per pass
+            if claimed >= self.batch:
+                break
             reply = await self.redis.xautoclaim(
                 self.stream,
                 self.group,

@@ -1,4 +1,12 @@
-"""Multiplayer ratings with openskill (Plackett-Luce, the library's default parameters).
+"""Multiplayer ratings with openskill: the full-pairing Bradley-Terry model, default parameters.
+
+Why not Plackett-Luce, the library's default: in openskill 6.x it mishandles ties -- with
+ranks [1, 1, 3, 4] the third player gains as much as the two tied winners and ends with a
+higher ordinal than they do (openskill.py issues #155 and #173, fix pending in PR #176).
+Equal scores are common in trick-taking games (every score is a multiple of 10), so that
+would rank players wrongly. Full-pairing Bradley-Terry treats a game as every pair of players
+compared (a tie is a draw); for two players it is the same as Plackett-Luce, and for the
+2 to 8 players of our games its quadratic cost is nothing.
 
 A rating is (mu, sigma); leaderboards sort by the ordinal ``mu - 3 sigma``, a conservative
 estimate that starts at 0 and rises as a player wins and as their sigma shrinks. Only games
@@ -11,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from openskill.models import PlackettLuce
+from openskill.models import BradleyTerryFull
 
-MODEL = PlackettLuce()
+MODEL = BradleyTerryFull()
 
 
 @dataclass(frozen=True, slots=True)

@@ -68,3 +68,20 @@ def test_ratings_follow_ranks_and_ties() -> None:
     assert after[1].ordinal > 0 > after[0].ordinal
     assert after[0] == after[2]
     assert rate([Skill(30.0, 2.0)], [1]) == [Skill(30.0, 2.0)]
+
+
+def test_ratings_never_rank_a_worse_finish_above_a_better_one() -> None:
+    """Ties are common (scores are multiples of 10): from equal ratings, a better rank never
+    ends below a worse one, and equal ranks end equal."""
+    import itertools
+
+    for players in range(2, 6):
+        for ranks in itertools.product(range(1, players + 1), repeat=players):
+            if 1 not in ranks:
+                continue
+            after = [s.ordinal for s in rate([initial()] * players, list(ranks))]
+            for (ra, a), (rb, b) in itertools.combinations(zip(ranks, after, strict=True), 2):
+                if ra < rb:
+                    assert a > b, (ranks, after)
+                elif ra == rb:
+                    assert a == pytest.approx(b), (ranks, after)
