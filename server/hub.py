@@ -70,7 +70,8 @@ class Connection:
     def _put(self, item: tuple[str, Any]) -> None:
         if self.queue.qsize() >= MAX_QUEUE:
             log.warning("slow socket dropped", extra={"conn": self.id})
-            self.queue = asyncio.Queue()
+            while not self.queue.empty():
+                self.queue.get_nowait()
             self.queue.put_nowait(("close", (1013, "too slow")))
             return
         self.queue.put_nowait(item)

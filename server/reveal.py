@@ -27,6 +27,13 @@ from server.rooms import Room, RoomError, RoomService, phase_name, playing
 
 log = logging.getLogger("tortuga.reveal")
 
+DEFAULT = "default"  # the commitment recorded for a seat whose commit deadline passed
+
+
+def _owed_reveals(seats: tuple[int, ...], seal: dict[str, str]) -> int:
+    """Reveals that complete the phase: every seat but those defaulted at commit time."""
+    return sum(1 for seat in seats if seal.get(f"c:{seat}") != DEFAULT)
+
 
 def canonical_json(move: Any) -> str:
     return json.dumps(move, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -109,7 +116,7 @@ class Sealing:
             applied = game.default(state, seat)
             default = True
         opening = {"move": move, "salt": salt, "applied": applied.to_json(), "default": default}
-        owed = len(game.prompt(state).seats)
+        owed = _owed_reveals(game.prompt(state).seats, seal)
         result = await self.store.reveal(
             room_id,
             version=room.version,
@@ -142,9 +149,14 @@ class Sealing:
         openings = {}
         for seat in prompt.seats:
             raw = seal.get(f"r:{seat}")
-            if raw is None:
+            if seal.get(f"c:{seat}") == DEFAULT:
+                # Missed its commit: the default is computed only now, after the phase opened.
+                move = game.default(state, seat).to_json()
+                openings[seat] = {"move": None, "salt": None, "applied": move, "default": True}
+            elif raw is None:
                 return False
-            openings[seat] = json.loads(raw)
+            else:
+                openings[seat] = json.loads(raw)
         moves = {seat: game.decode_move(o["applied"]) for seat, o in openings.items()}
         new = game.step(state, moves)
         return await self.rooms.advance(
@@ -155,7 +167,45 @@ class Sealing:
             defaults=sorted(s for s, o in openings.items() if o["default"]),
             extra={
                 "phase": phase,
-                "salts": {str(s): o["salt"] for s, o in openings.items()},
+                "salts": {str(s): o["salt"] for s, o in openings.items() if o["salt"]},
                 "opened": {str(s): o["move"] for s, o in openings.items()},
             },
         )
+
+    async def default(self, room_id: str, seat: int, phase: str) -> bool:
+        """The hook for deadlines: ``seat`` missed its commit or its reveal in ``phase``.
+
+        A missed commit records the ``default`` marker (it counts as committed, and the
+        engine's default is computed only when the phase resolves, so no move exists in
+        clear before the phase opens); a missed reveal stores the default as the seat's
+        opening. Flagged in ``defaults``. False if the moment has passed."""
+        try:
+            room, game, state = await self._phase(room_id, seat, phase)
+        except RoomError:
+            return False
+        seal = await self.store.load_seal(room_id)
+        same = seal.get("phase") == phase
+        if not same or f"c:{seat}" not in seal:
+            try:
+                await self.commit(room_id, seat, phase, DEFAULT)
+            except RoomError:
+                return False
+            seal = await self.store.load_seal(room_id)
+            if seal.get("open") == "1" and _owed_reveals(game.prompt(state).seats, seal) == 0:
+                await self.resolve(room_id, phase)
+            return True
+        if seal.get("open") != "1" or f"r:{seat}" in seal:
+            return False
+        move = game.default(state, seat).to_json()
+        opening = {"move": None, "salt": None, "applied": move, "default": True}
+        result = await self.store.reveal(
+            room_id,
+            version=room.version,
+            phase=phase,
+            seat=seat,
+            opening=json.dumps(opening, separators=(",", ":")),
+            owed=_owed_reveals(game.prompt(state).seats, seal),
+        )
+        if result == "all":
+            await self.resolve(room_id, phase)
+        return result in ("ok", "all")

@@ -400,8 +400,8 @@ class RoomService:
     async def play_default(self, room_id: str, seat: int, version: int) -> bool:
         """The hook for deadlines (the clock) and absent players: the engine's default
         move for ``seat`` at ``version`` of an open prompt. False if the moment has passed
-        (the version moved, or the seat owes nothing). Sealed prompts are not
-        covered yet (see docs/ARCHITECTURE.md, "Hooks for the clock issue")."""
+        (the version moved, or the seat owes nothing). Sealed prompts:
+        ``server.reveal.Sealing.default``."""
         room = await self.get(room_id)
         game, state = playing(room)
         prompt = game.prompt(state)

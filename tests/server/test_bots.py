@@ -89,3 +89,29 @@ async def test_default_move_hook(node: Node) -> None:
     assert await rooms.play_default(table.id, turn, top["version"]) is False
     event = await table.clients[0].has_version(top["version"] + 1)
     assert event["event"]["defaults"] == [turn]
+
+
+async def test_sealed_default_hook(node: Node, redis_client: Any, redis_prefix: str) -> None:
+    """The clock's hook in a sealed phase: a missed commit, then a missed reveal."""
+    from tortuga_client import dump, salted
+
+    table = await started([node], 3)
+    a, _, c = table.clients
+    sealing = node.server.config.app.state.services.sealing  # type: ignore[attr-defined]
+    phase = "bid@1"
+    salt_a, dig_a = salted(phase, 0, {"bid": 1})
+    assert (await a.call("commit", phase=phase, digest=dig_a))["type"] == "ok"
+    assert await sealing.default(table.id, 1, phase) is True  # seat 1 missed its commit
+    assert await sealing.default(table.id, 1, phase) is False
+    await a.seen(lambda f: f["type"] == "committed" and f["seat"] == 1)
+    blob = repr(await dump(redis_client, redis_prefix)).encode()
+    assert b'"bid"' not in blob  # the default is not computed before the phase opens
+    _, dig_c = salted(phase, 2, {"bid": 0})
+    assert (await c.call("commit", phase=phase, digest=dig_c))["type"] == "ok"
+    await a.seen(lambda f: f["type"] == "open")
+    assert (await a.call("reveal", phase=phase, move={"bid": 1}, salt=salt_a))["type"] == "ok"
+    assert await sealing.default(table.id, 2, phase) is True  # seat 2 missed its reveal
+    revealed = await a.seen(lambda f: f["type"] == "revealed")
+    assert revealed["defaults"] == [1, 2] and set(revealed["moves"]) == {"0", "1", "2"}
+    assert set(revealed["salts"]) == {"0"}
+    await a.has_version(2)
