@@ -1,0 +1,50 @@
+"""A game played through two real server nodes reaches Postgres whole: archived from the
+real archive stream, verified from its revealed seed, replayable, rated."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from tortuga_client import Node, autoplay, seat_players
+
+from server.archive import history
+from server.archive.archiver import Archiver
+from server.archive.commands import verify
+from server.archive.db import Database
+from server.store import Keys
+
+
+async def test_a_game_played_on_the_server_is_archived_verified_and_rated(
+    two: list[Node], redis_client: Any, redis_prefix: str, archive_url: str, db: Database
+) -> None:
+    table = await seat_players(two, 3, options={"rounds": 2})
+    marks = [len(c.frames) for c in table.clients]
+    assert (await table.clients[0].call("start"))["type"] == "ok"
+    await asyncio.wait_for(
+        asyncio.gather(
+            *(autoplay(c, "skull-king", m) for c, m in zip(table.clients, marks, strict=True))
+        ),
+        60,
+    )
+    for _ in range(100):  # the record is written just after the last step
+        if await redis_client.xlen(Keys(redis_prefix).archive):
+            break
+        await asyncio.sleep(0.05)
+
+    archiver = Archiver(redis_client, db, redis_prefix, consumer="e2e")
+    done = await archiver.drain()
+    game_id = f"{table.id}-1"
+    assert done.error is None and done.archived == [game_id]
+
+    report = await verify(archive_url, game_id)
+    assert report.ok, report.message
+    async with db.session() as session:
+        record = await history.game_record(session, game_id)
+        replay = await history.replay_game(session, game_id)
+    assert record["status"] == "finished" and record["rated"] is True
+    assert [s["user"] for s in record["seats"]] == [c.user["id"] for c in table.clients]
+    assert all(s["rating_after"] is not None for s in record["seats"])
+    assert replay["verified"] is True
+    assert len(replay["frames"]) == record["versions"] == len(record["events"])
+    assert replay["frames"][-1]["view"]["outcome"] == record["outcome"]
