@@ -52,8 +52,8 @@ class Rng:
 
     def below(self, n: int) -> int:
         """A uniform integer in ``range(n)``, by rejection sampling."""
-        if n <= 0:
-            raise ValueError("below(n) needs n >= 1")
+        if not 1 <= n <= _U64:
+            raise ValueError("below(n) needs 1 <= n <= 2**64")
         limit = _U64 - (_U64 % n)
         while True:
             x = self.next_u64()

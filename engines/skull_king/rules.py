@@ -51,6 +51,8 @@ class SkullKing:
 
     # -- set-up ---------------------------------------------------------------
     def options(self, raw: Mapping[str, JSON] | None = None) -> Options:
+        if raw is not None and not isinstance(raw, Mapping):
+            raise BadOptions("options are a JSON object")
         try:
             opts = msgspec.convert(dict(raw or {}), Options)
         except msgspec.ValidationError as exc:
