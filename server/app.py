@@ -18,7 +18,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
-from server import lobby, logs
+from server import lobby, logs, web
 from server.auth import Tokens
 from server.bots import BotDriver
 from server.hub import Hub
@@ -72,10 +72,13 @@ def create_app(settings: Settings) -> Starlette:
     async def websocket(socket: WebSocket) -> None:
         await serve(socket, socket.app.state.services)
 
+    client = web.default_root()
     routes = [
         Route("/healthz", healthz),
         Route("/readyz", readyz),
         *lobby.routes,
         WebSocketRoute("/ws", websocket),
+        # The browser client (server/web.py), when this checkout has it.
+        *(web.routes(client) if client.is_dir() else []),
     ]
     return Starlette(routes=routes, lifespan=lifespan)

@@ -98,3 +98,9 @@ async def test_public_and_private_rooms(node: Node) -> None:
     await host.send("sit", seat=1)
     changed = await watcher.of("rooms")
     assert changed["changed"][0]["seats"][1]["user"] == user["id"]
+
+
+async def test_the_client_is_served(node: Node) -> None:
+    async with httpx.AsyncClient(base_url=node.url) as http:
+        page = await http.get("/r/someroom")
+        assert page.status_code == 200 and "html" in page.headers["content-type"]
