@@ -1,8 +1,11 @@
 """``create_app(settings)``: one node of Tortuga -- routes, lifespan and wiring.
 
 The lifespan connects to Redis, starts this node's hub (pub/sub fan-out) and bot driver,
-and closes them on shutdown. ``settings`` must be resolved: ``redis_url`` set (the CLI
-starts the embedded Redis when none is configured), ``secret`` non-empty.
+and, when ``settings.database_url`` is set, the history: it migrates the schema (or refuses
+to start on an old one when ``migrate_on_start`` is off), opens the database, starts the
+archiver and serves ``/api/history``. Everything is closed on shutdown. ``settings`` must be
+resolved: ``redis_url`` set (the CLI starts the embedded servers when none is configured),
+``secret`` non-empty.
 """
 
 from __future__ import annotations
@@ -15,10 +18,15 @@ import redis.asyncio as aioredis
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from server import lobby, logs, web
+from server.archive.archiver import Archiver
+from server.archive.archiver import start as start_archiver
+from server.archive.commands import check_schema, migrate
+from server.archive.db import Database
+from server.archive.routes import routes as history_routes
 from server.auth import Tokens
 from server.bots import BotDriver
 from server.hub import Hub
@@ -49,11 +57,19 @@ def create_app(settings: Settings) -> Starlette:
         rooms.on_turn.append(bots.schedule)
         app.state.services = Services(settings, tokens, rooms, sealing, hub)
         app.state.redis = redis
+        app.state.db = None
+        archiver = None
+        if settings.database_url:
+            app.state.db, archiver = await _open_history(settings, redis)
         await hub.start()
         log.info("node up", extra={"conn": settings.node_id})
         try:
             yield
         finally:
+            if archiver is not None:
+                await archiver.stop()
+            if app.state.db is not None:
+                await app.state.db.close()
             await bots.close()
             await hub.close()
             await redis.aclose()
@@ -67,7 +83,15 @@ def create_app(settings: Settings) -> Starlette:
             await request.app.state.redis.ping()
         except Exception as exc:
             return JSONResponse({"ok": False, "redis": type(exc).__name__}, status_code=503)
-        return JSONResponse({"ok": True, "redis": "up"})
+        body: dict[str, object] = {"ok": True, "redis": "up"}
+        if request.app.state.db is not None:
+            try:
+                await request.app.state.db.ping()
+                body["postgres"] = "up"
+            except Exception as exc:
+                # History is delayed, not lost (the archive stream waits): still ready.
+                body["postgres"] = type(exc).__name__
+        return JSONResponse(body)
 
     async def websocket(socket: WebSocket) -> None:
         await serve(socket, socket.app.state.services)
@@ -78,7 +102,20 @@ def create_app(settings: Settings) -> Starlette:
         Route("/readyz", readyz),
         *lobby.routes,
         WebSocketRoute("/ws", websocket),
+        *([Mount("/api/history", routes=history_routes)] if settings.database_url else []),
         # The browser client (server/web.py), when this checkout has it.
         *(web.routes(client) if client.is_dir() else []),
     ]
     return Starlette(routes=routes, lifespan=lifespan)
+
+
+async def _open_history(settings: Settings, redis: aioredis.Redis) -> tuple[Database, Archiver]:
+    """Schema at head (migrated, or refused), the database, and this node's archiver."""
+    url = settings.database_url or ""
+    if settings.migrate_on_start:
+        await migrate(url)
+    elif (problem := await check_schema(url)) is not None:
+        raise RuntimeError(problem)
+    db = await Database.connect(url)
+    archiver = start_archiver(redis, db, settings.redis_prefix, consumer=settings.node_id)
+    return db, archiver

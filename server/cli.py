@@ -37,7 +37,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     app = create_app(settings)
     url = settings.public_url or f"http://{settings.host}:{settings.port}/"
     print(f"Tortuga is up: open {url}", flush=True)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
+    # uvicorn drops frames past ws_max_size before the app sees them; the app's own limit
+    # (settings.max_frame_bytes) answers smaller oversize frames with a clear error.
+    uvicorn.run(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level="warning",
+        ws_max_size=max(4 * settings.max_frame_bytes, 64 * 1024),
+    )
     return 0
 
 
