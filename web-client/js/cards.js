@@ -33,13 +33,13 @@ export const EDITIONS = {
 };
 
 const SPECIAL = {
-  escape: { icon: "🏳️", label: "Escape" },
-  pirate: { icon: "⚔️", label: "Pirate" },
-  mermaid: { icon: "🧜", label: "Mermaid" },
-  "skull-king": { icon: "💀", label: "Skull King" },
-  captain: { icon: "👑", label: "Captain" },
-  "scary-mary": { icon: "🎭", label: "Scary Mary" },
-  rogue: { icon: "🎭", label: "Rogue" },
+  escape: { icon: "⚐", label: "Escape" },
+  pirate: { icon: "⚔", label: "Pirate" },
+  mermaid: { icon: "♆", label: "Mermaid" },
+  "skull-king": { icon: "♚", label: "Skull King" },
+  captain: { icon: "♛", label: "Captain" },
+  "scary-mary": { icon: "◐", label: "Scary Mary" },
+  rogue: { icon: "◐", label: "Rogue" },
 };
 
 export function edition(gameId) {

@@ -52,6 +52,9 @@ export class RoomPage {
 
   async start() {
     let id = identity.get();
+    if (!id) {
+      id = await nameForm(this.el, { intro: `You are invited to room ${this.code}. Choose a name to join.` });
+    }
     try {
       this.room = await api.room(this.code);
     } catch (err) {
@@ -60,10 +63,12 @@ export class RoomPage {
         this.render();
         return;
       }
-    }
-    if (!id) {
-      const what = this.room ? `${this.room.title} room ${this.code}` : `room ${this.code}`;
-      id = await nameForm(this.el, { intro: `You are invited to a ${what}. Choose a name to join.` });
+      if (err.status === 401) {
+        identity.clear();
+        setWho();
+        this.start();
+        return;
+      }
     }
     const mine = this.room && this.room.seats.find((s) => s.user === id.user.id);
     this.as = !this.room || this.room.status === "lobby" || mine ? "player" : "spectator";
@@ -227,7 +232,9 @@ export class RoomPage {
       if (!(await sealing.check(msg.phase, Number(seat), move, salts[seat], expected))) bad.push(Number(seat));
     }
     const checked = Object.keys(opened).filter((s) => typeof committed[s] === "string").length;
-    this.revealCheck = { phase: msg.phase, ok: bad.length === 0 && checked > 0, bad, checked };
+    this.revealCheck = {
+      phase: msg.phase, ok: bad.length === 0 && checked > 0, bad, checked, round: this.view && this.view.round,
+    };
     const flipped = {};
     for (const [seat, move] of Object.entries(msg.moves || {})) if (move && "bid" in move) flipped[seat] = move.bid;
     if (this.seal && this.seal.phase === msg.phase) this.seal.flipped = flipped;
@@ -439,7 +446,7 @@ export class RoomPage {
     const el = this.el.querySelector(".clock");
     const c = this.clockText();
     if (el && c) {
-      el.textContent = `⏱ ${c.text}`;
+      el.textContent = `time left ${c.text}`;
       el.classList.toggle("low", c.low);
     }
   }
@@ -489,7 +496,7 @@ export class RoomPage {
     const c = this.clockText();
     return {
       view: this.view, room: this.room, seat: this.seat, seal: this.seal,
-      connected: this.connected, clockText: c && c.text, clockLow: c && c.low,
+      connected: this.connected, clockText: c && c.text, clockLow: c && c.low, busy: this.sending,
     };
   }
 
@@ -500,8 +507,8 @@ export class RoomPage {
     return h("div", { class: "row" },
       h("h1", {}, `${r.title || edition(r.game).title} — room `, h("span", { class: "code" }, this.code)),
       h("span", { class: "badge" }, status),
-      spectating ? h("span", { class: "badge", dataset: { role: "spectator" } }, "👁 watching") : null,
-      h("span", { class: "badge", "aria-label": `${this.watchers} spectators` }, `👁 ${this.watchers} watching`),
+      spectating ? h("span", { class: "badge", dataset: { role: "spectator" } }, "watching") : null,
+      h("span", { class: "badge", "aria-label": `${this.watchers} spectators` }, `${this.watchers} watching`),
       h("a", { href: `/rules/${r.game}`, class: "small" }, "rules"));
   }
 
@@ -536,7 +543,7 @@ export class RoomPage {
         actions.push(h("button", { type: "button", class: "danger", dataset: { key: `kick-${s.seat}` },
           onclick: () => this.conn.send({ type: "kick", seat: s.seat }) }, "Kick"));
       }
-      const who = s.bot ? `🤖 ${s.name || s.bot + " bot"}` : s.user ? s.name : "empty";
+      const who = s.bot ? `⚙ ${s.name || s.bot + " bot"} (bot)` : s.user ? s.name : "empty";
       const state = s.bot ? "ready" : s.user ? (s.ready ? "ready ✓" : "not ready") : "";
       return h("li", { class: [isMe && "me"], dataset: { seat: String(s.seat) } },
         h("div", { class: "seat-head" }, h("strong", {}, `Seat ${s.seat + 1}`),
@@ -618,11 +625,11 @@ export class RoomPage {
     const ctx = this.ctx();
     const v = this.view;
     const parts = [statusLine(ctx), playersPanel(ctx), trickPanel(ctx)];
-    if (this.revealCheck && v.phase === "play" && v.trick.length === 0 && this.revealCheck.checked) {
+    if (this.revealCheck && v.phase === "play" && v.round === this.revealCheck.round && this.revealCheck.checked) {
       parts.push(h("p", { class: "small", dataset: { check: this.revealCheck.ok ? "ok" : "bad" } },
         this.revealCheck.ok
-          ? `🔐 All ${this.revealCheck.checked} bids match their seals.`
-          : `⚠ Bids that do not match their seals: ${this.revealCheck.bad.map((s) => seatName(this.room, v, s)).join(", ")}`));
+          ? `✓ All ${this.revealCheck.checked} bids match their seals.`
+          : `✗ Bids that do not match their seals: ${this.revealCheck.bad.map((s) => seatName(this.room, v, s)).join(", ")}`));
     }
     if (this.seat !== null && v.hand) {
       if (v.phase === "bid") parts.push(this.bidBox());
@@ -646,7 +653,7 @@ export class RoomPage {
     if (mine) {
       const n = Object.keys(s.committed).length;
       return h("div", { class: "prompt-box", dataset: { sealed: "1" } },
-        h("h2", {}, stored ? `Your bid of ${stored.move.bid} is sealed 🔒` : "Your bid is sealed 🔒"),
+        h("h2", {}, stored ? `Your bid of ${stored.move.bid} is sealed ✓` : "Your bid is sealed ✓"),
         h("p", {}, s.open ? "Everyone has bid: revealing…" : `${n} of ${s.seats.length} bids sealed. Waiting for the others…`));
     }
     const bids = (v.legal || []).filter((m) => "bid" in m).map((m) => m.bid);
@@ -688,7 +695,7 @@ export class RoomPage {
       h("h2", {}, "Game over — final scores"),
       h("ol", { class: "final" }, order.map((s) => h("li", { dataset: { seat: String(s), rank: String(out.ranks[s] ?? "") } },
         h("strong", {}, seatName(this.room, v, s)), ` — ${out.scores[s]} points`,
-        out.ranks[s] === 1 ? " 🏆" : "", ` (rank ${out.ranks[s] ?? "?"})`, s === this.seat ? " — you" : ""))),
+        out.ranks[s] === 1 ? " ★ winner" : "", ` (rank ${out.ranks[s] ?? "?"})`, s === this.seat ? " — you" : ""))),
       h("p", {}, badge),
       this.room.seed ? h("p", { class: "small" }, "Seed: ", h("span", { class: "seed" }, this.room.seed)) : null,
       this.room.seed_digest ? h("p", { class: "small" }, "Fingerprint published at the start (SHA-256 of the seed): ",

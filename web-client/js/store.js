@@ -54,7 +54,7 @@ export const seenDeals = {
       ? prev
       : { game, players, seat, rounds: {} };
     if (seedDigest) data.seedDigest = seedDigest;
-    if (!data.rounds[round]) data.rounds[round] = { hand: [...hand], dealer };
+    if (!data.rounds[round]) data.rounds[round] = { hand: hand ? [...hand] : null, dealer };
     write(SEEN + room, data);
     return data;
   },

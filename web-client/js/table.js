@@ -54,7 +54,7 @@ export function statusLine(ctx) {
   parts.push(h("span", { class: "turn", role: "status" }, turn));
   if (clockText) {
     parts.push(h("span", { class: ["clock", clockLow && "low"], "aria-label": `time left ${clockText}` },
-      `⏱ ${clockText}`));
+      `time left ${clockText}`));
   }
   return h("div", { class: "status-line" }, parts);
 }
@@ -71,7 +71,7 @@ export function playersPanel(ctx) {
       const done = seal && seal.committed && s in seal.committed;
       const shown = seal && seal.flipped && seal.flipped[s] !== undefined ? seal.flipped[s] : null;
       sealedState = h("div", { class: "sealed-state", dataset: { committed: done ? "1" : "0" } },
-        shown !== null ? `Bid ${shown}` : done ? "🔒 bid sealed" : "… choosing a bid");
+        shown !== null ? `Bid ${shown}` : done ? "bid sealed ✓" : "… choosing a bid");
     }
     const isTurn = view.phase === "play" ? prompt[0] === s : prompt.includes(s) && !(seal && seal.committed && s in seal.committed);
     const online = !connected || connected.has(s) || (room.seats[s] && room.seats[s].bot);
@@ -80,7 +80,7 @@ export function playersPanel(ctx) {
       dataset: { seat: String(s) },
       "aria-current": isTurn ? "true" : null,
     },
-    h("div", { class: "pname" }, seatName(room, view, s), room.seats[s] && room.seats[s].bot ? " 🤖" : ""),
+    h("div", { class: "pname" }, seatName(room, view, s), room.seats[s] && room.seats[s].bot ? " ⚙ (bot)" : ""),
     online ? null : h("div", { class: "offline" }, "offline"),
     h("div", { class: "stats" },
       h("span", {}, "Bid ", h("strong", { class: "bid" }, bid === null || bid === undefined ? "–" : String(bid))),
@@ -92,7 +92,7 @@ export function playersPanel(ctx) {
   if (view.ghost) {
     const g = view.ghost;
     boxes.push(h("div", { class: ["player", "ghost", view.turn === g.seat && "turn"], dataset: { seat: String(g.seat) } },
-      h("div", { class: "pname" }, "👻 Ghost hand"),
+      h("div", { class: "pname" }, "Ghost hand"),
       h("div", { class: "stats ghost-info" },
         h("span", {}, "Pile ", h("strong", {}, String(g.pile))),
         h("span", {}, "Won ", h("strong", {}, String(g.tricks))))));
@@ -135,20 +135,19 @@ export function trickPanel(ctx) {
  * (arrow keys move between cards, Enter/Space plays).
  */
 export function handPanel(ctx, onPlay) {
-  const { view } = ctx;
+  const { view, busy } = ctx;
   const game = view.game;
   const hand = sortHand(game, view.hand || []);
   const legalPlays = new Map();
   for (const m of view.legal || []) if (m.play) legalPlays.set(m.play, [...(legalPlays.get(m.play) || []), m]);
-  const myTurn = view.phase === "play" && legalPlays.size > 0;
+  const myTurn = view.phase === "play" && legalPlays.size > 0 && !busy;
   const buttons = hand.map((name) => {
-    const moves = legalPlays.get(name);
+    const moves = busy ? null : legalPlays.get(name);
     const label = describe(game, name).label;
     return cardFace(game, name, {
       tag: "button",
       props: {
         type: "button",
-        class: null,
         disabled: !moves,
         "aria-label": moves ? `Play ${label}` : label,
         dataset: { card: name, key: `card-${name}` },
@@ -184,7 +183,7 @@ export function choiceDialog(game, name, moves, onChoose, onCancel) {
     h("p", {}, `Play ${d.label} as a pirate or as an escape?`),
     h("div", { class: "row" },
       moves.map((m) => h("button", { type: "button", dataset: { as: m.as, key: `as-${m.as}` }, onclick: () => onChoose(m) },
-        m.as === "pirate" ? "⚔️ Pirate" : "🏳️ Escape")),
+        m.as === "pirate" ? "⚔ Pirate" : "⚐ Escape")),
       h("button", { type: "button", class: "secondary", onclick: onCancel }, "Cancel")));
 }
 
