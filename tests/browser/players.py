@@ -12,9 +12,12 @@ from typing import Any
 class Person:
     """One browser context (one person) on the site."""
 
-    def __init__(self, browser: Any, site: str, name: str, **context: Any) -> None:
+    def __init__(
+        self, browser: Any, site: str, name: str, *, keyboard: bool = False, **context: Any
+    ) -> None:
         self.site = site
         self.name = name
+        self.keyboard = keyboard  # play with the keyboard only (digits, arrows, Enter)
         self.context = browser.new_context(**context)
         self.page = self.context.new_page()
         self.errors: list[str] = []
@@ -64,15 +67,13 @@ class Person:
 
     def add_bot(self, level: str = "heuristic") -> None:
         page = self.page
-        before = page.locator("ol.seats li .seat-who", has_text="(bot)").count()
+        before = page.locator("ol.seats li[data-bot]").count()
         page.locator("ol.seats li", has=page.get_by_role("button", name="Add bot")).first.locator(
             "select"
         ).select_option(level)
         page.get_by_role("button", name="Add bot").first.click()
         page.wait_for_function(
-            "n => [...document.querySelectorAll('ol.seats li .seat-who')]"
-            ".filter(e => e.textContent.includes('(bot)')).length > n",
-            arg=before,
+            "n => document.querySelectorAll('ol.seats li[data-bot]').length > n", arg=before
         )
 
     # -- at the table -------------------------------------------------------------------------
@@ -100,8 +101,14 @@ class Person:
             for b in page.eval_on_selector_all(".bids button", "bs => bs.map(b => b.dataset.bid)")
         ]
         choice = n if n is not None and n in options else options[min(1, len(options) - 1)]
-        page.click(f".bids button[data-bid='{choice}']", timeout=2000)
-        page.get_by_role("button", name=f"Seal my bid: {choice}").click(timeout=2000)
+        if self.keyboard:
+            page.evaluate("() => document.activeElement && document.activeElement.blur()")
+            page.keyboard.press(str(choice))
+            page.focus(f"button[data-key='seal']:has-text('Seal my bid: {choice}')", timeout=2000)
+            page.keyboard.press("Enter")
+        else:
+            page.click(f".bids button[data-bid='{choice}']", timeout=2000)
+            page.get_by_role("button", name=f"Seal my bid: {choice}").click(timeout=2000)
         try:
             page.wait_for_selector("[data-sealed='1']", timeout=10000)
         except Exception as exc:
@@ -111,9 +118,17 @@ class Person:
         return choice
 
     def play_first_legal(self) -> str:
-        button = self.page.locator("button.card:not([disabled])").first
-        card = str(button.get_attribute("data-card"))
-        button.click(timeout=1000)
+        page = self.page
+        button = page.locator("button.card:not([disabled])").first
+        if not self.keyboard:
+            card = str(button.get_attribute("data-card"))
+            button.click(timeout=1000)
+            return card
+        # Focus the first playable card, step right (wrapping among playable cards), Enter.
+        button.focus(timeout=1000)
+        page.keyboard.press("ArrowRight")
+        card = str(page.evaluate("() => document.activeElement.dataset.card"))
+        page.keyboard.press("Enter")
         return card
 
     def step(self) -> str:
@@ -124,6 +139,8 @@ class Person:
                 self.bid()
             elif what == "play":
                 self.play_first_legal()
+            elif what == "choice" and self.keyboard:
+                self.page.keyboard.press("Enter")  # the dialog focuses its first choice
             elif what == "choice":
                 self.page.click(".choice-dialog button[data-as='pirate']", timeout=1000)
         except Exception:  # the page changed under the click (a new view): look again

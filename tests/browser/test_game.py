@@ -34,7 +34,7 @@ def _no_hand_in_dom(person: Person) -> None:
 
 def test_friends_and_bots_play_skull_king(site: str, chromium: Any, screenshot_dir: Path) -> None:
     alice = Person(chromium, site, "Alice")
-    bob = Person(chromium, site, "Bob", **PHONE)
+    bob = Person(chromium, site, "Bob", keyboard=True, **PHONE)
     carol = Person(chromium, site, "Carol")
     try:
         # Alice picks a name and creates a room; Bob follows the invite link and sits down.
@@ -69,7 +69,7 @@ def test_friends_and_bots_play_skull_king(site: str, chromium: Any, screenshot_d
         carol.page.wait_for_selector(".table-area")
         carol.page.wait_for_selector("[data-role='spectator']")
         _no_hand_in_dom(carol)
-        alice.page.wait_for_selector("text=1 watching")
+        alice.page.wait_for_selector("[data-spectators='1']")
 
         # Round 1: Alice seals her bid, reloads before Bob has bid, and still reveals it.
         alice.page.wait_for_selector(".bids button")
@@ -94,11 +94,30 @@ def test_friends_and_bots_play_skull_king(site: str, chromium: Any, screenshot_d
         # Play on; Bob reloads in the middle of round 2 and gets the same seat back.
         reloaded = {"done": False}
         shots = {"table": False}
+        cut = {"state": "before"}
 
         def hook(person: Person, did: str) -> None:
             if did != "play":
                 return
             round_ = person.page.get_attribute(".table-area", "data-round")
+            # Round 3: Alice's socket drops (and stays down) right after her card; once Bob
+            # has played she reconnects and resumes from the last version she saw.
+            if person is alice and round_ == "3" and cut["state"] == "before":
+                cut["state"] = "down"
+                alice.page.evaluate("() => { tortuga.conn.closed = true; tortuga.conn.drop(); }")
+                alice.page.wait_for_selector("#conn[data-state='offline']")
+            elif person is bob and cut["state"] == "down":
+                cut["state"] = "up"
+                bob.page.wait_for_timeout(200)
+                alice.page.evaluate(
+                    "() => { tortuga.conn.closed = false; tortuga.conn.connect(); }"
+                )
+                alice.page.wait_for_selector("#conn[data-state='open']")
+                alice.page.wait_for_function(
+                    "v => tortuga.version >= v", arg=bob.page.evaluate("tortuga.version")
+                )
+                resumed = [f for f in alice.frames if f.get("type") == "resumed"]
+                assert resumed and resumed[-1]["missed"] >= 1, resumed
             if person is alice and not shots["table"]:
                 alice.page.wait_for_timeout(100)
                 alice.shot(screenshot_dir, "table")
@@ -114,6 +133,7 @@ def test_friends_and_bots_play_skull_king(site: str, chromium: Any, screenshot_d
 
         play_until_over([alice, bob], timeout=90, hook=hook)
         assert reloaded["done"]
+        assert cut["state"] == "up"
         carol.page.wait_for_selector(".gameover")
 
         # Everyone sees the same final scores; the deals check out in each browser.

@@ -71,6 +71,10 @@ export class Connection {
       clearInterval(this.pinger);
       if (this.ws !== ws) return;
       this.ws = null;
+      if (this.closed) {
+        this.setState("offline");
+        return;
+      }
       if (ev.code === CLOSE_BAD_TOKEN) {
         this.closed = true;
         this.setState("offline");

@@ -11,7 +11,9 @@ export function h(tag, props = {}, ...children) {
     if (v === null || v === undefined || v === false) continue;
     if (k === "class") el.className = Array.isArray(v) ? v.filter(Boolean).join(" ") : v;
     else if (k === "text") el.textContent = String(v);
-    else if (k === "dataset") Object.assign(el.dataset, v);
+    else if (k === "dataset") {
+      for (const [dk, dv] of Object.entries(v)) if (dv !== null && dv !== undefined) el.dataset[dk] = dv;
+    }
     else if (k.startsWith("on") && typeof v === "function") el.addEventListener(k.slice(2), v);
     else if (k === "value") el.value = v;
     else if (k === "checked") el.checked = !!v;

@@ -507,8 +507,9 @@ export class RoomPage {
     return h("div", { class: "row" },
       h("h1", {}, `${r.title || edition(r.game).title} — room `, h("span", { class: "code" }, this.code)),
       h("span", { class: "badge" }, status),
-      spectating ? h("span", { class: "badge", dataset: { role: "spectator" } }, "watching") : null,
-      h("span", { class: "badge", "aria-label": `${this.watchers} spectators` }, `${this.watchers} watching`),
+      spectating ? h("span", { class: "badge", dataset: { role: "spectator" } }, "you are watching") : null,
+      h("span", { class: "badge", dataset: { spectators: String(this.watchers) } },
+        `${this.watchers} spectator${this.watchers === 1 ? "" : "s"}`),
       h("a", { href: `/rules/${r.game}`, class: "small" }, "rules"));
   }
 
@@ -543,9 +544,9 @@ export class RoomPage {
         actions.push(h("button", { type: "button", class: "danger", dataset: { key: `kick-${s.seat}` },
           onclick: () => this.conn.send({ type: "kick", seat: s.seat }) }, "Kick"));
       }
-      const who = s.bot ? `⚙ ${s.name || s.bot + " bot"} (bot)` : s.user ? s.name : "empty";
+      const who = s.bot ? `⚙ ${s.name || s.bot + " bot"}` : s.user ? s.name : "empty";
       const state = s.bot ? "ready" : s.user ? (s.ready ? "ready ✓" : "not ready") : "";
-      return h("li", { class: [isMe && "me"], dataset: { seat: String(s.seat) } },
+      return h("li", { class: [isMe && "me"], dataset: { seat: String(s.seat), bot: s.bot || null } },
         h("div", { class: "seat-head" }, h("strong", {}, `Seat ${s.seat + 1}`),
           h("span", { class: "small" }, state, s.user && !s.bot && s.connected === false ? " · offline" : "")),
         h("div", { class: "seat-who" }, who, r.host && s.user === r.host ? " (host)" : "", isMe ? " — you" : ""),
@@ -586,7 +587,7 @@ export class RoomPage {
             status.textContent = "Press Ctrl+C to copy";
           }
         } }, "Copy link"), status),
-      this.notifyControl());
+      this.seat !== null || (this.room.seats || []).some((x) => this.me && x.user === this.me.id) ? this.notifyControl() : null);
   }
 
   notifyControl() {
@@ -631,7 +632,7 @@ export class RoomPage {
           ? `✓ All ${this.revealCheck.checked} bids match their seals.`
           : `✗ Bids that do not match their seals: ${this.revealCheck.bad.map((s) => seatName(this.room, v, s)).join(", ")}`));
     }
-    if (this.seat !== null && v.hand) {
+    if (this.seat !== null && v.hand && v.phase !== "over") {
       if (v.phase === "bid") parts.push(this.bidBox());
       if (this.choice) {
         parts.push(h("div", { class: "prompt-box" }, choiceDialog(v.game, this.choice.card, this.choice.moves,
