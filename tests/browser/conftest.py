@@ -105,13 +105,15 @@ def screenshot_dir() -> Path:
 
 @pytest.fixture(scope="module")
 def site(redis_url: str, database_url: str) -> Iterator[str]:
-    """The whole site (room server, pages, history API with an archiver), fresh per module."""
+    """The whole site (``create_app``: room server, pages, history API), fresh per module."""
     import redis as redis_sync
-    from web_harness import build_app, site_settings
+    from web_harness import site_settings
+
+    from server.app import create_app
 
     port = free_port()
-    settings = site_settings(redis_url, port)
-    with ThreadedServer(build_app(settings, WEB_ROOT, database_url), port=port) as server:
+    settings = site_settings(redis_url, database_url, port)
+    with ThreadedServer(create_app(settings), port=port) as server:
         yield server.url
     client = redis_sync.Redis.from_url(redis_url)
     try:

@@ -97,16 +97,19 @@ def test_friends_and_bots_play_skull_king(site: str, chromium: Any, screenshot_d
         cut = {"state": "before"}
 
         def hook(person: Person, did: str) -> None:
-            if did != "play":
-                return
-            round_ = person.page.get_attribute(".table-area", "data-round")
-            # Round 3: Alice's socket drops (and stays down) right after her card; once Bob
-            # has played she reconnects and resumes from the last version she saw.
-            if person is alice and round_ == "3" and cut["state"] == "before":
+            # Round 3: when it is Bob's turn to play, Alice's socket drops (and stays down);
+            # once Bob has played she reconnects and resumes from the last version she saw.
+            if (
+                person is alice
+                and cut["state"] == "before"
+                and alice.page.get_attribute(".table-area", "data-round") == "3"
+                and bob.state() == "play"
+            ):
                 cut["state"] = "down"
                 alice.page.evaluate("() => { tortuga.conn.closed = true; tortuga.conn.drop(); }")
                 alice.page.wait_for_selector("#conn[data-state='offline']")
-            elif person is bob and cut["state"] == "down":
+                return
+            if person is bob and did == "play" and cut["state"] == "down":
                 cut["state"] = "up"
                 bob.page.wait_for_timeout(200)
                 alice.page.evaluate(
@@ -118,6 +121,9 @@ def test_friends_and_bots_play_skull_king(site: str, chromium: Any, screenshot_d
                 )
                 resumed = [f for f in alice.frames if f.get("type") == "resumed"]
                 assert resumed and resumed[-1]["missed"] >= 1, resumed
+            if did != "play":
+                return
+            round_ = person.page.get_attribute(".table-area", "data-round")
             if person is alice and not shots["table"]:
                 alice.page.wait_for_timeout(100)
                 alice.shot(screenshot_dir, "table")
@@ -156,8 +162,11 @@ def test_friends_and_bots_play_skull_king(site: str, chromium: Any, screenshot_d
 
         # The replay: archived within moments of the end; every hand visible.
         alice.page.get_by_role("link", name="Watch the replay").click()
-        deadline = time.monotonic() + 20
-        while alice.page.locator(".replay-controls").count() == 0:
+        deadline = time.monotonic() + 30
+        while True:
+            alice.page.wait_for_selector(".replay-controls, main [role='alert']", timeout=20000)
+            if alice.page.locator(".replay-controls").count():
+                break
             assert time.monotonic() < deadline, alice.page.inner_text("main")
             alice.page.wait_for_timeout(300)
             alice.page.reload()

@@ -115,3 +115,29 @@ def test_a_full_ten_round_game(site: str, chromium: Any, screenshot_dir: Path) -
     finally:
         gus.close()
         hana.close()
+
+
+def test_deadline_countdown(site: str, chromium: Any, screenshot_dir: Path) -> None:
+    ivy = Person(chromium, site, "Ivy")
+    try:
+        ivy.open("/")
+        ivy.choose_name()
+        ivy.page.wait_for_selector("form[aria-label='create a room']")
+        ivy.page.select_option("#deadlines", "live")
+        ivy.create_room(rounds=1, seats=2)
+        assert "deadlines: move 30s, commit 30s, reveal 15s" in ivy.page.inner_text("main")
+        ivy.add_bot("random")
+        ivy.ready()
+        ivy.page.get_by_role("button", name="Start the game").click()
+        clock = ivy.page.locator(".status-line .clock")
+        clock.wait_for()
+        first = clock.inner_text()
+        assert first.startswith("time left 0:"), first
+        ivy.page.wait_for_function(
+            "t => document.querySelector('.status-line .clock').textContent !== t", arg=first
+        )
+        ivy.shot(screenshot_dir, "deadline")
+        play_until_over([ivy], timeout=30)
+        assert ivy.page.locator(".status-line .clock").count() == 0
+    finally:
+        ivy.close()

@@ -38,7 +38,7 @@ export class RoomPage {
     this.error = null;
     this.verify = null;
     this.verifying = false;
-    this.deadline = null;
+    this.moveDeadline = null;
     this.wasMyMove = false;
     this.joined = false;
     this.notFound = false;
@@ -122,6 +122,7 @@ export class RoomPage {
     if (msg.role) this.as = msg.role;
     this.version = msg.version ?? this.version;
     this.view = msg.view || null;
+    this.moveDeadline = msg.deadline ?? null;
     this.seat = msg.seat ?? (this.view ? this.view.seat : null) ?? null;
     if (msg.presence) this.onPresence(msg.presence, false);
     if (Array.isArray(msg.chat)) this.chat = msg.chat.slice(-100);
@@ -151,6 +152,7 @@ export class RoomPage {
     }
     this.version = msg.version;
     this.view = msg.view;
+    this.moveDeadline = msg.deadline ?? null;
     if (msg.seat !== undefined && msg.seat !== null) this.seat = msg.seat;
     else if (this.view) this.seat = this.view.seat;
     const ev = msg.event || {};
@@ -183,6 +185,7 @@ export class RoomPage {
     this.takeRoomState(msg);
     if (msg.seat !== undefined) this.seat = msg.seat;
     this.version = Math.max(this.version ?? 0, msg.version ?? 0);
+    if (msg.deadline !== undefined) this.moveDeadline = msg.deadline;
     this.afterView();
     this.render();
   }
@@ -198,8 +201,9 @@ export class RoomPage {
       open: !!msg.open,
       revealed: msg.revealed || [],
       flipped: null,
+      commit_by: msg.commit_by ?? null,
+      open_by: msg.open_by ?? null,
     };
-    this.setDeadline(msg.open ? msg.open_by : msg.commit_by);
     if (!same) this.selectedBid = null;
     this.afterView();
     this.syncSeal();
@@ -216,7 +220,7 @@ export class RoomPage {
   onOpenPhase(msg) {
     if (!this.seal || this.seal.phase !== msg.phase) return;
     this.seal.open = true;
-    this.setDeadline(msg.open_by);
+    this.seal.open_by = msg.open_by ?? null;
     this.syncSeal();
     this.render();
   }
@@ -429,15 +433,21 @@ export class RoomPage {
   }
 
   // -- clocks ------------------------------------------------------------------------------
-  setDeadline(value) {
-    if (value === undefined || value === null) { this.deadline = null; return; }
+  /** The due time (epoch ms) of what the table waits for now, or null (no deadline). */
+  deadline() {
+    const v = this.view;
+    if (!v || v.phase === "over") return null;
+    let value = this.moveDeadline;
+    if (v.prompt && v.prompt.sealed && this.seal) value = this.seal.open ? this.seal.open_by : this.seal.commit_by;
+    if (value === undefined || value === null) return null;
     const t = typeof value === "number" ? (value < 1e12 ? value * 1000 : value) : Date.parse(value);
-    this.deadline = Number.isFinite(t) ? t : null;
+    return Number.isFinite(t) ? t : null;
   }
 
   clockText() {
-    if (!this.deadline) return null;
-    const left = Math.max(0, Math.round((this.deadline - Date.now()) / 1000));
+    const due = this.deadline();
+    if (!due) return null;
+    const left = Math.max(0, Math.round((due - Date.now()) / 1000));
     const m = Math.floor(left / 60), s = left % 60;
     return { text: m >= 60 ? `${Math.floor(m / 60)}h ${m % 60}m` : `${m}:${String(s).padStart(2, "0")}`, low: left <= 10 };
   }
