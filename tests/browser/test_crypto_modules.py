@@ -18,6 +18,7 @@ import pytest
 
 from engines.rng import Rng
 from engines.skull_king import BID_TRICKS, SKULL_KING
+from server.reveal import digest as server_digest
 
 pytestmark = pytest.mark.browser
 
@@ -172,7 +173,7 @@ def _py_digest(phase: str, seat: int, move: Any, salt: str) -> str:
 
 SEAL_CASES: list[tuple[str, int, Any]] = [
     ("bid", 0, {"bid": 3}),
-    ("r1:bid", 5, {"bid": 0}),
+    ("bid@7", 5, {"bid": 0}),
     ("v12", 2, {"play": "scary-mary", "as": "escape"}),
     ("phase ☠ ü", 1, {"z": [1, {"b": None, "a": True}], "é": 'naïve "q" \\ \n', "A": -7}),
     ("x", 3, {"\U0001f600": 1, "\uffff": 2, "b": 3}),
@@ -203,6 +204,7 @@ def test_seal_digest_matches_python(page: Any) -> None:
         canonical = json.dumps(move, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         assert result["canonical"] == canonical
         assert result["digest"] == _py_digest(phase, seat, move, salt)
+        assert result["digest"] == server_digest(phase, seat, move, salt)
         assert result["fallback"] == result["digest"]
 
 

@@ -73,6 +73,7 @@ def test_friends_and_bots_play_skull_king(site: str, chromium: Any, screenshot_d
 
         # Round 1: Alice seals her bid, reloads before Bob has bid, and still reveals it.
         alice.page.wait_for_selector(".bids button")
+        assert alice.page.title().startswith("▶ Your move")
         alice_bid = alice.bid(1)
         assert alice.page.locator(".hand-zone").count() == 1
         alice.shot(screenshot_dir, "sealed-bid")
@@ -80,6 +81,7 @@ def test_friends_and_bots_play_skull_king(site: str, chromium: Any, screenshot_d
         alice.page.reload()
         alice.page.wait_for_selector("[data-sealed='1']")
         assert f"Your bid of {alice_bid} is sealed" in alice.page.inner_text("[data-sealed='1']")
+        assert not alice.page.title().startswith("▶")
         assert alice.my_seat() == a_seat
         bob.page.wait_for_selector(".bids button")
         bob.bid(0)
