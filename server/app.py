@@ -1,7 +1,8 @@
 """``create_app(settings)``: one node of Tortuga -- routes, lifespan and wiring.
 
-The lifespan connects to Redis, starts this node's hub (pub/sub fan-out) and bot driver,
-and, when ``settings.database_url`` is set, the history: it migrates the schema (or refuses
+The lifespan connects to Redis, starts this node's hub (pub/sub fan-out), bot driver and
+clock (deadlines, grace times, heartbeat: server/clock.py), and, when
+``settings.database_url`` is set, the history: it migrates the schema (or refuses
 to start on an old one when ``migrate_on_start`` is off), opens the database, starts the
 archiver and serves ``/api/history``. Everything is closed on shutdown. ``settings`` must be
 resolved: ``redis_url`` set (the CLI starts the embedded servers when none is configured),
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import secrets
 from collections.abc import AsyncIterator
 
 import redis.asyncio as aioredis
@@ -29,6 +31,7 @@ from server.archive.db import Database
 from server.archive.routes import routes as history_routes
 from server.auth import Tokens
 from server.bots import BotDriver
+from server.clock import Clock
 from server.hub import Hub
 from server.reveal import Sealing
 from server.rooms import RoomService
@@ -52,17 +55,28 @@ def create_app(settings: Settings) -> Starlette:
         store = Store(redis, Keys(settings.redis_prefix))
         rooms = RoomService(store, base_url=base_url, room_ttl=settings.room_ttl_seconds)
         sealing = Sealing(rooms)
-        hub = Hub(redis, rooms, settings.node_id, settings.resume_max_versions)
-        bots = BotDriver(rooms, sealing, settings.secret, settings.bot_delay)
+        # This process's name in presence: the node id and a suffix of its own, so a node
+        # restarted under the same id is not mistaken for its dead predecessor.
+        instance = f"{settings.node_id}.{secrets.token_hex(3)}"
+        hub = Hub(redis, rooms, instance, settings.resume_max_versions)
+        bots = BotDriver(
+            rooms, sealing, settings.secret, settings.bot_delay, settings.bot_rescue_seconds
+        )
+        clock = Clock(rooms, sealing, bots, hub, settings)
         rooms.on_turn.append(bots.schedule)
+        rooms.on_started.append(clock.started)
+        rooms.on_visit.append(clock.visit)
+        rooms.on_seat_dropped.append(clock.seat_dropped)
         app.state.services = Services(settings, tokens, rooms, sealing, hub)
+        app.state.clock = clock
         app.state.redis = redis
         app.state.db = None
         archiver = None
         if settings.database_url:
             app.state.db, archiver = await _open_history(settings, redis)
         await hub.start()
-        log.info("node up", extra={"conn": settings.node_id})
+        await clock.start()
+        log.info("node up", extra={"conn": instance})
         try:
             yield
         finally:
@@ -70,6 +84,7 @@ def create_app(settings: Settings) -> Starlette:
                 await archiver.stop()
             if app.state.db is not None:
                 await app.state.db.close()
+            await clock.close()
             await bots.close()
             await hub.close()
             await redis.aclose()

@@ -7,8 +7,17 @@ choices reveal nothing about future deals -- and any node computes the same move
 for the same moment. That is what lets a bot commit on one node and reveal on another
 without its move being stored anywhere before everyone has committed.
 
+Who the driver plays for: bot seats, and seats taken over after their player's grace time
+(``away``, server/clock.py): the room's ``absent`` option says whether a heuristic bot plays
+them or the engine's default move. A player who comes back takes the seat back at once (the
+driver reads presence right before it acts); if the bot had committed for them in a sealed
+phase, the bot still opens that commitment (the player cannot: they never knew the salt).
+
 After every accepted write the winning node calls ``schedule``; a bot that owes a move acts
-after ``bot_delay``. Duplicate runs are harmless: ``act`` carries the version it saw, and a
+after ``bot_delay``. So that a bot still acts when that node dies first, the driver puts a
+"bot due" member in the clock set (``bot|room|version|stage``) due ``bot_rescue_seconds``
+after the delay; it removes it once it acted, and any node's clock that finds it due runs
+the bot at once. Duplicate runs are harmless: ``act`` carries the version it saw, and a
 second commit or reveal is refused by the seal hash.
 """
 
@@ -19,25 +28,53 @@ import contextlib
 import hashlib
 import hmac
 import logging
+import random
+from collections.abc import Awaitable
+from dataclasses import dataclass
 from typing import Any
 
 from engines.rng import Rng
-from server.reveal import Sealing, digest
-from server.rooms import PLAYING, RoomError, RoomService, phase_name
+from server.reveal import DEFAULT, Sealing, digest
+from server.rooms import PLAYING, Room, RoomError, RoomService, now_ms, phase_name
+from server.store import member
 
 log = logging.getLogger("tortuga.bots")
 
+AWAY_LEVEL = "heuristic"  # the bot that plays for an absent player
+DEFAULT_PLAYER = "=default"  # "plays" a seat with the engine's default move
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One thing the driver will do: ``act``, ``default`` (open prompt), ``commit``,
+    ``reveal``, ``seal-default`` (a missed commit or opening)."""
+
+    kind: str
+    seat: int
+    move: Any = None
+    salt: str = ""
+    digest: str = ""
+
 
 class BotDriver:
-    def __init__(self, rooms: RoomService, sealing: Sealing, secret: bytes, delay: float) -> None:
+    def __init__(
+        self,
+        rooms: RoomService,
+        sealing: Sealing,
+        secret: bytes,
+        delay: float,
+        rescue: float = 5.0,
+    ) -> None:
         self.rooms = rooms
         self.sealing = sealing
+        self.store = rooms.store
         self.delay = delay
+        self.rescue = rescue
         self._key = hmac.new(secret, b"tortuga-bots", hashlib.sha256).digest()
         self._tasks: set[asyncio.Task[None]] = set()
 
     def schedule(self, room_id: str) -> None:
-        task = asyncio.create_task(self._run(room_id))
+        task = asyncio.create_task(self.run(room_id))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -58,46 +95,113 @@ class BotDriver:
     def salt(self, room_id: str, phase: str, seat: int) -> str:
         return hmac.new(self._key, f"salt:{room_id}:{phase}:{seat}".encode(), "sha256").hexdigest()
 
-    async def _run(self, room_id: str) -> None:
-        if self.delay:
-            await asyncio.sleep(self.delay)
+    # -- who plays a seat ---------------------------------------------------------------
+    @staticmethod
+    def player(room: Room, seat: int) -> str | None:
+        """The bot level playing ``seat``, ``DEFAULT_PLAYER``, or None (its player)."""
+        info = room.seats[seat]
+        if info.bot is not None:
+            return info.bot
+        if seat in room.away:
+            return AWAY_LEVEL if room.absent == "bot" else DEFAULT_PLAYER
+        return None
+
+    # -- one run ------------------------------------------------------------------------
+    async def run(self, room_id: str, *, rescue: bool = True) -> None:
+        """Make every move the driver owes in ``room_id`` now. ``rescue``: this is the
+        node's own trigger (not the clock's rescue): wait ``bot_delay`` first and leave a
+        "bot due" member on the clock while waiting."""
         try:
-            room = await self.rooms.get(room_id)
-            if room.status != PLAYING or room.state is None:
+            room = await self.rooms.get(room_id, presence=True)
+            stage, actions = await self._plan(room)
+            if not actions:
                 return
-            game = room.game
-            state = game.decode(room.state)
-            prompt = game.prompt(state)
-            bots = [s for s in prompt.seats if room.seats[s].bot is not None]
-            if not bots:
-                return
-            if not prompt.sealed:
-                for seat in bots:
-                    level = room.seats[seat].bot or "random"
-                    move = self.choose(game, state, room_id, room.version, seat, level)
-                    await self._quietly(
-                        self.rooms.act(room_id, seat, move.to_json(), version=room.version)
-                    )
-                return
-            phase = phase_name(prompt, room.version)
-            seal = await self.rooms.store.load_seal(room_id)
-            same = seal.get("phase") == phase
-            for seat in bots:
-                level = room.seats[seat].bot or "random"
-                move = self.choose(game, state, room_id, room.version, seat, level).to_json()
-                salt = self.salt(room_id, phase, seat)
-                if not same or f"c:{seat}" not in seal:
-                    sealed = digest(phase, seat, move, salt)
-                    await self._quietly(self.sealing.commit(room_id, seat, phase, sealed))
-                elif seal.get("open") == "1" and f"r:{seat}" not in seal:
-                    await self._quietly(self.sealing.reveal(room_id, seat, phase, move, salt))
+            due = member("bot", room_id, room.version, stage)
+            if rescue:
+                wait = self.delay * random.uniform(0.75, 1.25) if self.delay else 0.0
+                await self.store.schedule(due, now_ms() + int((wait + self.rescue) * 1000))
+                if wait:
+                    await asyncio.sleep(wait)
+                    # The world may have moved on: a player came back, a move was made.
+                    room = await self.rooms.get(room_id, presence=True)
+                    stage, actions = await self._plan(room)
+            for action in actions:
+                await self._quietly(self._do(room, action))
+            if rescue:
+                await self.store.unschedule(due)
         except RoomError:
             return
         except Exception:
             log.exception("bot failed", extra={"room": room_id})
 
+    async def _plan(self, room: Room) -> tuple[str, list[Action]]:
+        """The stage of the room (``m``: an open move, ``c``: commits, ``r``: openings) and
+        what the driver owes there."""
+        if room.status != PLAYING or room.state is None:
+            return "", []
+        game = room.game
+        state = game.decode(room.state)
+        prompt = game.prompt(state)
+        if not prompt.sealed:
+            actions = []
+            for seat in prompt.seats:
+                level = self.player(room, seat)
+                if level == DEFAULT_PLAYER:
+                    actions.append(Action("default", seat))
+                elif level is not None:
+                    move = self.choose(game, state, room.id, room.version, seat, level)
+                    actions.append(Action("act", seat, move.to_json()))
+            return "m", actions
+        phase = phase_name(prompt, room.version)
+        seal = await self.store.load_seal(room.id)
+        same = seal.get("phase") == phase
+        opened = same and seal.get("open") == "1"
+        out: list[Action] = []
+        for seat in prompt.seats:
+            level = self.player(room, seat)
+            committed = seal.get(f"c:{seat}") if same else None
+            if committed is None:
+                if level == DEFAULT_PLAYER:
+                    out.append(Action("seal-default", seat))
+                elif level is not None:
+                    out.append(self._sealed(game, state, room, phase, seat, level, "commit"))
+                continue
+            if not opened or f"r:{seat}" in seal or committed == DEFAULT:
+                continue
+            if level == DEFAULT_PLAYER:
+                out.append(Action("seal-default", seat))
+                continue
+            mine = self._sealed(game, state, room, phase, seat, level or AWAY_LEVEL, "reveal")
+            if committed == mine.digest:
+                out.append(mine)  # the bot's own commitment (also for a player back since)
+            elif level is not None:
+                out.append(Action("seal-default", seat))  # the absent player's own commit
+        return ("r" if opened else "c"), out
+
+    def _sealed(
+        self, game: Any, state: Any, room: Room, phase: str, seat: int, level: str, kind: str
+    ) -> Action:
+        move = self.choose(game, state, room.id, room.version, seat, level).to_json()
+        salt = self.salt(room.id, phase, seat)
+        return Action(kind, seat, move, salt, digest(phase, seat, move, salt))
+
+    def _do(self, room: Room, action: Action) -> Awaitable[Any]:
+        seat = action.seat
+        if action.kind == "act":
+            return self.rooms.act(room.id, seat, action.move, version=room.version)
+        if action.kind == "default":
+            return self.rooms.play_default(room.id, seat, room.version)
+        game = room.game
+        assert room.state is not None
+        phase = phase_name(game.prompt(game.decode(room.state)), room.version)
+        if action.kind == "commit":
+            return self.sealing.commit(room.id, seat, phase, action.digest)
+        if action.kind == "reveal":
+            return self.sealing.reveal(room.id, seat, phase, action.move, action.salt)
+        return self.sealing.default(room.id, seat, phase)
+
     @staticmethod
-    async def _quietly(call: Any) -> None:
+    async def _quietly(call: Awaitable[Any]) -> None:
         """A refused bot move is a duplicate or a moment that passed: not an error."""
         try:
             await call

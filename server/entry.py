@@ -34,6 +34,7 @@ class Entry(msgspec.Struct, kw_only=True):
     opened: dict[str, Any] | None = None  # sealed phases: what each seat opened (as committed)
     seed_digest: str | None = None  # on the start
     seed: str | None = None  # once the game is over
+    deadline: int | None = None  # epoch ms: when the prompt this step opened times out
 
 
 def now_iso() -> str:
@@ -55,6 +56,8 @@ def to_fields(entry: Entry) -> dict[str, bytes | str]:
         value = getattr(entry, name)
         if value is not None:
             out[name] = json.dumps(value, separators=(",", ":"))
+    if entry.deadline is not None:
+        out["deadline"] = str(entry.deadline)
     out["state"] = entry.state
     return out
 
@@ -84,6 +87,7 @@ def from_fields(fields: dict[str, bytes]) -> Entry:
         opened=js("opened"),
         seed_digest=text("seed_digest"),
         seed=text("seed"),
+        deadline=int(fields["deadline"]) if fields.get("deadline") else None,
     )
 
 

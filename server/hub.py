@@ -140,6 +140,7 @@ class Connection:
                     "missed": room.version - version,
                     "seat": self.seat,
                     "room_state": room.summary(rooms.base_url),
+                    "deadline": room.deadline,
                 }
             )
         self.synced = True
@@ -167,7 +168,8 @@ class Connection:
             return
         game = room.game
         seal = await self.hub.rooms.store.load_seal(room.id)
-        frame = sealed_frame(game, game.decode(room.state), room.id, room.version, seal)
+        state = game.decode(room.state)
+        frame = sealed_frame(game, state, room.id, room.version, seal, room.deadline)
         if frame is not None:
             await self._write(frame)
 
@@ -186,6 +188,7 @@ class Connection:
                 "room_state": room.summary(self.hub.rooms.base_url),
                 "seed_digest": room.seed_digest,
                 "seed": room.seed if room.status == "finished" else None,
+                "deadline": room.deadline,
             }
         )
         self.version = room.version
@@ -235,14 +238,18 @@ class Connection:
 
 
 class Hub:
-    """The sockets of this node, by room, and the one pub/sub connection that feeds them."""
+    """The sockets of this node, by room, and the one pub/sub connection that feeds them.
+
+    A socket's id is ``<instance>:<n>``: the instance names this process (its node id and a
+    random suffix), so presence entries can be told apart by node, and a dead node's
+    entries can be found and dropped (server/clock.py)."""
 
     def __init__(
-        self, redis: aioredis.Redis, rooms: RoomService, node_id: str, resume_max: int
+        self, redis: aioredis.Redis, rooms: RoomService, instance: str, resume_max: int
     ) -> None:
         self.redis = redis
         self.rooms = rooms
-        self.node_id = node_id
+        self.instance = instance
         self.resume_max = resume_max
         self.pubsub = redis.pubsub()
         self.by_room: dict[str, set[Connection]] = defaultdict(set)
@@ -274,7 +281,7 @@ class Hub:
         await self.pubsub.aclose()  # type: ignore[no-untyped-call]
 
     def connection(self, user: User, socket: WebSocket) -> Connection:
-        conn = Connection(f"{self.node_id}:{next(self._counter)}", user, socket, self)
+        conn = Connection(f"{self.instance}:{next(self._counter)}", user, socket, self)
         conn.writer = asyncio.create_task(conn.run_writer())
         return conn
 
@@ -308,6 +315,14 @@ class Hub:
         task = asyncio.create_task(self.rooms.arrive(conn.room_id, conn.id, conn.seat))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def announce_all(self) -> None:
+        """Record every socket of this node in its room's presence again (after this node
+        was taken for dead and its entries were dropped)."""
+        for room_id, conns in list(self.by_room.items()):
+            for conn in list(conns):
+                if conn.room_id == room_id:
+                    await self.rooms.arrive(room_id, conn.id, conn.seat)
 
     # -- the reader -----------------------------------------------------------------------
     async def _read(self) -> None:

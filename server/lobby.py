@@ -7,7 +7,7 @@ Every route but ``POST /api/guest`` needs ``Authorization: Bearer <token>``. Err
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 from starlette.requests import Request
@@ -31,6 +31,7 @@ class CreateRoom(msgspec.Struct, forbid_unknown_fields=True):
     spectators: bool = True
     deadlines: dict[str, float | None] = msgspec.field(default_factory=dict)
     takeback: bool = False
+    absent: Literal["bot", "default"] = "bot"  # who plays a seat gone past the grace time
 
 
 class Guest(msgspec.Struct):
@@ -122,6 +123,7 @@ async def create_room(request: Request) -> Response:
         spectators=body.spectators,
         deadlines=dict(body.deadlines),
         takeback=body.takeback,
+        absent=body.absent,
     )
     room = await _services(request).rooms.create(user.id, user.name, ask)
     return JSONResponse(room.summary(_services(request).rooms.base_url), status_code=201)

@@ -51,6 +51,7 @@ NOT_COMMITTED = "not-committed"
 ALREADY_REVEALED = "already-revealed"
 DIGEST_MISMATCH = "digest-mismatch"
 CHAT_TOO_LONG = "chat-too-long"
+BAD_DEADLINES = "bad-deadlines"
 BUSY = "busy"
 
 # Websocket close codes (4000-4999 belong to applications).

@@ -57,19 +57,27 @@ def entry_frames(game: AnyGame, entry: Entry, seat: int | None) -> list[dict[str
             "seat": seat,
             "view": game.view(state, seat),
             "event": event,
+            "deadline": entry.deadline,
         }
     )
-    sealed = sealed_frame(game, state, entry.room, entry.version, {})
+    sealed = sealed_frame(game, state, entry.room, entry.version, {}, entry.deadline)
     if sealed is not None:
         frames.append(sealed)
     return frames
 
 
 def sealed_frame(
-    game: AnyGame, state: Any, room_id: str, version: int, seal: dict[str, str]
+    game: AnyGame,
+    state: Any,
+    room_id: str,
+    version: int,
+    seal: dict[str, str],
+    commit_by: int | None = None,
 ) -> dict[str, Any] | None:
     """The ``sealed`` announcement of the phase at ``version``, with who has committed so
-    far (digests only) and whether it is open; None when the prompt is not sealed."""
+    far (digests only), whether it is open, and its deadlines (epoch ms or null): commits
+    by ``commit_by``, openings by ``open_by`` once open; None when the prompt is not
+    sealed."""
     prompt = game.prompt(state)
     if not prompt.sealed:
         return None
@@ -77,6 +85,7 @@ def sealed_frame(
     same = seal.get("phase") == phase
     committed = {k[2:]: v for k, v in seal.items() if same and k.startswith("c:")}
     revealed = sorted(int(k[2:]) for k in seal if same and k.startswith("r:"))
+    open_by = seal.get("open_by") if same else None
     return {
         "type": "sealed",
         "room": room_id,
@@ -87,4 +96,6 @@ def sealed_frame(
         "committed": committed,
         "open": same and seal.get("open") == "1",
         "revealed": revealed,
+        "commit_by": commit_by,
+        "open_by": int(open_by) if open_by else None,
     }

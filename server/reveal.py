@@ -23,7 +23,8 @@ from typing import Any
 from engines.core import MoveError
 from server import protocol as p
 from server.entry import REVEAL, Published, pack
-from server.rooms import Room, RoomError, RoomService, phase_name, playing
+from server.rooms import Room, RoomError, RoomService, now_ms, phase_name, playing
+from server.store import member
 
 log = logging.getLogger("tortuga.reveal")
 
@@ -66,8 +67,13 @@ class Sealing:
         return room, game, state
 
     async def commit(self, room_id: str, seat: int, phase: str, digest_hex: str) -> None:
+        """Store one seat's digest. The commit that completes the set opens the phase and,
+        if the room has a reveal deadline, sets it (``open_by``, epoch ms) in the same
+        script that opens the phase, and on the clock."""
         room, game, state = await self._phase(room_id, seat, phase)
         owed = game.prompt(state).seats
+        seconds = room.deadlines.get("reveal")
+        open_by = now_ms() + int(seconds * 1000) if seconds else None
         committed = pack(
             Published(
                 k="committed",
@@ -76,7 +82,11 @@ class Sealing:
             )
         )
         opened = pack(
-            Published(k="open", room=room_id, data={"phase": phase, "version": room.version})
+            Published(
+                k="open",
+                room=room_id,
+                data={"phase": phase, "version": room.version, "open_by": open_by},
+            )
         )
         result = await self.store.commit(
             room_id,
@@ -87,6 +97,7 @@ class Sealing:
             owed=len(owed),
             committed=committed,
             opened=opened,
+            open_by=open_by,
         )
         if result == "already-committed":
             raise RoomError(p.ALREADY_COMMITTED, "this seat has committed already")
@@ -94,6 +105,8 @@ class Sealing:
             raise RoomError(p.WRONG_PHASE, "the phase is over")
         log.info("commit", extra={"room": room_id, "seat": seat, "phase": phase})
         if result == "open":
+            if open_by is not None:
+                await self.store.schedule(member("reveal", room_id, room.version), open_by)
             self.rooms.turn(room_id)
 
     async def reveal(self, room_id: str, seat: int, phase: str, move: Any, salt: str) -> None:
@@ -194,8 +207,8 @@ class Sealing:
             if seal.get("open") == "1" and _owed_reveals(game.prompt(state).seats, seal) == 0:
                 await self.resolve(room_id, phase)
             return True
-        if seal.get("open") != "1" or f"r:{seat}" in seal:
-            return False
+        if seal.get("open") != "1" or f"r:{seat}" in seal or seal.get(f"c:{seat}") == DEFAULT:
+            return False  # not open yet, opened already, or its default comes at resolution
         move = game.default(state, seat).to_json()
         opening = {"move": None, "salt": None, "applied": move, "default": True}
         result = await self.store.reveal(

@@ -2,8 +2,13 @@
 
 Every change goes through Redis (server/store.py) as a compare-and-set and is retried on a
 lost race with the fresh room, so any node may serve any room and nothing lives only in a
-node's memory. Players, bots and (later) the clock all reach the game through ``act`` and
-the sealed-phase service (server/reveal.py), with the same checks.
+node's memory. Players, bots and the clock (server/clock.py) all reach the game through
+``act``, ``play_default`` and the sealed-phase service (server/reveal.py), with the same
+checks.
+
+Deadlines: when a step opens a prompt and the room has a deadline for it, the step's
+winner stores the due time (epoch ms) with the state (``deadline``), publishes it in the
+entry, and adds it to the clock. It is computed once, by the one node that won the version.
 """
 
 from __future__ import annotations
@@ -24,7 +29,11 @@ from engines.registry import GAMES, AnyGame
 from server import protocol as p
 from server.entry import MOVE, START, Entry, Published, now_iso, pack, to_fields
 from server.record import build_record
-from server.store import Store
+from server.store import Store, member
+
+DEADLINE_KINDS = ("move", "commit", "reveal")  # an open move, a sealed commit, an opening
+MAX_DEADLINE = 30 * 24 * 3600.0  # seconds: a month (slow games set none at all)
+ABSENT_MODES = ("bot", "default")  # who plays a seat whose player is gone past the grace
 
 log = logging.getLogger("tortuga.rooms")
 
@@ -81,7 +90,10 @@ class Room:
     state: bytes | None = None
     seed: str | None = None
     seed_digest: str | None = None
+    absent: str = "bot"
+    deadline: int | None = None  # epoch ms: when the prompt of this version times out
     connected: set[int] = field(default_factory=set)
+    away: set[int] = field(default_factory=set)  # seats taken over after the grace time
 
     @property
     def game(self) -> AnyGame:
@@ -104,6 +116,7 @@ class Room:
             "public": self.public,
             "spectators": self.spectators,
             "deadlines": self.deadlines,
+            "absent": self.absent,
             "takeback": self.takeback,
             "host": self.host,
             "status": self.status,
@@ -122,6 +135,7 @@ class Room:
                     "bot": s.bot,
                     "ready": s.ready,
                     "connected": s.bot is not None or i in self.connected,
+                    "away": i in self.away,
                 }
                 for i, s in enumerate(self.seats)
             ],
@@ -136,8 +150,7 @@ def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = No
         value = raw.get(name)
         return value.decode() if value is not None else default
 
-    seen = (presence or {}).items()
-    connected = {int(v) for k, v in seen if not k.startswith("drop:") and v != "-"}
+    connected, away = seats_present(presence or {})
     return Room(
         id=text("id") or "",
         engine=text("engine") or "",
@@ -158,8 +171,44 @@ def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = No
         state=raw.get("state") or None,
         seed=text("seed") or None,
         seed_digest=text("seed_digest") or None,
+        absent=text("absent") or "bot",
+        deadline=int(raw["deadline"]) if raw.get("deadline") else None,
         connected=connected,
+        away=away,
     )
+
+
+def is_socket(field_name: str) -> bool:
+    """A presence field naming a socket (not ``drop:<seat>`` / ``away:<seat>``)."""
+    return not field_name.startswith(("drop:", "away:"))
+
+
+def seats_present(presence: Mapping[str, str]) -> tuple[set[int], set[int]]:
+    """The seats with at least one socket, and the seats taken over (away)."""
+    connected = {int(v) for k, v in presence.items() if is_socket(k) and v != "-"}
+    away = {int(k[5:]) for k in presence if k.startswith("away:")}
+    return connected, away
+
+
+def check_deadlines(raw: Mapping[str, Any]) -> dict[str, float]:
+    """A room's deadlines: seconds for ``move`` / ``commit`` / ``reveal``; a missing or
+    null one means no deadline for that kind (slow games set none)."""
+    out: dict[str, float] = {}
+    for kind, value in raw.items():
+        if kind not in DEADLINE_KINDS:
+            raise RoomError(p.BAD_DEADLINES, f"deadlines are {', '.join(DEADLINE_KINDS)}")
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise RoomError(p.BAD_DEADLINES, f"{kind}: seconds, or null for none")
+        if not 0 < value <= MAX_DEADLINE:
+            raise RoomError(p.BAD_DEADLINES, f"{kind}: more than 0, at most {MAX_DEADLINE:.0f}")
+        out[kind] = value
+    return out
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
 
 
 def phase_name(prompt: Prompt, version: int) -> str:
@@ -178,6 +227,7 @@ class NewRoom:
     spectators: bool = True
     deadlines: dict[str, Any] = field(default_factory=dict)
     takeback: bool = False
+    absent: str = "bot"  # a seat gone past the grace time: "bot" plays it, or "default"
 
 
 Hook = Callable[[str], None]
@@ -186,21 +236,29 @@ Hook = Callable[[str], None]
 class RoomService:
     """Every room operation, on top of the store. ``on_turn`` hooks run (with the room id)
     whenever a seat may owe something new: the game started, a step was written, a sealed
-    phase opened. Bots (and later clocks) listen there."""
+    phase opened, a seat was taken over. Bots listen there. ``on_started`` hooks run once
+    when the game is dealt, ``on_seat_dropped`` ones when a seat's last socket left (the
+    clock listens to both, for the grace time), ``on_visit`` ones when a socket joins (the
+    clock re-arms what a node that died may have left undone)."""
 
     def __init__(self, store: Store, *, base_url: str = "", room_ttl: int = 0) -> None:
         self.store = store
         self.base_url = base_url
         self.room_ttl = room_ttl
         self.on_turn: list[Hook] = []
+        self.on_started: list[Hook] = []
+        self.on_visit: list[Hook] = []
         self.on_seat_dropped: list[Callable[[str, int, float], None]] = []
 
     # -- reading ------------------------------------------------------------------------
     async def get(self, room_id: str, *, presence: bool = False) -> Room:
-        raw = await self.store.load_room(room_id)
+        seen: dict[str, str] | None = None
+        if presence:
+            raw, seen = await self.store.load_room_and_presence(room_id)
+        else:
+            raw = await self.store.load_room(room_id)
         if raw is None or "engine" not in raw:
             raise RoomError(p.NO_SUCH_ROOM, "there is no such room")
-        seen = await self.store.load_presence(room_id) if presence else None
         return parse_room(raw, seen)
 
     async def list_public(self, limit: int) -> list[dict[str, Any]]:
@@ -228,6 +286,9 @@ class RoomService:
         except BadOptions as exc:
             raise RoomError("bad-options", str(exc)) from None
         normal = msgspec.to_builtins(options)
+        deadlines = check_deadlines(ask.deadlines)
+        if ask.absent not in ABSENT_MODES:
+            raise RoomError(p.BAD_MESSAGE, f"absent is one of {', '.join(ABSENT_MODES)}")
         seats = [SeatInfo() for _ in range(ask.players)]
         for _ in range(5):
             room_id = secrets.token_urlsafe(6 if ask.public else 12)
@@ -237,7 +298,8 @@ class RoomService:
                 "players": str(ask.players),
                 "public": "1" if ask.public else "0",
                 "spectators": "1" if ask.spectators else "0",
-                "deadlines": json.dumps(ask.deadlines),
+                "deadlines": json.dumps(deadlines),
+                "absent": ask.absent,
                 "takeback": "1" if ask.takeback else "0",
                 "host": host_id,
                 "host_name": host_name,
@@ -369,6 +431,8 @@ class RoomService:
                 extra={"seed": room.seed, "seed_digest": room.seed_digest},
             )
             if won:
+                for hook in self.on_started:
+                    hook(room_id)
                 return await self.get(room_id)
         raise RoomError(p.BUSY, "the room is busy; try again")
 
@@ -400,9 +464,11 @@ class RoomService:
     async def play_default(self, room_id: str, seat: int, version: int) -> bool:
         """The hook for deadlines (the clock) and absent players: the engine's default
         move for ``seat`` at ``version`` of an open prompt. False if the moment has passed
-        (the version moved, or the seat owes nothing). Sealed prompts:
+        (the version moved, the game ended, or the seat owes nothing). Sealed prompts:
         ``server.reveal.Sealing.default``."""
         room = await self.get(room_id)
+        if room.status != PLAYING or room.state is None:
+            return False
         game, state = playing(room)
         prompt = game.prompt(state)
         if room.version != version or prompt.sealed or seat not in prompt.seats:
@@ -425,15 +491,28 @@ class RoomService:
     ) -> bool:
         """Write the state after ``room.version`` (compare-and-set); True if this call won.
 
-        The winner announces the turn (bots, clocks), and when the game is over it reveals
-        the seed and puts the game's record on the archive stream."""
+        The winner sets the deadline of the prompt it opens (if the room has one for it),
+        announces the turn (bots), and when the game is over it reveals the seed and puts
+        the game's record on the archive stream."""
         game = room.game
         extra = dict(extra or {})
         version = room.version + 1
         outcome = game.outcome(state)
         status = FINISHED if outcome is not None else PLAYING
         blob = game.encode(state)
-        fields: dict[str, bytes | str] = {"version": str(version), "state": blob, "status": status}
+        deadline, clock_kind = None, ""
+        if status == PLAYING:
+            prompt = game.prompt(state)
+            clock_kind = "commit" if prompt.sealed else "move"
+            seconds = room.deadlines.get(clock_kind)
+            if seconds and not prompt.over:
+                deadline = now_ms() + int(seconds * 1000)
+        fields: dict[str, bytes | str] = {
+            "version": str(version),
+            "state": blob,
+            "status": status,
+            "deadline": "" if deadline is None else str(deadline),
+        }
         if kind == START:
             fields.update(
                 started_at=room.started_at or now_iso(),
@@ -461,6 +540,7 @@ class RoomService:
             opened=extra.get("opened"),
             seed_digest=extra.get("seed_digest"),
             seed=seed if status == FINISHED else None,
+            deadline=deadline,
         )
         won = await self.store.write_step(
             room.id,
@@ -478,6 +558,9 @@ class RoomService:
             "step",
             extra={"room": room.id, "version": version, "kind": kind, "seats": entry.seats},
         )
+        if deadline is not None:
+            # Any node's clock fires it, also if this node dies now.
+            await self.store.schedule(member(clock_kind, room.id, version), deadline)
         if kind == START or status == FINISHED:
             await self._list_changed(await self.get(room.id))
         if status == FINISHED:
@@ -487,8 +570,15 @@ class RoomService:
         return True
 
     def turn(self, room_id: str) -> None:
-        """Tell the listeners (bots, clocks) that seats of ``room_id`` may owe a move."""
+        """Tell the listeners (bots) that seats of ``room_id`` may owe a move."""
         for hook in self.on_turn:
+            hook(room_id)
+
+    def visit(self, room_id: str) -> None:
+        """A socket joined ``room_id``: a safety net for triggers lost with a dead node --
+        bots that owe a move make it, the clock re-arms the current deadline."""
+        self.turn(room_id)
+        for hook in self.on_visit:
             hook(room_id)
 
     async def _archive(self, room_id: str) -> None:
@@ -503,23 +593,38 @@ class RoomService:
 
     # -- presence -----------------------------------------------------------------------
     async def arrive(self, room_id: str, conn_id: str, seat: int | None) -> None:
-        await self.store.presence(room_id, conn_id, seat, joining=True)
-        await self._presence_changed(room_id)
+        await self.store.presence(room_id, conn_id, seat, joining=True, at=time.time())
+        await self.presence_changed(room_id)
 
     async def depart(self, room_id: str, conn_id: str, seat: int | None) -> None:
-        left = await self.store.presence(room_id, conn_id, seat, joining=False)
+        """A socket left (or its node was found dead). When it was the seat's last one the
+        seat's grace time starts: ``on_seat_dropped`` hooks run with the time."""
+        at = time.time()
+        left = await self.store.presence(room_id, conn_id, seat, joining=False, at=at)
+        if left < 0:
+            return  # already gone: a second reaper, or the reaper came first
         if seat is not None and left == 0:
-            at = time.time()
             log.info("seat dropped", extra={"room": room_id, "seat": seat})
             for hook in self.on_seat_dropped:
                 hook(room_id, seat, at)
-        await self._presence_changed(room_id)
+        await self.presence_changed(room_id)
 
-    async def _presence_changed(self, room_id: str) -> None:
+    async def take_over(self, room_id: str, seat: int, drop_stamp: str) -> bool:
+        """The grace time of ``seat`` (dropped at ``drop_stamp``) is over: from now on the
+        room's ``absent`` player (a bot, or the default move) plays it until its player
+        returns. False if the player came back (or the seat was taken over already)."""
+        if not await self.store.mark_away(room_id, seat, drop_stamp, time.time()):
+            return False
+        log.info("seat taken over", extra={"room": room_id, "seat": seat})
+        await self.presence_changed(room_id)
+        self.turn(room_id)
+        return True
+
+    async def presence_changed(self, room_id: str) -> None:
         seen = await self.store.load_presence(room_id)
-        seats = sorted({int(v) for k, v in seen.items() if not k.startswith("drop:") and v != "-"})
-        watchers = sum(1 for k, v in seen.items() if not k.startswith("drop:") and v == "-")
-        data = {"connected": seats, "watchers": watchers}
+        connected, away = seats_present(seen)
+        watchers = sum(1 for k, v in seen.items() if is_socket(k) and v == "-")
+        data = {"connected": sorted(connected), "watchers": watchers, "away": sorted(away)}
         payload = pack(Published(k="presence", room=room_id, data=data))
         await self.store.publish(self.store.keys.channel(room_id), payload)
 

@@ -142,8 +142,9 @@ class Session:
         await self.s.hub.follow(conn, room.id)
         conn.sync(room.id, version)
         await self.s.rooms.arrive(room.id, conn.id, conn.seat)
-        # A safety net: if a bot owes a move here and its trigger was lost, it moves now.
-        self.s.rooms.turn(room.id)
+        # A safety net: if a bot owes a move here or a deadline is missing from the clock
+        # (their trigger was lost with a node), the bot moves now, the deadline is re-armed.
+        self.s.rooms.visit(room.id)
 
     async def leave_room(self) -> None:
         conn = self.conn

@@ -17,6 +17,11 @@ def _env(name: str, default: str | None = None) -> str | None:
     return value if value not in (None, "") else default
 
 
+def _float(name: str, default: float) -> float:
+    value = _env(name)
+    return float(value) if value is not None else default
+
+
 def _load_secret(data_dir: Path) -> bytes:
     """The token-signing secret: TORTUGA_SECRET, else one kept in the data folder, so that
     tokens survive a restart and every node started on the same folder shares it."""
@@ -54,6 +59,12 @@ class Settings:
     resume_max_versions: int = 500  # a resume further behind than this gets a snapshot
     rooms_listed: int = 100  # public rooms in one list
     bot_delay: float = 0.6  # seconds a bot "thinks" (0 in tests)
+    # Clocks and nodes (server/clock.py).
+    bot_rescue_seconds: float = 5.0  # a bot move not made by then (its node died) is made
+    clock_poll_seconds: float = 0.25  # how often a node looks for due deadlines
+    clock_lease_seconds: float = 15.0  # a claimed deadline comes due again after (claimer died)
+    heartbeat_seconds: float = 2.0  # how often a node says it is alive
+    node_ttl_seconds: float = 10.0  # a node silent this long is dead: its sockets stop counting
     room_ttl_seconds: int = 7 * 24 * 3600  # a finished or abandoned room's keys expire after
     migrate_on_start: bool = True  # the server upgrades the schema itself (else: refuses)
 
@@ -71,8 +82,13 @@ class Settings:
             redis_prefix=_env("TORTUGA_REDIS_PREFIX", "") or "",
             secret=bytes.fromhex(secret_hex) if secret_hex else _load_secret(data_dir),
             admin_password=_env("TORTUGA_ADMIN_PASSWORD"),
-            grace_seconds=float(_env("TORTUGA_GRACE_SECONDS", "60") or 60),
-            bot_delay=float(_env("TORTUGA_BOT_DELAY", "0.6") or 0.6),
+            node_id=_env("TORTUGA_NODE_ID") or secrets.token_hex(4),
+            grace_seconds=_float("TORTUGA_GRACE_SECONDS", 60.0),
+            bot_delay=_float("TORTUGA_BOT_DELAY", 0.6),
+            bot_rescue_seconds=_float("TORTUGA_BOT_RESCUE_SECONDS", 5.0),
+            clock_poll_seconds=_float("TORTUGA_CLOCK_POLL_SECONDS", 0.25),
+            heartbeat_seconds=_float("TORTUGA_HEARTBEAT_SECONDS", 2.0),
+            node_ttl_seconds=_float("TORTUGA_NODE_TTL_SECONDS", 10.0),
             migrate_on_start=(_env("TORTUGA_MIGRATE", "1") or "1") not in ("0", "false", "no"),
         )
 

@@ -12,11 +12,17 @@ Three kinds of write touch a room, each one atomic script:
 - ``write_meta``: lobby changes (seats, ready flags). Compare-and-set on ``rev``; publishes.
 - ``commit`` / ``reveal``: independent fields of the seal hash (no version bump); the commit
   that completes the set opens the phase, exactly once.
+
+The clock (server/clock.py) lives in one sorted set, ``clock``: members are deadlines
+(``kind|room|...``), scores are due times in epoch milliseconds. ``claim`` takes the due
+members atomically and leases them (their score moves to the end of the lease), so exactly
+one node handles a member at a time, and a member whose claimer died comes due again.
+Nodes announce themselves in the sorted set ``nodes`` (score: when their heartbeat expires);
+the same claim finds dead nodes, whose sockets then stop counting in presence.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -41,8 +47,9 @@ class Keys:
         return f"{self.prefix}room:{{{room_id}}}:seal"
 
     def presence(self, room_id: str) -> str:
-        """Hash: one field per open socket in the room (``conn id`` -> seat or ``-``), and
-        ``drop:<seat>`` -> when the last socket of a seat went away (grace time)."""
+        """Hash: one field per open socket in the room (``conn id`` -> seat or ``-``),
+        ``drop:<seat>`` -> when the last socket of a seat went away (grace time), and
+        ``away:<seat>`` -> when a bot (or the default move) took the seat over."""
         return f"{self.prefix}room:{{{room_id}}}:presence"
 
     def channel(self, room_id: str) -> str:
@@ -56,8 +63,17 @@ class Keys:
 
     @property
     def clock(self) -> str:
-        """Sorted set: room deadlines by time."""
+        """Sorted set: deadlines, grace expiries and bot moves due (score: epoch ms)."""
         return f"{self.prefix}clock"
+
+    @property
+    def nodes(self) -> str:
+        """Sorted set: live node instances (score: when their heartbeat expires, epoch ms)."""
+        return f"{self.prefix}nodes"
+
+    def node_rooms(self, instance: str) -> str:
+        """Set: the rooms a node instance has (or had) sockets in, for reaping it."""
+        return f"{self.prefix}node:{instance}:rooms"
 
     @property
     def rooms_open(self) -> str:
@@ -107,7 +123,7 @@ return 1
 """
 
 # KEYS: room, seal ; ARGV: version, phase, seat, digest, seats owed, channel,
-#                         committed payload, open payload
+#                         committed payload, open payload, open_by ('' = no reveal deadline)
 _COMMIT = """
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1]
    or redis.call('HGET', KEYS[1], 'status') ~= 'playing' then return 'wrong-phase' end
@@ -122,6 +138,7 @@ local count = redis.call('HINCRBY', KEYS[2], 'commits', 1)
 redis.call('PUBLISH', ARGV[6], ARGV[7])
 if count == tonumber(ARGV[5]) then
   redis.call('HSET', KEYS[2], 'open', '1')
+  if ARGV[9] ~= '' then redis.call('HSET', KEYS[2], 'open_by', ARGV[9]) end
   redis.call('PUBLISH', ARGV[6], ARGV[8])
   return 'open'
 end
@@ -142,23 +159,64 @@ return 'ok'
 """
 
 # KEYS: presence ; ARGV: conn id, seat ('-' for none), joining ('1') or leaving ('0'), now
-# Returns how many sockets the seat still has (after the change).
+# Returns how many sockets the seat still has (after the change); -1 when leaving with a
+# socket that was not (or no longer) there -- a second reaper, a late close: nothing to do.
 _PRESENCE = """
 if ARGV[3] == '1' then
   redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-  if ARGV[2] ~= '-' then redis.call('HDEL', KEYS[1], 'drop:' .. ARGV[2]) end
-else
-  redis.call('HDEL', KEYS[1], ARGV[1])
+  if ARGV[2] ~= '-' then redis.call('HDEL', KEYS[1], 'drop:' .. ARGV[2], 'away:' .. ARGV[2]) end
+elseif redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then
+  return -1
 end
 if ARGV[2] == '-' then return 0 end
 local count = 0
 local all = redis.call('HGETALL', KEYS[1])
 for i = 1, #all, 2 do
-  if string.sub(all[i], 1, 5) ~= 'drop:' and all[i + 1] == ARGV[2] then count = count + 1 end
+  local f = all[i]
+  if string.sub(f, 1, 5) ~= 'drop:' and string.sub(f, 1, 5) ~= 'away:'
+     and all[i + 1] == ARGV[2] then count = count + 1 end
 end
 if count == 0 and ARGV[3] == '0' then redis.call('HSET', KEYS[1], 'drop:' .. ARGV[2], ARGV[4]) end
 return count
 """
+
+# KEYS: presence ; ARGV: seat, drop stamp, now. The grace time of a seat is over: mark it
+# taken over, unless its player came back (the drop stamp changed or went away).
+_AWAY = """
+if redis.call('HGET', KEYS[1], 'drop:' .. ARGV[1]) ~= ARGV[2] then return 0 end
+if redis.call('HEXISTS', KEYS[1], 'away:' .. ARGV[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'away:' .. ARGV[1], ARGV[3])
+return 1
+"""
+
+# KEYS: a sorted set (clock or nodes) ; ARGV: now, lease end, limit (all epoch ms).
+# The due members, each leased to the caller: its score moves to the lease end, so no other
+# node sees it due before then. One script: exactly one claimer per member and lease.
+_CLAIM = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], 'XX', ARGV[2], member) end
+return due
+"""
+
+# KEYS: a sorted set ; ARGV: member, the lease end it was claimed with.
+# Done with a claimed member: remove it, unless it was claimed again or re-armed since.
+_DONE = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) == tonumber(ARGV[2]) then
+  return redis.call('ZREM', KEYS[1], ARGV[1])
+end
+return 0
+"""
+
+
+def stamp(at: float) -> str:
+    """A time as stored in presence (``drop:<seat>``) and named in grace members."""
+    return f"{at:.3f}"
+
+
+def member(kind: str, *parts: object) -> str:
+    """A clock member: ``kind|part|part...`` (room ids never contain ``|``)."""
+    return "|".join([kind, *(str(x) for x in parts)])
 
 
 def _s(value: bytes | str | None) -> str | None:
@@ -178,6 +236,9 @@ class Store:
         self._commit = redis.register_script(_COMMIT)
         self._reveal = redis.register_script(_REVEAL)
         self._presence = redis.register_script(_PRESENCE)
+        self._away = redis.register_script(_AWAY)
+        self._claim = redis.register_script(_CLAIM)
+        self._done = redis.register_script(_DONE)
 
     # -- rooms ------------------------------------------------------------------------
     async def create_room(self, room_id: str, fields: Mapping[str, bytes | str]) -> bool:
@@ -193,6 +254,17 @@ class Store:
         if not raw:
             return None
         return {k.decode(): v for k, v in raw.items()}
+
+    async def load_room_and_presence(
+        self, room_id: str
+    ) -> tuple[dict[str, bytes] | None, dict[str, str]]:
+        """The room hash and its presence hash in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hgetall(self.keys.room(room_id))
+        pipe.hgetall(self.keys.presence(room_id))
+        raw, seen = await pipe.execute()
+        room = {k.decode(): v for k, v in raw.items()} if raw else None
+        return room, {k.decode(): v.decode() for k, v in seen.items()}
 
     async def write_step(
         self,
@@ -265,13 +337,15 @@ class Store:
         owed: int,
         committed: bytes,
         opened: bytes,
+        open_by: int | None = None,
     ) -> str:
-        """Store one seat's digest: 'ok', 'open' (this commit completed the set),
-        'already-committed' or 'wrong-phase'."""
+        """Store one seat's digest: 'ok', 'open' (this commit completed the set; the seal
+        records ``open_by``, the reveal deadline), 'already-committed' or 'wrong-phase'."""
         k = self.keys
         args = [str(version), phase, str(seat), digest, str(owed), k.channel(room_id)]
+        by = "" if open_by is None else str(open_by)
         result = await self._commit(
-            keys=[k.room(room_id), k.seal(room_id)], args=[*args, committed, opened]
+            keys=[k.room(room_id), k.seal(room_id)], args=[*args, committed, opened, by]
         )
         return cast(str, _s(result))
 
@@ -286,13 +360,23 @@ class Store:
         return cast(str, _s(result))
 
     # -- presence -----------------------------------------------------------------------
-    async def presence(self, room_id: str, conn_id: str, seat: int | None, joining: bool) -> int:
-        """Record a socket arriving or leaving; how many sockets the seat has now."""
-        args = [conn_id, "-" if seat is None else str(seat), "1" if joining else "0"]
-        result = await self._presence(
-            keys=[self.keys.presence(room_id)], args=[*args, f"{time.time():.3f}"]
-        )
+    async def presence(
+        self, room_id: str, conn_id: str, seat: int | None, joining: bool, at: float
+    ) -> int:
+        """Record a socket arriving or leaving; how many sockets the seat has now (-1: the
+        socket was not there). A seat left without sockets records ``drop:<seat>`` = ``at``.
+        Arriving also notes the room under the socket's node instance, for reaping."""
+        if joining:
+            instance = conn_id.rsplit(":", 1)[0]
+            await self.redis.sadd(self.keys.node_rooms(instance), room_id)
+        args = [conn_id, "-" if seat is None else str(seat), "1" if joining else "0", stamp(at)]
+        result = await self._presence(keys=[self.keys.presence(room_id)], args=args)
         return int(result)
+
+    async def mark_away(self, room_id: str, seat: int, drop_stamp: str, at: float) -> bool:
+        """The seat's grace time is over: True if this call marked it taken over."""
+        args = [str(seat), drop_stamp, stamp(at)]
+        return bool(await self._away(keys=[self.keys.presence(room_id)], args=args))
 
     async def load_presence(self, room_id: str) -> dict[str, str]:
         raw: Any = await self.redis.hgetall(self.keys.presence(room_id))
@@ -311,6 +395,53 @@ class Store:
 
     async def publish(self, channel: str, payload: bytes) -> None:
         await self.redis.publish(channel, payload)
+
+    # -- the clock and the nodes ------------------------------------------------------
+    async def schedule(self, name: str, due_ms: int, *, key: str | None = None) -> bool:
+        """Add a clock member due at ``due_ms``, unless it is there already (then its
+        time stays: a deadline is set once). True if added."""
+        added: Any = await self.redis.zadd(key or self.keys.clock, {name: due_ms}, nx=True)
+        return bool(added)
+
+    async def unschedule(self, name: str) -> None:
+        await self.redis.zrem(self.keys.clock, name)
+
+    async def claim(self, key: str, now_ms: int, lease_ms: int, limit: int) -> list[str]:
+        """Due members of ``key`` (clock or nodes), leased to the caller until
+        ``now_ms + lease_ms``."""
+        raw: Any = await self._claim(keys=[key], args=[now_ms, now_ms + lease_ms, limit])
+        return [cast(str, _s(x)) for x in raw]
+
+    async def done(self, key: str, name: str, lease_end: int) -> None:
+        """Remove a claimed member (unless re-armed or claimed again since)."""
+        await self._done(keys=[key], args=[name, lease_end])
+
+    async def next_due(self) -> int | None:
+        """When the earliest clock member is due (epoch ms), or None."""
+        raw: Any = await self.redis.zrange(self.keys.clock, 0, 0, withscores=True)
+        return int(raw[0][1]) if raw else None
+
+    async def heartbeat(self, instance: str, expires_ms: int, keep_seconds: int) -> bool:
+        """This node instance is alive until ``expires_ms``. False if it was missing from
+        ``nodes`` (first beat, or it was reaped as dead while alive: re-announce sockets)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zadd(self.keys.nodes, {instance: expires_ms})
+        pipe.expire(self.keys.node_rooms(instance), keep_seconds)
+        added, _ = await pipe.execute()
+        return not added
+
+    async def node_room_ids(self, instance: str) -> list[str]:
+        raw: Any = await self.redis.smembers(self.keys.node_rooms(instance))
+        return sorted(cast(str, _s(x)) for x in raw)
+
+    async def forget_node(self, instance: str, lease_end: int | None = None) -> None:
+        """A node instance reaped (claimed until ``lease_end``) or stopped (None): its room
+        index and its heartbeat go -- unless a reaped one beat again meanwhile."""
+        await self.redis.delete(self.keys.node_rooms(instance))
+        if lease_end is None:
+            await self.redis.zrem(self.keys.nodes, instance)
+        else:
+            await self.done(self.keys.nodes, instance, lease_end)
 
     # -- the archive stream -----------------------------------------------------------
     async def archive(self, record: bytes) -> None:

@@ -1,0 +1,297 @@
+"""Deadlines, grace times, bot rescues and node heartbeats: the clock every node runs.
+
+Everything that must happen *later* is a member of one Redis sorted set (``Keys.clock``),
+scored by its due time in epoch milliseconds, so that it does not depend on the node that
+set it staying alive:
+
+- ``move|<room>|<version>``: set by the step's winner (``RoomService.advance``); the open
+  move was not made: the engine's default.
+- ``commit|<room>|<version>``: set by the step's winner; seats that did not commit get the
+  ``default`` marker (their default is computed when the phase resolves).
+- ``reveal|<room>|<version>``: set by the commit that opened the phase (``Sealing.commit``);
+  seats that did not open get their default.
+- ``grace|<room>|<seat>|<drop stamp>``: set by the node that saw the seat's last socket
+  leave (or reaped a dead node); the seat is taken over (room option ``absent``: a bot, or
+  the default move) until its player returns.
+- ``bot|<room>|<version>|<stage>``: set by the node that scheduled a bot (server/bots.py);
+  that node died before the bot acted, so any node runs it.
+
+Every node runs ``Clock``: a loop that *claims* due members with one Lua script (the member's
+score moves to the end of a lease, so exactly one node holds it) and fires each through the
+same hooks players use (``RoomService.play_default``, ``Sealing.default``,
+``RoomService.take_over``, ``BotDriver.run``), then removes it. A claimer that dies mid-way
+leaves the member to come due again when its lease ends; the hooks are idempotent (they
+check the version and the seal), so a deadline takes effect exactly once. A stale member (the
+version moved on, the player came back) does nothing.
+
+Presence survives node death through heartbeats: every node instance scores itself in
+``Keys.nodes`` with the time its heartbeat expires (``node_ttl_seconds`` ahead, refreshed
+every ``heartbeat_seconds``). The same claim finds instances past their time; the claimer
+drops their sockets from every room they were in (``node:<instance>:rooms``) as if each had
+closed, so their seats start the grace period. A node that finds itself reaped while alive
+(it stalled) announces its sockets again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+from typing import TYPE_CHECKING, Any
+
+from server.reveal import DEFAULT, Sealing
+from server.rooms import PLAYING, RoomError, RoomService, now_ms, phase_name
+from server.store import member, stamp
+
+if TYPE_CHECKING:
+    from server.bots import BotDriver
+    from server.hub import Hub
+    from server.settings import Settings
+
+log = logging.getLogger("tortuga.clock")
+
+BATCH = 100  # members claimed per look
+NODE_ROOMS_KEEP = 24 * 3600  # seconds a node's room index outlives its last heartbeat
+APPLIED, STALE = "applied", "stale"
+
+
+class Clock:
+    def __init__(
+        self,
+        rooms: RoomService,
+        sealing: Sealing,
+        bots: BotDriver,
+        hub: Hub,
+        settings: Settings,
+    ) -> None:
+        self.rooms = rooms
+        self.sealing = sealing
+        self.bots = bots
+        self.hub = hub
+        self.store = rooms.store
+        self.keys = rooms.store.keys
+        self.instance = hub.instance
+        self.grace = settings.grace_seconds
+        self.poll = settings.clock_poll_seconds
+        self.lease_ms = int(settings.clock_lease_seconds * 1000)
+        self.beat = settings.heartbeat_seconds
+        self.ttl_ms = int(settings.node_ttl_seconds * 1000)
+        # What this node fired, in order: (member, APPLIED | STALE) -- for tests and logs.
+        self.fired: collections.deque[tuple[str, str]] = collections.deque(maxlen=10_000)
+        self._loops: list[asyncio.Task[None]] = []
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._limit = asyncio.Semaphore(64)
+        self._wake = asyncio.Event()
+
+    # -- life -------------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Announce this node (before it serves a socket) and start both loops."""
+        await self._heartbeat()
+        self._loops = [
+            asyncio.create_task(self._ticks(), name="clock"),
+            asyncio.create_task(self._beats(), name="heartbeat"),
+        ]
+
+    async def close(self) -> None:
+        """Stop the loops; this node's sockets (if any are left) leave, its heartbeat goes."""
+        for task in self._loops:
+            task.cancel()
+        for task in self._loops:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        for task in list(self._tasks):
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(task, 5)
+        try:
+            await self._reap(self.instance)
+            await self.store.forget_node(self.instance)
+        except Exception:
+            log.exception("could not sign off", extra={"conn": self.instance})
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- hooks of the room service ----------------------------------------------------------
+    def seat_dropped(self, room_id: str, seat: int, at: float) -> None:
+        """``on_seat_dropped``: the seat's grace time starts now."""
+        self._spawn(self._schedule(member("grace", room_id, seat, stamp(at)), at + self.grace))
+
+    def started(self, room_id: str) -> None:
+        """``on_started``: seats whose player left while the room was in the lobby start
+        their grace time (or are taken over at once, if it is over)."""
+        self._spawn(self.arm(room_id))
+
+    def visit(self, room_id: str) -> None:
+        """``on_visit`` (a socket joined): re-arm what a node that died may have left."""
+        self._spawn(self.arm(room_id))
+
+    async def _schedule(self, name: str, due: float) -> None:
+        try:
+            await self.store.schedule(name, int(due * 1000))
+        except Exception:
+            log.exception("could not schedule", extra={"room": name.split("|")[1]})
+
+    async def arm(self, room_id: str) -> None:
+        """Put the room's current deadline and the grace times of its dropped seats on the
+        clock, unless they are there already. Idempotent: a member that already fired
+        fires again as a no-op (its moment has passed)."""
+        try:
+            room = await self.rooms.get(room_id, presence=True)
+        except RoomError:
+            return
+        if room.status != PLAYING or room.state is None:
+            return
+        game = room.game
+        prompt = game.prompt(game.decode(room.state))
+        if prompt.sealed:
+            seal = await self.store.load_seal(room_id)
+            same = seal.get("phase") == phase_name(prompt, room.version)
+            if same and seal.get("open") == "1":
+                if seal.get("open_by"):
+                    name = member("reveal", room_id, room.version)
+                    await self.store.schedule(name, int(seal["open_by"]))
+            elif room.deadline is not None:
+                await self.store.schedule(member("commit", room_id, room.version), room.deadline)
+        elif room.deadline is not None:
+            await self.store.schedule(member("move", room_id, room.version), room.deadline)
+        seen = await self.store.load_presence(room_id)
+        for seat, info in enumerate(room.seats):
+            dropped = seen.get(f"drop:{seat}")
+            if info.bot is None and dropped and seat not in room.connected | room.away:
+                name = member("grace", room_id, seat, dropped)
+                await self.store.schedule(name, int((float(dropped) + self.grace) * 1000))
+
+    # -- the clock loop ---------------------------------------------------------------------
+    async def _ticks(self) -> None:
+        while True:
+            try:
+                now = now_ms()
+                claimed = await self.store.claim(self.keys.clock, now, self.lease_ms, BATCH)
+                for name in claimed:
+                    await self._limit.acquire()
+                    self._spawn(self._handle(name, now + self.lease_ms))
+                if len(claimed) == BATCH:
+                    continue
+                nxt = await self.store.next_due()
+                wait = self.poll if nxt is None else min(self.poll, (nxt - now_ms()) / 1000)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("clock look failed")
+                wait = self.poll
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), max(wait, 0.005))
+
+    async def _handle(self, name: str, lease_end: int) -> None:
+        try:
+            result = await self.fire(name)
+        except Exception:
+            # Left on the clock: it comes due again when the lease ends.
+            log.exception("clock member failed", extra={"room": name.split("|")[1]})
+            return
+        finally:
+            self._limit.release()
+        self.fired.append((name, result))
+        await self.store.done(self.keys.clock, name, lease_end)
+
+    async def fire(self, name: str) -> str:
+        """Do what ``name`` stands for, if its moment has not passed: APPLIED or STALE."""
+        kind, room_id, *rest = name.split("|")
+        try:
+            if kind == "bot":
+                await self.bots.run(room_id, rescue=False)
+                return APPLIED
+            if kind == "grace":
+                seat, dropped = int(rest[0]), rest[1]
+                room = await self.rooms.get(room_id)
+                if room.status != PLAYING:
+                    return STALE  # in the lobby: armed again when the game starts
+                took = await self.rooms.take_over(room_id, seat, dropped)
+                return APPLIED if took else STALE
+            version = int(rest[0])
+            applied = await self._deadline(kind, room_id, version)
+        except RoomError:
+            return STALE  # the room is gone, over, or not there yet
+        if applied:
+            log.info("deadline", extra={"room": room_id, "version": version, "kind": kind})
+        return APPLIED if applied else STALE
+
+    async def _deadline(self, kind: str, room_id: str, version: int) -> bool:
+        """A deadline of ``version``: the default for every seat that still owes."""
+        room = await self.rooms.get(room_id)
+        if room.status != PLAYING or room.version != version or room.state is None:
+            return False
+        game = room.game
+        prompt = game.prompt(game.decode(room.state))
+        if kind == "move":
+            if prompt.sealed:
+                return False
+            applied = False
+            for seat in prompt.seats:  # several seats: one after the other
+                if not await self.rooms.play_default(room_id, seat, version):
+                    break
+                applied, version = True, version + 1
+            return applied
+        if not prompt.sealed:
+            return False
+        phase = phase_name(prompt, version)
+        seal = await self.store.load_seal(room_id)
+        same = seal.get("phase") == phase
+        owing: list[int] = []
+        if kind == "commit":
+            owing = [s for s in prompt.seats if not (same and f"c:{s}" in seal)]
+        elif kind == "reveal" and same and seal.get("open") == "1":
+            owing = [
+                s
+                for s in prompt.seats
+                if f"r:{s}" not in seal and seal.get(f"c:{s}") not in (None, DEFAULT)
+            ]
+        applied = False
+        for seat in owing:
+            applied = await self.sealing.default(room_id, seat, phase) or applied
+        return applied
+
+    # -- heartbeats and dead nodes ----------------------------------------------------------
+    async def _heartbeat(self) -> None:
+        known = await self.store.heartbeat(
+            self.instance, now_ms() + self.ttl_ms, NODE_ROOMS_KEEP + int(self.ttl_ms / 1000)
+        )
+        if not known and self._loops:
+            # Taken for dead while alive (a stall): its sockets were dropped; say they are here.
+            log.warning("node was reaped while alive", extra={"conn": self.instance})
+            await self.hub.announce_all()
+
+    async def _beats(self) -> None:
+        while True:
+            try:
+                await self._heartbeat()
+                now = now_ms()
+                dead = await self.store.claim(self.keys.nodes, now, self.lease_ms, 10)
+                for instance in dead:
+                    if instance == self.instance:
+                        continue  # late ourselves; the next heartbeat takes it back
+                    await self._reap(instance)
+                    await self.store.forget_node(instance, lease_end=now + self.lease_ms)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("heartbeat failed")
+            await asyncio.sleep(self.beat)
+
+    async def _reap(self, instance: str) -> None:
+        """Every socket of ``instance`` leaves its room (a dead node's, or ours at stop)."""
+        prefix = f"{instance}:"
+        dropped = 0
+        for room_id in await self.store.node_room_ids(instance):
+            seen = await self.store.load_presence(room_id)
+            for conn_id, value in seen.items():
+                if conn_id.startswith(prefix):
+                    seat = None if value == "-" else int(value)
+                    await self.rooms.depart(room_id, conn_id, seat)
+                    dropped += 1
+        if instance != self.instance:
+            log.warning(f"dead node reaped ({dropped} sockets)", extra={"conn": instance})

@@ -1,0 +1,163 @@
+"""Deadlines on the clock (server/clock.py): the default move when time runs out, for open
+moves, commits and openings -- each deadline fired exactly once with two nodes' clocks
+looking, and a deadline whose moment passed doing nothing.
+
+Deadlines here are a fraction of a second; the waits for them are generous.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+from typing import Any
+
+from test_protocol import started
+from tortuga_client import Node, advance, latest, salted
+
+from server.clock import APPLIED, STALE, Clock
+
+FAST = {"clock_poll_seconds": 0.05}
+
+
+def clock_of(node: Node) -> Clock:
+    return node.server.config.app.state.clock  # type: ignore[attr-defined,no-any-return]
+
+
+def applied(nodes: list[Node]) -> collections.Counter[str]:
+    """How often each clock member took effect, over every node."""
+    return collections.Counter(m for n in nodes for m, r in clock_of(n).fired if r == APPLIED)
+
+
+def fired(nodes: list[Node], name: str) -> list[str]:
+    return [r for n in nodes for m, r in clock_of(n).fired if m == name]
+
+
+async def wait_fired(nodes: list[Node], name: str, timeout: float = 15.0) -> list[str]:
+    for _ in range(int(timeout / 0.05)):
+        if results := fired(nodes, name):
+            return results
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{name} never fired")
+
+
+async def log_of(redis: Any, prefix: str, room_id: str) -> list[dict[str, Any]]:
+    entries = await redis.xrange(f"{prefix}room:{{{room_id}}}:log")
+    out = []
+    for _, fields in entries:
+        out.append(
+            {
+                "v": int(fields[b"v"]),
+                "kind": fields[b"kind"].decode(),
+                "seats": json.loads(fields[b"seats"]),
+                "defaults": json.loads(fields[b"defaults"]),
+                "status": fields[b"status"].decode(),
+            }
+        )
+    return out
+
+
+async def test_a_game_nobody_plays_ends_by_deadlines(
+    start: Any, redis_client: Any, redis_prefix: str
+) -> None:
+    """Nobody moves: the commit deadline defaults every bid (the phase resolves at once,
+    nobody owes an opening), then each open move's deadline plays the default, until the
+    game ends. Two nodes' clocks look; every deadline takes effect exactly once."""
+    nodes = [await start("a", **FAST), await start("b", **FAST)]
+    deadlines = {"move": 0.4, "commit": 0.6, "reveal": 0.6}
+    table = await started(nodes, 3, options={"rounds": 1}, deadlines=deadlines)
+    a, b, c = table.clients
+    sealed = await a.seen(lambda f: f["type"] == "sealed" and f["version"] == 1)
+    assert sealed["commit_by"] is not None and sealed["open_by"] is None
+    first = await a.has_version(1)
+    assert first["deadline"] == sealed["commit_by"]
+    end = await a.wait(
+        lambda f: f["type"] == "event" and f["event"]["status"] == "finished", timeout=20
+    )
+    assert end["version"] == 5 and end["deadline"] is None and end["view"]["outcome"]
+    for client in (a, b, c):
+        await client.has_version(5)
+        assert client.versions() == [1, 2, 3, 4, 5]
+    log = await log_of(redis_client, redis_prefix, table.id)
+    assert [e["v"] for e in log] == [1, 2, 3, 4, 5]
+    assert log[1]["kind"] == "reveal" and log[1]["defaults"] == [0, 1, 2]
+    for entry in log[2:]:
+        assert entry["kind"] == "move" and entry["defaults"] == entry["seats"]
+    # Every client was told about the defaults and about each move's deadline.
+    revealed = await b.seen(lambda f: f["type"] == "revealed")
+    assert revealed["defaults"] == [0, 1, 2] and revealed["salts"] == {}
+    committed = [f for f in b.frames if f["type"] == "committed"]
+    assert sorted(f["seat"] for f in committed) == [0, 1, 2]
+    assert {f["digest"] for f in committed} == {"default"}
+    events = [f for f in c.frames if f["type"] == "event"]
+    assert all(f["deadline"] is not None for f in events[1:-1])
+    room = table.id
+    assert await wait_fired(nodes, f"move|{room}|4") == [APPLIED]
+    counts = applied(nodes)
+    expected = {f"commit|{room}|1", f"move|{room}|2", f"move|{room}|3", f"move|{room}|4"}
+    assert {m for m in counts if f"|{room}|" in m and not m.startswith("bot")} == expected
+    assert all(counts[m] == 1 for m in expected), counts
+    # The reveal deadline was set when the phase opened; by then nobody owed an opening.
+    assert await wait_fired(nodes, f"reveal|{room}|1") == [STALE]
+
+
+async def test_commit_and_reveal_deadlines(
+    start: Any, redis_client: Any, redis_prefix: str
+) -> None:
+    """A sealed bid: seat 0 commits and opens in time, seat 1 commits but never opens,
+    seat 2 never commits. The commit deadline gives seat 2 the marker (the phase opens),
+    the reveal deadline opens seat 1's default; one ``revealed`` flags both."""
+    nodes = [await start("a", **FAST), await start("b", **FAST)]
+    table = await started(nodes, 3, options={"rounds": 2}, deadlines={"commit": 1.0, "reveal": 1.0})
+    a, b, c = table.clients  # on nodes a, b, a
+    phase = "bid@1"
+    salt_a, dig_a = salted(phase, 0, {"bid": 1})
+    _, dig_b = salted(phase, 1, {"bid": 0})
+    assert (await a.call("commit", phase=phase, digest=dig_a))["type"] == "ok"
+    assert (await b.call("commit", phase=phase, digest=dig_b))["type"] == "ok"
+    opened = await a.wait(lambda f: f["type"] == "open", timeout=15)
+    assert opened["open_by"] is not None
+    late = await c.seen(lambda f: f["type"] == "committed" and f["seat"] == 2)
+    assert late["digest"] == "default"
+    assert (await a.call("reveal", phase=phase, move={"bid": 1}, salt=salt_a))["type"] == "ok"
+    for client in (a, b, c):
+        revealed = await client.seen(lambda f: f["type"] == "revealed", timeout=15)
+        assert revealed["defaults"] == [1, 2]
+        assert set(revealed["moves"]) == {"0", "1", "2"} and revealed["moves"]["0"] == {"bid": 1}
+        assert revealed["opened"]["1"] is None and revealed["opened"]["2"] is None
+        assert set(revealed["salts"]) == {"0"}
+        await client.has_version(2)
+    room = table.id
+    counts = applied(nodes)
+    assert counts[f"commit|{room}|1"] == 1 and counts[f"reveal|{room}|1"] == 1
+    log = await log_of(redis_client, redis_prefix, table.id)
+    assert [e["v"] for e in log] == [1, 2] and log[1]["defaults"] == [1, 2]
+    # The game goes on (no move deadline): nothing more fires by itself.
+    await advance(table.clients)
+    mine = {k for k in applied(nodes) if f"|{room}|" in k and not k.startswith("bot")}
+    assert mine == {f"commit|{room}|1", f"reveal|{room}|1"}
+
+
+async def test_a_deadline_whose_moment_passed_does_nothing(
+    start: Any, redis_client: Any, redis_prefix: str
+) -> None:
+    """The seat to move plays in time: its deadline fires later and changes nothing; the
+    next seat does not, and its deadline plays the default."""
+    nodes = [await start("a", **FAST), await start("b", **FAST)]
+    table = await started(nodes, 3, options={"rounds": 2}, deadlines={"move": 0.8})
+    clients = table.clients
+    version = await advance(clients)  # the bids (no commit deadline)
+    top = latest(clients[0])
+    assert top["view"]["phase"] == "play" and top["deadline"] is not None
+    (seat,) = top["view"]["prompt"]["seats"]
+    version = await advance(clients)  # the seat to move plays at once
+    (after,) = latest(clients[0])["view"]["prompt"]["seats"]
+    assert after != seat
+    room = table.id
+    assert await wait_fired(nodes, f"move|{room}|{version - 1}") == [STALE]
+    event = await clients[0].has_version(version + 1, timeout=15)  # nobody plays now
+    assert event["event"]["defaults"] == event["event"]["seats"] == [after]
+    log = await log_of(redis_client, redis_prefix, room)
+    assert log[version - 1]["defaults"] == []  # the move made in time
+    assert log[version]["defaults"] == log[version]["seats"]  # the one that timed out
+    assert applied(nodes)[f"move|{room}|{version}"] == 1
