@@ -279,6 +279,12 @@ export class RoomPage {
       this.conn.send({ type: "join", room: this.code, as: "spectator" });
       return;
     }
+    if (code === "no-spectators" && !this.joined) {
+      this.closedToSpectators = true;
+      this.conn.close();
+      this.render();
+      return;
+    }
     if (code === "no-such-room") {
       this.notFound = true;
       this.render();
@@ -479,6 +485,13 @@ export class RoomPage {
       replaceChildren(this.el, h("div", { class: "panel" },
         h("h1", {}, "No such room"),
         h("p", {}, `There is no room ${this.code} (it may have finished long ago).`),
+        h("p", {}, h("a", { href: "/" }, "Back to the lobby"))));
+      return;
+    }
+    if (this.closedToSpectators) {
+      replaceChildren(this.el, h("div", { class: "panel" },
+        h("h1", {}, `${this.room ? this.room.title : "Room"} ${this.code}`),
+        h("p", { role: "alert" }, "This game has started and its room does not allow spectators."),
         h("p", {}, h("a", { href: "/" }, "Back to the lobby"))));
       return;
     }
