@@ -1,0 +1,34 @@
+"""One Tortuga node in a process of its own, for tests that kill it (SIGKILL).
+
+Settings come from the environment like a real node's (``Settings.from_env``):
+TORTUGA_REDIS_URL, TORTUGA_REDIS_PREFIX, TORTUGA_SECRET, TORTUGA_PORT, TORTUGA_NODE_ID and
+the clock knobs. No database (no TORTUGA_DATABASE_URL): the history is not this test's.
+Unlike ``tortuga serve`` it never starts an embedded Redis or Postgres.
+
+    python tests/server/node_process.py
+"""
+
+from __future__ import annotations
+
+import uvicorn
+
+from server.app import create_app
+from server.settings import Settings
+
+
+def main() -> None:
+    settings = Settings.from_env()
+    if not settings.redis_url:
+        raise SystemExit("TORTUGA_REDIS_URL is required")
+    uvicorn.run(
+        create_app(settings),
+        host="127.0.0.1",
+        port=settings.port,
+        log_level="warning",
+        ws="websockets-sansio",
+        lifespan="on",
+    )
+
+
+if __name__ == "__main__":
+    main()
