@@ -121,7 +121,12 @@ def test_friends_and_bots_play_skull_king(site: str, chromium: Any, screenshot_d
                 alice.page.wait_for_function(
                     "v => tortuga.version >= v", arg=bob.page.evaluate("tortuga.version")
                 )
-                resumed = [f for f in alice.frames if f.get("type") == "resumed"]
+                resumed: list[dict[str, Any]] = []
+                for _ in range(100):
+                    resumed = [f for f in alice.frames if f.get("type") == "resumed"]
+                    if resumed:
+                        break
+                    alice.page.wait_for_timeout(50)
                 assert resumed and resumed[-1]["missed"] >= 1, resumed
             if did != "play":
                 return
