@@ -678,7 +678,9 @@ export class RoomPage {
       const n = Object.keys(s.committed).length;
       return h("div", { class: "prompt-box", dataset: { sealed: "1" } },
         h("h2", {}, stored ? `Your bid of ${stored.move.bid} is sealed ✓` : "Your bid is sealed ✓"),
-        h("p", {}, s.open ? "Everyone has bid: revealing…" : `${n} of ${s.seats.length} bids sealed. Waiting for the others…`));
+        h("p", {}, s.open ? "Everyone has bid: revealing…" : `${n} of ${s.seats.length} bids sealed. Waiting for the others…`),
+        stored ? null : h("p", { class: "small" },
+          "This bid was sealed in another tab or on another device: only that tab can reveal it."));
     }
     const bids = (v.legal || []).filter((m) => "bid" in m).map((m) => m.bid);
     const buttons = bids.map((b) => h("button", { type: "button", "aria-pressed": this.selectedBid === b ? "true" : "false",
