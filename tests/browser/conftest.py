@@ -104,7 +104,13 @@ def screenshot_dir() -> Path:
 
 
 @pytest.fixture(scope="module")
-def site(redis_url: str, database_url: str) -> Iterator[str]:
+def site_changes() -> dict[str, Any]:
+    """Settings a test module changes for its site (override in the module)."""
+    return {}
+
+
+@pytest.fixture(scope="module")
+def site(redis_url: str, database_url: str, site_changes: dict[str, Any]) -> Iterator[str]:
     """The whole site (``create_app``: room server, pages, history API), fresh per module."""
     import redis as redis_sync
     from web_harness import site_settings
@@ -112,7 +118,7 @@ def site(redis_url: str, database_url: str) -> Iterator[str]:
     from server.app import create_app
 
     port = free_port()
-    settings = site_settings(redis_url, database_url, port)
+    settings = site_settings(redis_url, database_url, port, **site_changes)
     with ThreadedServer(create_app(settings), port=port) as server:
         yield server.url
     client = redis_sync.Redis.from_url(redis_url)

@@ -10,15 +10,15 @@ from server.settings import Settings
 
 
 def site_settings(redis_url: str, database_url: str, port: int, **changes: Any) -> Settings:
-    return Settings(
-        host="127.0.0.1",
-        port=port,
-        public_url=f"http://127.0.0.1:{port}",
-        redis_url=redis_url,
-        database_url=database_url,
-        redis_prefix=f"test-web-{secrets.token_hex(4)}:",
-        secret=secrets.token_bytes(32),
-        bot_delay=0.0,
-        grace_seconds=600.0,
-        **changes,
-    )
+    values: dict[str, Any] = {
+        "host": "127.0.0.1",
+        "port": port,
+        "public_url": f"http://127.0.0.1:{port}",
+        "redis_url": redis_url,
+        "database_url": database_url,
+        "redis_prefix": f"test-web-{secrets.token_hex(4)}:",
+        "secret": secrets.token_bytes(32),
+        "bot_delay": 0.0,
+        "grace_seconds": 600.0,
+    }
+    return Settings(**{**values, **changes})

@@ -122,6 +122,9 @@ export class LobbyPage {
     const pub = h("input", { type: "checkbox", id: "public", checked: true });
     const spect = h("input", { type: "checkbox", id: "spectators", checked: true });
     const takeback = h("input", { type: "checkbox", id: "takeback" });
+    const absent = h("select", { id: "absent" },
+      h("option", { value: "bot" }, "a bot plays for them until they return"),
+      h("option", { value: "default" }, "their moves are the game's default until they return"));
     const deadlines = h("select", { id: "deadlines" },
       Object.entries(DEADLINES).map(([k, d]) => h("option", { value: k }, d.label)));
     const error = h("p", { class: "error-box", role: "alert", hidden: true });
@@ -137,6 +140,7 @@ export class LobbyPage {
           spectators: spect.checked,
           deadlines: DEADLINES[deadlines.value].value,
           takeback: takeback.checked,
+          absent: absent.value,
         });
         const code = room.id || (room.room && room.room.id) || room.code;
         sessionStorage.setItem(`tortuga.created.${code}`, "1");
@@ -153,6 +157,7 @@ export class LobbyPage {
     h("label", { class: "check" }, pub, "Public: listed in the lobby (otherwise only the link finds it)"),
     h("label", { class: "check" }, spect, "Spectators allowed"),
     h("label", { class: "field", for: "deadlines" }, "Deadlines", deadlines),
+    h("label", { class: "field", for: "absent" }, "When a player is gone for a while", absent),
     h("label", { class: "check" }, takeback, "Take-back: a player may take back a card until the next player acts"),
     h("div", { class: "row" }, h("button", { type: "submit" }, "Create the room")),
     error);

@@ -31,6 +31,7 @@ export class RoomPage {
     this.revealCheck = null;
     this.chat = [];
     this.connected = null;
+    this.away = null;
     this.watchers = 0;
     this.choice = null;
     this.selectedBid = null;
@@ -252,6 +253,7 @@ export class RoomPage {
     const data = msg.data || msg;
     if (Array.isArray(data.connected)) this.connected = new Set(data.connected);
     if (typeof data.watchers === "number") this.watchers = data.watchers;
+    if (Array.isArray(data.away)) this.away = new Set(data.away);
     if (render) this.render();
   }
 
@@ -519,7 +521,7 @@ export class RoomPage {
     const c = this.clockText();
     return {
       view: this.view, room: this.room, seat: this.seat, seal: this.seal,
-      connected: this.connected, clockText: c && c.text, clockLow: c && c.low, busy: this.sending,
+      connected: this.connected, away: this.away, clockText: c && c.text, clockLow: c && c.low, busy: this.sending,
     };
   }
 
@@ -584,7 +586,8 @@ export class RoomPage {
       h("p", { class: "small muted" },
         `${r.players} players · ${opts.rounds ?? 10} rounds · ${r.public ? "public" : "private"} · `,
         `spectators ${r.spectators ? "allowed" : "not allowed"} · deadlines: ${deadlines}`,
-        r.takeback ? " · take-back allowed" : ""),
+        r.takeback ? " · take-back allowed" : "",
+        r.absent ? ` · a player gone for a while: ${r.absent === "bot" ? "a bot plays for them" : "default moves"}` : ""),
       h("ol", { class: "seats" }, seats),
       h("div", { class: "row", style: null },
         host ? h("button", { type: "button", dataset: { key: "start" }, disabled: !everyone,
@@ -680,7 +683,7 @@ export class RoomPage {
         h("h2", {}, stored ? `Your bid of ${stored.move.bid} is sealed ✓` : "Your bid is sealed ✓"),
         h("p", {}, s.open ? "Everyone has bid: revealing…" : `${n} of ${s.seats.length} bids sealed. Waiting for the others…`),
         stored ? null : h("p", { class: "small" },
-          "This bid was sealed in another tab or on another device: only that tab can reveal it."));
+          "This bid was sealed elsewhere (another tab, or a bot while you were away): it is revealed from there."));
     }
     const bids = (v.legal || []).filter((m) => "bid" in m).map((m) => m.bid);
     const buttons = bids.map((b) => h("button", { type: "button", "aria-pressed": this.selectedBid === b ? "true" : "false",

@@ -61,7 +61,7 @@ export function statusLine(ctx) {
 
 /** One box per player (and the ghost): bid, tricks, score, sealed state, presence. */
 export function playersPanel(ctx) {
-  const { view, room, seat, seal, connected } = ctx;
+  const { view, room, seat, seal, connected, away } = ctx;
   const boxes = [];
   const prompt = owing(view);
   for (let s = 0; s < view.players; s++) {
@@ -82,7 +82,9 @@ export function playersPanel(ctx) {
     },
     h("div", { class: "pname" }, seatName(room, view, s),
       room.seats[s] && room.seats[s].bot ? h("span", { title: "bot", "aria-label": "(bot)" }, " ⚙") : ""),
-    online ? null : h("div", { class: "offline" }, "offline"),
+    away && away.has(s) ? h("div", { class: "offline", dataset: { away: "1" } },
+      room.absent === "default" ? "away: default moves" : "away: a bot plays")
+      : online ? null : h("div", { class: "offline" }, "offline"),
     h("div", { class: "stats" },
       h("span", {}, "Bid ", h("strong", { class: "bid" }, bid === null || bid === undefined ? "–" : String(bid))),
       h("span", {}, "Won ", h("strong", { class: "won" }, String(view.tricks[s] ?? 0))),
