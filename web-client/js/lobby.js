@@ -63,7 +63,7 @@ export class LobbyPage {
     await Promise.all(Object.keys(mine).map(async (code) => {
       try {
         const r = await api.room(code);
-        const info = { status: r.status, title: r.title, game: r.game };
+        const info = { status: r.status, title: r.title, game: r.game, latest: r.version };
         if (r.turn !== undefined) info.serverTurn = r.turn;
         myRooms.put(code, info);
       } catch (err) {
@@ -216,8 +216,9 @@ export class LobbyPage {
       h("span", { class: "code" }, r.code),
       h("span", {}, r.title || r.game || ""),
       r.status === "finished" ? h("span", { class: "badge" }, "finished")
-        : r.yourMove ? h("span", { class: "badge your-turn" }, "your move")
-          : h("span", { class: "badge" }, r.turn || r.status || ""),
+        : r.latest > r.version ? h("span", { class: "badge your-turn" }, "new moves since you looked")
+          : r.yourMove ? h("span", { class: "badge your-turn" }, "your move")
+            : h("span", { class: "badge" }, r.turn || r.status || ""),
       r.round ? h("span", { class: "small muted" }, `round ${r.round}/${r.rounds}`) : null,
       h("a", { class: "button", href: `/r/${r.code}` }, "Open"),
       r.status === "finished" ? h("button", { type: "button", class: "secondary", onclick: () => { myRooms.remove(r.code); this.renderMine(); } }, "Forget") : null))));

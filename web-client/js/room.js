@@ -128,6 +128,7 @@ export class RoomPage {
     if (msg.presence) this.onPresence(msg.presence, false);
     if (Array.isArray(msg.chat)) this.chat = msg.chat.slice(-100);
     this.autoSit();
+    this.rememberLobbySeat();
     const sealed = msg.sealed || msg.seal || null;
     this.seal = null;
     if (sealed) this.onSealed(sealed, false);
@@ -264,8 +265,20 @@ export class RoomPage {
     this.render();
   }
 
+  /** Before the start: remember (or forget) this room in "my rooms" as the seat changes. */
+  rememberLobbySeat() {
+    const r = this.room;
+    if (!r || r.status !== "lobby" || !this.me) return;
+    const mine = r.seats.find((s) => s.user === this.me.id);
+    if (mine) {
+      myRooms.put(this.code, { game: r.game, title: r.title, seat: mine.seat, status: "lobby",
+        yourMove: false, turn: "waiting for players", version: r.version, latest: r.version });
+    } else if (myRooms.get(this.code)) myRooms.remove(this.code);
+  }
+
   onRoom(msg) {
     this.takeRoomState(msg);
+    this.rememberLobbySeat();
     if (this.me && this.room && !this.view) {
       const mine = this.room.seats.find((s) => s.user === this.me.id);
       this.seat = mine ? mine.seat : null;
@@ -384,7 +397,7 @@ export class RoomPage {
       myRooms.put(this.code, {
         game: v.game, title: this.room.title || edition(v.game).title, seat: this.seat,
         status: v.phase === "over" ? "finished" : "playing", yourMove: myMove, turn: t,
-        round: v.round, rounds: v.rounds,
+        round: v.round, rounds: v.rounds, version: this.version, latest: this.version,
       });
     }
     if (myMove && !this.wasMyMove) this.notify();
