@@ -48,6 +48,7 @@ class Human:
         self.rng = Rng(hashlib.sha256(user["id"].encode()).digest(), "human")
         self.client: Client | None = None
         self.version = 0  # the last version this player saw
+        self.view: dict[str, Any] | None = None  # and its view (a resume may send none)
         self.sealed: dict[str, tuple[Any, str]] = {}  # phase -> (move, salt), kept
         self.sent: dict[int, Any] = {}  # version -> the open move sent at it
         self.refs: dict[str, str] = {}  # ref -> phase of a commit or reveal
@@ -76,7 +77,6 @@ class Human:
         client = self.client
         assert client is not None
         index = 0
-        view: dict[str, Any] | None = None
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
         while True:
@@ -97,8 +97,10 @@ class Human:
             if kind == "error":
                 self._refused(frame)
                 continue
+            view = self.view
             if kind in ("snapshot", "event") and frame.get("view") is not None:
-                view, self.version = frame["view"], frame["version"]
+                view = self.view = frame["view"]
+                self.version = frame["version"]
                 if view["outcome"] is not None:
                     self.over = True
                     return "over"
