@@ -231,7 +231,7 @@ def test_every_revealed_bid_is_checked_against_its_seal(mia: Any) -> None:
             },
         ]
     )
-    opened: dict[str, Any] = {}
+    sent_reveal: dict[str, Any] = {}
 
     def server(msg: dict[str, Any]) -> None:
         if msg["type"] == "commit":
@@ -247,13 +247,14 @@ def test_every_revealed_bid_is_checked_against_its_seal(mia: Any) -> None:
             )
             script.push({"type": "open", "room": CODE, "version": 5, "phase": phase})
         elif msg["type"] == "reveal":
-            opened.update(msg)
+            sent_reveal.update(msg)
             assert (
                 _digest(phase, 0, msg["move"], msg["salt"])
                 == next(m for m in script.sent if m["type"] == "commit")["digest"]
             )
             # Olga "reveals" 1 although she sealed 0: every browser must notice.
-            moves = {"0": msg["move"], "1": others["1"], "2": {"bid": 1}}
+            moves = {"0": msg["move"], "1": {"bid": 2}, "2": {"bid": 1}}
+            opened = {"0": msg["move"], "1": None, "2": {"bid": 1}}
             script.push(
                 {
                     "type": "revealed",
@@ -261,9 +262,9 @@ def test_every_revealed_bid_is_checked_against_its_seal(mia: Any) -> None:
                     "version": 6,
                     "phase": phase,
                     "moves": moves,
-                    "opened": moves,
-                    "salts": {"0": msg["salt"], **salts},
-                    "defaults": [],
+                    "opened": opened,
+                    "salts": {"0": msg["salt"], "2": salts["2"]},
+                    "defaults": [1],
                 }
             )
             script.push(
@@ -283,7 +284,7 @@ def test_every_revealed_bid_is_checked_against_its_seal(mia: Any) -> None:
                         "kind": "reveal",
                         "seats": [0, 1, 2],
                         "moves": moves,
-                        "defaults": [],
+                        "defaults": [1],
                         "at": "",
                         "status": "playing",
                     },
@@ -300,4 +301,5 @@ def test_every_revealed_bid_is_checked_against_its_seal(mia: Any) -> None:
     page.wait_for_selector("[data-check='bad']")
     assert "Olga" in page.inner_text("[data-check='bad']")
     assert "Ned" not in page.inner_text("[data-check='bad']")
-    assert opened["move"] == {"bid": 1}
+    assert sent_reveal["move"] == {"bid": 1}
+    assert "Ned" in page.inner_text(".note")  # his default bid is announced

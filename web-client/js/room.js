@@ -165,7 +165,9 @@ export class RoomPage {
       this.room.version = msg.version;
     }
     if (ev.defaults && ev.defaults.length) {
-      this.flash(`Played for ${ev.defaults.map((s) => seatName(this.room, this.view, s)).join(", ")} (time ran out)`, "note");
+      const who = ev.defaults.map((s) => seatName(this.room, this.view, s)).join(", ");
+      this.flash(ev.kind === "reveal" ? `The game's default bid was made for ${who} (no valid bid in time)`
+        : `The game's default move was played for ${who} (time ran out)`, "note");
     }
     if (!this.view || !this.view.prompt || !this.view.prompt.sealed) this.seal = null;
     this.choice = null;
@@ -231,16 +233,21 @@ export class RoomPage {
     const committed = this.seal && this.seal.phase === msg.phase ? this.seal.committed : {};
     const opened = msg.opened || msg.moves || {};
     const salts = msg.salts || {};
+    // Every opening is checked against the digest published when its seat committed. A seat
+    // whose time ran out before it committed has no digest (the "default" marker) and no salt:
+    // the engine's default was played for it, which the revealed message flags.
     const bad = [];
+    let checked = 0;
     for (const [seat, move] of Object.entries(opened)) {
       const expected = committed[seat];
-      if (typeof expected !== "string") continue;
+      if (typeof expected !== "string" || !/^[0-9a-f]{64}$/.test(expected) || !salts[seat]) continue;
+      checked += 1;
       if (!(await sealing.check(msg.phase, Number(seat), move, salts[seat], expected))) bad.push(Number(seat));
     }
-    const checked = Object.keys(opened).filter((s) => typeof committed[s] === "string").length;
     this.revealCheck = {
       phase: msg.phase, ok: bad.length === 0 && checked > 0, bad, checked, round: this.view && this.view.round,
     };
+
     const flipped = {};
     for (const [seat, move] of Object.entries(msg.moves || {})) if (move && "bid" in move) flipped[seat] = move.bid;
     if (this.seal && this.seal.phase === msg.phase) this.seal.flipped = flipped;
@@ -323,6 +330,7 @@ export class RoomPage {
     const stored = sealing.load(this.code, this.seal.phase);
     if (!stored || stored.seat !== this.seat) return;
     const mine = this.seal.committed[this.seat];
+    if (mine && typeof mine === "string" && mine !== stored.digest) return;  // not this tab's seal
     if (!mine && !this.seal.open) {
       this.conn.send({ type: "commit", phase: stored.phase, digest: stored.digest });
     } else if (this.seal.open && !this.seal.revealed.includes(this.seat)) {
@@ -690,6 +698,10 @@ export class RoomPage {
     if (!s || !this.mySealSeat()) return h("div", { class: "prompt-box" }, h("p", {}, "Waiting for the bidding to open…"));
     const mine = s.committed[this.seat];
     const stored = sealing.load(this.code, s.phase);
+    if (mine === "default") {
+      return h("div", { class: "prompt-box", dataset: { sealed: "default" } },
+        h("h2", {}, "Time ran out for your bid"), h("p", {}, "The game's default bid will be made for you."));
+    }
     if (mine) {
       const n = Object.keys(s.committed).length;
       return h("div", { class: "prompt-box", dataset: { sealed: "1" } },
