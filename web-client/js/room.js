@@ -527,8 +527,8 @@ export class RoomPage {
       parts.push(h("p", { class: this.error.kind === "note" ? "note" : "error-box", role: "alert" }, this.error.text));
     }
     if (this.view) {
-      parts.push(this.table());
       if (this.view.phase === "over") parts.push(this.gameOver());
+      parts.push(this.table());
       parts.push(sheetPanel(this.ctx()));
       parts.push(h("div", { class: "grid2" }, this.invitePanel(), this.chatPanel()));
     } else {

@@ -126,6 +126,7 @@ export function trickPanel(ctx) {
         h("span", { class: "by" }, seatName(room, view, p.seat)))));
     }
   }
+  if (view.phase === "over") return h("section", { class: "trick", "aria-label": "the last trick" }, last);
   return h("section", { class: "trick", "aria-label": "the trick" },
     h("div", { class: "trick-zone", "aria-live": "polite" },
       items.length ? items : h("span", { class: "empty" },
