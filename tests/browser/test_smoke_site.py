@@ -1,5 +1,8 @@
+"""The first thing a newcomer does: open the site, pick a name, see the lobby -- no errors."""
+
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -7,16 +10,17 @@ import pytest
 pytestmark = pytest.mark.browser
 
 
-def test_lobby_loads(site: str, chromium: Any) -> None:
-    ctx = chromium.new_context()
+def test_lobby_loads(site: str, chromium: Any, screenshot_dir: Path) -> None:
+    ctx = chromium.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
     page = ctx.new_page()
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(site + "/")
     page.fill("#name", "Alice")
-    page.click("text=Continue")
+    page.get_by_role("button", name="Continue").click()
     page.wait_for_selector("text=Create a room")
-    page.screenshot(path="/tmp/lobby.png", full_page=True)
+    page.wait_for_selector("#conn[data-state='open']")
+    page.screenshot(path=str(screenshot_dir / "lobby-phone.png"), full_page=True)
     ctx.close()
     assert not errors, errors
