@@ -135,6 +135,9 @@ def test_friends_and_bots_play_skull_king(site: str, chromium: Any, screenshot_d
                 alice.page.wait_for_timeout(100)
                 alice.shot(screenshot_dir, "table")
                 bob.shot(screenshot_dir, "table-phone")
+                assert bob.page.evaluate(
+                    "document.documentElement.scrollWidth <= window.innerWidth"
+                ), "the table is wider than a phone"
                 carol.shot(screenshot_dir, "spectator")
                 shots["table"] = True
             if person is bob and round_ == "2" and not reloaded["done"]:

@@ -22,5 +22,6 @@ def test_lobby_loads(site: str, chromium: Any, screenshot_dir: Path) -> None:
     page.wait_for_selector("text=Create a room")
     page.wait_for_selector("#conn[data-state='open']")
     page.screenshot(path=str(screenshot_dir / "lobby-phone.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     ctx.close()
     assert not errors, errors
