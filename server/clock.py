@@ -38,6 +38,7 @@ import asyncio
 import collections
 import contextlib
 import logging
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from server.reveal import DEFAULT, Sealing
@@ -82,7 +83,7 @@ class Clock:
         self._loops: list[asyncio.Task[None]] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self._limit = asyncio.Semaphore(64)
-        self._wake = asyncio.Event()
+        self._stop = asyncio.Event()
 
     # -- life -------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -94,25 +95,34 @@ class Clock:
         ]
 
     async def close(self) -> None:
-        """Stop the loops; this node's sockets (if any are left) leave, its heartbeat goes."""
-        for task in self._loops:
-            task.cancel()
-        for task in self._loops:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        for task in list(self._tasks):
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(task, 5)
+        """Stop the loops; this node's sockets (if any are left) leave, its heartbeat goes.
+
+        The loops stop on an event, not by cancellation alone: a cancel that lands inside a
+        Redis call can be swallowed by the client library, and the loop would go on."""
+        self._stop.set()
+        if self._loops:
+            _, late = await asyncio.wait(self._loops, timeout=5)
+            for task in late:
+                task.cancel()
         try:
-            await self._reap(self.instance)
+            await self._reap(self.instance)  # their grace times start (spawned below)
             await self.store.forget_node(self.instance)
         except Exception:
             log.exception("could not sign off", extra={"conn": self.instance})
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=5)
 
-    def _spawn(self, coro: Any) -> None:
-        task = asyncio.create_task(coro)
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.create_task(self._logged(coro))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    @staticmethod
+    async def _logged(coro: Coroutine[Any, Any, Any]) -> None:
+        try:
+            await coro
+        except Exception:
+            log.exception("clock task failed")
 
     # -- hooks of the room service ----------------------------------------------------------
     def seat_dropped(self, room_id: str, seat: int, at: float) -> None:
@@ -129,10 +139,7 @@ class Clock:
         self._spawn(self.arm(room_id))
 
     async def _schedule(self, name: str, due: float) -> None:
-        try:
-            await self.store.schedule(name, int(due * 1000))
-        except Exception:
-            log.exception("could not schedule", extra={"room": name.split("|")[1]})
+        await self.store.schedule(name, int(due * 1000))
 
     async def arm(self, room_id: str) -> None:
         """Put the room's current deadline and the grace times of its dropped seats on the
@@ -165,8 +172,13 @@ class Clock:
                 await self.store.schedule(name, int((float(dropped) + self.grace) * 1000))
 
     # -- the clock loop ---------------------------------------------------------------------
+    async def _pause(self, seconds: float) -> None:
+        """Sleep, unless the clock is stopping."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stop.wait(), seconds)
+
     async def _ticks(self) -> None:
-        while True:
+        while not self._stop.is_set():
             try:
                 now = now_ms()
                 claimed = await self.store.claim(self.keys.clock, now, self.lease_ms, BATCH)
@@ -182,9 +194,7 @@ class Clock:
             except Exception:
                 log.exception("clock look failed")
                 wait = self.poll
-            self._wake.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), max(wait, 0.005))
+            await self._pause(max(wait, 0.005))
 
     async def _handle(self, name: str, lease_end: int) -> None:
         try:
@@ -266,7 +276,7 @@ class Clock:
             await self.hub.announce_all()
 
     async def _beats(self) -> None:
-        while True:
+        while not self._stop.is_set():
             try:
                 await self._heartbeat()
                 now = now_ms()
@@ -280,7 +290,7 @@ class Clock:
                 raise
             except Exception:
                 log.exception("heartbeat failed")
-            await asyncio.sleep(self.beat)
+            await self._pause(self.beat)
 
     async def _reap(self, instance: str) -> None:
         """Every socket of ``instance`` leaves its room (a dead node's, or ours at stop)."""

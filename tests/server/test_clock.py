@@ -161,3 +161,31 @@ async def test_a_deadline_whose_moment_passed_does_nothing(
     assert log[version - 1]["defaults"] == []  # the move made in time
     assert log[version]["defaults"] == log[version]["seats"]  # the one that timed out
     assert applied(nodes)[f"move|{room}|{version}"] == 1
+
+
+async def test_deadline_and_absent_options(node: Node) -> None:
+    """What a host may ask for at creation; each refusal has its code."""
+    import httpx
+    from tortuga_client import guest
+
+    token, _ = await guest(node, "Host")
+    async with httpx.AsyncClient(
+        base_url=node.url, headers={"Authorization": f"Bearer {token}"}
+    ) as http:
+
+        async def create(**body: Any) -> httpx.Response:
+            return await http.post("/api/rooms", json={"game": "skull-king", **body})
+
+        for deadlines in ({"turn": 30}, {"move": 0}, {"move": -5}, {"reveal": 10**9}):
+            r = await create(deadlines=deadlines)
+            assert r.json()["error"]["code"] == "bad-deadlines", (deadlines, r.text)
+        r = await create(deadlines={"commit": "soon"})  # not a number: the message's type
+        assert r.json()["error"]["code"] == "bad-message"
+        r = await create(absent="nobody")
+        assert r.json()["error"]["code"] == "bad-message"
+        r = await create(deadlines={"move": 90, "commit": None, "reveal": 15.5}, absent="default")
+        room = r.json()
+        assert r.status_code == 201, room
+        assert room["deadlines"] == {"move": 90, "reveal": 15.5} and room["absent"] == "default"
+        plain = (await create()).json()
+        assert plain["deadlines"] == {} and plain["absent"] == "bot"
