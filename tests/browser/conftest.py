@@ -46,7 +46,7 @@ class ThreadedServer:
 
         self.port = port or free_port()
         config = uvicorn.Config(
-            app, host="127.0.0.1", port=self.port, log_level="warning", ws="websockets"
+            app, host="127.0.0.1", port=self.port, log_level="warning", ws="websockets-sansio"
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
