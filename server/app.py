@@ -64,6 +64,7 @@ def create_app(settings: Settings) -> Starlette:
         )
         clock = Clock(rooms, sealing, bots, hub, settings)
         rooms.on_turn.append(bots.schedule)
+        rooms.before_step.append(bots.before_step)
         rooms.on_started.append(clock.started)
         rooms.on_visit.append(clock.visit)
         rooms.on_seat_dropped.append(clock.seat_dropped)
@@ -88,7 +89,7 @@ def create_app(settings: Settings) -> Starlette:
             await bots.close()
             await hub.close()
             await redis.aclose()
-            log.info("node down", extra={"conn": settings.node_id})
+            log.info("node down", extra={"conn": instance})
 
     async def healthz(request: Request) -> Response:
         return JSONResponse({"ok": True, "node": settings.node_id})

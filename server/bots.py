@@ -14,11 +14,13 @@ driver reads presence right before it acts); if the bot had committed for them i
 phase, the bot still opens that commitment (the player cannot: they never knew the salt).
 
 After every accepted write the winning node calls ``schedule``; a bot that owes a move acts
-after ``bot_delay``. So that a bot still acts when that node dies first, the driver puts a
-"bot due" member in the clock set (``bot|room|version|stage``) due ``bot_rescue_seconds``
-after the delay; it removes it once it acted, and any node's clock that finds it due runs
-the bot at once. Duplicate runs are harmless: ``act`` carries the version it saw, and a
-second commit or reveal is refused by the seal hash.
+after ``bot_delay``. So that a bot still acts when that node dies first, a "bot due" member
+(``bot|room|version|stage``) waits in the clock set, due ``bot_rescue_seconds`` after the
+longest delay: the step's writer adds it before writing the step (``before_step``), a run
+for a new stage (a phase opened, a seat taken over) adds it itself. The run removes it once
+it acted; any node's clock that finds it due runs the bot at once. Duplicate runs are
+harmless: ``act`` carries the version it saw, and a second commit or reveal is refused by
+the seal hash.
 """
 
 from __future__ import annotations
@@ -106,6 +108,20 @@ class BotDriver:
             return AWAY_LEVEL if room.absent == "bot" else DEFAULT_PLAYER
         return None
 
+    def due(self, room_id: str, version: int, stage: str) -> tuple[str, int]:
+        """The "bot due" clock member of a stage, and when it rescues a bot that did not
+        act (the longest delay, plus ``bot_rescue_seconds``)."""
+        wait = self.delay * 1.25 + self.rescue
+        return member("bot", room_id, version, stage), now_ms() + int(wait * 1000)
+
+    def before_step(self, room: Room, state: Any, version: int) -> list[tuple[str, int]]:
+        """``RoomService.before_step``: the step about to be written gives bot seats a
+        move; its rescue member goes on the clock before the step exists."""
+        prompt = room.game.prompt(state)
+        if not any(room.seats[s].bot is not None for s in prompt.seats):
+            return []
+        return [self.due(room.id, version, "c" if prompt.sealed else "m")]
+
     # -- one run ------------------------------------------------------------------------
     async def run(self, room_id: str, *, rescue: bool = True) -> None:
         """Make every move the driver owes in ``room_id`` now. ``rescue``: this is the
@@ -116,10 +132,10 @@ class BotDriver:
             stage, actions = await self._plan(room)
             if not actions:
                 return
-            due = member("bot", room_id, room.version, stage)
+            due, at = self.due(room_id, room.version, stage)
             if rescue:
                 wait = self.delay * random.uniform(0.75, 1.25) if self.delay else 0.0
-                await self.store.schedule(due, now_ms() + int((wait + self.rescue) * 1000))
+                await self.store.schedule(due, at)  # there already, unless a new stage
                 if wait:
                     await asyncio.sleep(wait)
                     # The world may have moved on: a player came back, a move was made.

@@ -54,7 +54,8 @@ log = logging.getLogger("tortuga.clock")
 
 BATCH = 100  # members claimed per look
 NODE_ROOMS_KEEP = 24 * 3600  # seconds a node's room index outlives its last heartbeat
-APPLIED, STALE = "applied", "stale"
+APPLIED, STALE, LATER = "applied", "stale", "later"  # what firing a member did
+EARLY_MS = 50  # a deadline member this early (clocks of nodes differ) fires anyway
 
 
 class Clock:
@@ -78,7 +79,8 @@ class Clock:
         self.lease_ms = int(settings.clock_lease_seconds * 1000)
         self.beat = settings.heartbeat_seconds
         self.ttl_ms = int(settings.node_ttl_seconds * 1000)
-        # What this node fired, in order: (member, APPLIED | STALE) -- for tests and logs.
+        self.sweep_ms = int(settings.sweep_seconds * 1000)
+        # What this node fired, in order: (member, APPLIED | STALE | LATER), for tests.
         self.fired: collections.deque[tuple[str, str]] = collections.deque(maxlen=10_000)
         self._loops: list[asyncio.Task[None]] = []
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -223,20 +225,37 @@ class Clock:
                 took = await self.rooms.take_over(room_id, seat, dropped)
                 return APPLIED if took else STALE
             version = int(rest[0])
-            applied = await self._deadline(kind, room_id, version)
+            result = await self._deadline(name, kind, room_id, version)
         except RoomError:
             return STALE  # the room is gone, over, or not there yet
-        if applied:
+        if result == APPLIED:
             log.info("deadline", extra={"room": room_id, "version": version, "kind": kind})
-        return APPLIED if applied else STALE
+        return result
 
-    async def _deadline(self, kind: str, room_id: str, version: int) -> bool:
-        """A deadline of ``version``: the default for every seat that still owes."""
+    async def _deadline(self, name: str, kind: str, room_id: str, version: int) -> str:
+        """A deadline of ``version``: the default for every seat that still owes. The
+        room's own record of the deadline has the last word: a member that comes early (set
+        by an attempt that was not the one written) is moved to the recorded time."""
         room = await self.rooms.get(room_id)
         if room.status != PLAYING or room.version != version or room.state is None:
-            return False
+            return STALE
         game = room.game
         prompt = game.prompt(game.decode(room.state))
+        due = room.deadline
+        seal: dict[str, str] = {}
+        if kind == "reveal":
+            seal = await self.store.load_seal(room_id)
+            due = int(seal["open_by"]) if seal.get("open_by") else None
+        if due is None:
+            return STALE
+        if due > now_ms() + EARLY_MS:
+            await self.store.reschedule(name, due)
+            return LATER
+        return APPLIED if await self._defaults(kind, room_id, version, prompt, seal) else STALE
+
+    async def _defaults(
+        self, kind: str, room_id: str, version: int, prompt: Any, seal: dict[str, str]
+    ) -> bool:
         if kind == "move":
             if prompt.sealed:
                 return False
@@ -249,7 +268,7 @@ class Clock:
         if not prompt.sealed:
             return False
         phase = phase_name(prompt, version)
-        seal = await self.store.load_seal(room_id)
+        seal = seal or await self.store.load_seal(room_id)
         same = seal.get("phase") == phase
         owing: list[int] = []
         if kind == "commit":
@@ -276,9 +295,16 @@ class Clock:
             await self.hub.announce_all()
 
     async def _beats(self) -> None:
+        swept = now_ms()
         while not self._stop.is_set():
             try:
                 await self._heartbeat()
+                if now_ms() - swept >= self.sweep_ms:
+                    swept = now_ms()
+                    # A safety net for what a node that died between two writes left
+                    # undone (a reveal deadline, a bot's turn): any room with a socket here.
+                    for room_id in list(self.hub.by_room):
+                        self.rooms.visit(room_id)
                 now = now_ms()
                 dead = await self.store.claim(self.keys.nodes, now, self.lease_ms, 10)
                 for instance in dead:

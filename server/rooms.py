@@ -239,7 +239,8 @@ class RoomService:
     phase opened, a seat was taken over. Bots listen there. ``on_started`` hooks run once
     when the game is dealt, ``on_seat_dropped`` ones when a seat's last socket left (the
     clock listens to both, for the grace time), ``on_visit`` ones when a socket joins (the
-    clock re-arms what a node that died may have left undone)."""
+    clock re-arms what a node that died may have left undone). ``before_step`` hooks name
+    the clock members (name, due ms) a step about to be written will need (bots' rescues)."""
 
     def __init__(self, store: Store, *, base_url: str = "", room_ttl: int = 0) -> None:
         self.store = store
@@ -248,6 +249,7 @@ class RoomService:
         self.on_turn: list[Hook] = []
         self.on_started: list[Hook] = []
         self.on_visit: list[Hook] = []
+        self.before_step: list[Callable[[Room, Any, int], list[tuple[str, int]]]] = []
         self.on_seat_dropped: list[Callable[[str, int, float], None]] = []
 
     # -- reading ------------------------------------------------------------------------
@@ -542,6 +544,15 @@ class RoomService:
             seed=seed if status == FINISHED else None,
             deadline=deadline,
         )
+        # What this step will need later goes on the clock before the step exists, so that
+        # it is there even if this node dies right after winning. An attempt that loses the
+        # race (or is never written) leaves a member that fires as a no-op.
+        later = [(member(clock_kind, room.id, version), deadline)] if deadline else []
+        if status == PLAYING:
+            for hook in self.before_step:
+                later.extend(hook(room, state, version))
+        if later:
+            await self.store.schedule_many(later)
         won = await self.store.write_step(
             room.id,
             expected_version=room.version,
@@ -558,9 +569,6 @@ class RoomService:
             "step",
             extra={"room": room.id, "version": version, "kind": kind, "seats": entry.seats},
         )
-        if deadline is not None:
-            # Any node's clock fires it, also if this node dies now.
-            await self.store.schedule(member(clock_kind, room.id, version), deadline)
         if kind == START or status == FINISHED:
             await self._list_changed(await self.get(room.id))
         if status == FINISHED:

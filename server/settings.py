@@ -65,6 +65,7 @@ class Settings:
     clock_lease_seconds: float = 15.0  # a claimed deadline comes due again after (claimer died)
     heartbeat_seconds: float = 2.0  # how often a node says it is alive
     node_ttl_seconds: float = 10.0  # a node silent this long is dead: its sockets stop counting
+    sweep_seconds: float = 10.0  # how often a node re-arms the rooms it has sockets in
     room_ttl_seconds: int = 7 * 24 * 3600  # a finished or abandoned room's keys expire after
     migrate_on_start: bool = True  # the server upgrades the schema itself (else: refuses)
 
@@ -89,6 +90,7 @@ class Settings:
             clock_poll_seconds=_float("TORTUGA_CLOCK_POLL_SECONDS", 0.25),
             heartbeat_seconds=_float("TORTUGA_HEARTBEAT_SECONDS", 2.0),
             node_ttl_seconds=_float("TORTUGA_NODE_TTL_SECONDS", 10.0),
+            sweep_seconds=_float("TORTUGA_SWEEP_SECONDS", 10.0),
             migrate_on_start=(_env("TORTUGA_MIGRATE", "1") or "1") not in ("0", "false", "no"),
         )
 

@@ -403,6 +403,14 @@ class Store:
         added: Any = await self.redis.zadd(key or self.keys.clock, {name: due_ms}, nx=True)
         return bool(added)
 
+    async def schedule_many(self, members: Sequence[tuple[str, int]]) -> None:
+        """Add several clock members (each unless there already), in one round trip."""
+        await self.redis.zadd(self.keys.clock, dict(members), nx=True)
+
+    async def reschedule(self, name: str, due_ms: int) -> None:
+        """Move a member (claimed or not) to ``due_ms``; nothing if it is gone."""
+        await self.redis.zadd(self.keys.clock, {name: due_ms}, xx=True)
+
     async def unschedule(self, name: str) -> None:
         await self.redis.zrem(self.keys.clock, name)
 

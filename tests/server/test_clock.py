@@ -189,3 +189,28 @@ async def test_deadline_and_absent_options(node: Node) -> None:
         assert room["deadlines"] == {"move": 90, "reveal": 15.5} and room["absent"] == "default"
         plain = (await create()).json()
         assert plain["deadlines"] == {} and plain["absent"] == "bot"
+
+
+async def test_a_lost_deadline_is_armed_again(
+    start: Any, redis_client: Any, redis_prefix: str
+) -> None:
+    """As if the node that opened the phase died before putting the reveal deadline on the
+    clock: the deadline is gone from the set. A node with a socket in the room re-arms its
+    rooms every ``sweep_seconds``; the deadline fires, once."""
+    knobs = {**FAST, "sweep_seconds": 0.5, "heartbeat_seconds": 0.1}
+    nodes = [await start("a", **knobs), await start("b", **knobs)]
+    table = await started(nodes, 2, options={"rounds": 2}, deadlines={"reveal": 0.8})
+    a, b = table.clients
+    phase = "bid@1"
+    salt_a, dig_a = salted(phase, 0, {"bid": 1})
+    _, dig_b = salted(phase, 1, {"bid": 0})
+    assert (await a.call("commit", phase=phase, digest=dig_a))["type"] == "ok"
+    assert (await b.call("commit", phase=phase, digest=dig_b))["type"] == "ok"
+    await a.seen(lambda f: f["type"] == "open")
+    name = f"reveal|{table.id}|1"
+    assert await redis_client.zrem(f"{redis_prefix}clock", name) == 1  # lost
+    assert (await a.call("reveal", phase=phase, move={"bid": 1}, salt=salt_a))["type"] == "ok"
+    revealed = await a.seen(lambda f: f["type"] == "revealed", timeout=15)
+    assert revealed["defaults"] == [1]
+    assert await wait_fired(nodes, name) == [APPLIED]
+    assert applied(nodes)[name] == 1
