@@ -4,17 +4,18 @@ Everything that must happen *later* is a member of one Redis sorted set (``Keys.
 scored by its due time in epoch milliseconds, so that it does not depend on the node that
 set it staying alive:
 
-- ``move|<room>|<version>``: set by the step's winner (``RoomService.advance``); the open
-  move was not made: the engine's default.
-- ``commit|<room>|<version>``: set by the step's winner; seats that did not commit get the
-  ``default`` marker (their default is computed when the phase resolves).
-- ``reveal|<room>|<version>``: set by the commit that opened the phase (``Sealing.commit``);
-  seats that did not open get their default.
-- ``grace|<room>|<seat>|<drop stamp>``: set by the node that saw the seat's last socket
+- ``move|<room>|<version>``: added before the step that opens the prompt is written
+  (``RoomService.advance``); the open move was not made: the engine's default.
+- ``commit|<room>|<version>``: likewise; seats that did not commit get the ``default``
+  marker (their default is computed when the phase resolves).
+- ``reveal|<room>|<version>``: added by the commit that opened the phase
+  (``Sealing.commit``); seats that did not open get their default.
+- ``grace|<room>|<seat>|<drop stamp>``: added by the node that saw the seat's last socket
   leave (or reaped a dead node); the seat is taken over (room option ``absent``: a bot, or
   the default move) until its player returns.
-- ``bot|<room>|<version>|<stage>``: set by the node that scheduled a bot (server/bots.py);
-  that node died before the bot acted, so any node runs it.
+- ``bot|<room>|<version>|<stage>``: added before a step that gives bots a move is written
+  (``BotDriver.before_step``), or by a bot run of a new stage; removed once the bots acted.
+  Due only if the node that should have run them died: any node runs them.
 
 Every node runs ``Clock``: a loop that *claims* due members with one Lua script (the member's
 score moves to the end of a lease, so exactly one node holds it) and fires each through the
@@ -22,7 +23,14 @@ same hooks players use (``RoomService.play_default``, ``Sealing.default``,
 ``RoomService.take_over``, ``BotDriver.run``), then removes it. A claimer that dies mid-way
 leaves the member to come due again when its lease ends; the hooks are idempotent (they
 check the version and the seal), so a deadline takes effect exactly once. A stale member (the
-version moved on, the player came back) does nothing.
+version moved on, the player came back, an attempt that lost its race) does nothing; a
+deadline member that comes early is moved to the time the room recorded (``deadline``,
+``open_by``), which is the one the players were shown.
+
+What is added after a write (a reveal deadline, a grace time, a bot run after a phase
+opened) could be lost if the node died between the two; every ``sweep_seconds`` each node
+re-arms the rooms it has sockets in (``arm``: the current deadline, the grace times of
+dropped seats, and the bots' turn), and so does any join.
 
 Presence survives node death through heartbeats: every node instance scores itself in
 ``Keys.nodes`` with the time its heartbeat expires (``node_ttl_seconds`` ahead, refreshed
