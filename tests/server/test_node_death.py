@@ -189,3 +189,29 @@ async def _play(a: NodeProcess, b: Any, redis: Any, prefix: str) -> None:
     assert counts[f"commit|{room}|1"] == 1 and counts[f"reveal|{room}|1"] == 1
     assert counts[f"bot|{room}|1|c"] == 1
     assert clock_of(b).fired  # b did the work
+
+
+async def test_a_node_taken_for_dead_announces_its_sockets_again(
+    start: Any, redis_client: Any, redis_prefix: str
+) -> None:
+    """A node that stalled past its heartbeat is reaped by another while still alive: its
+    sockets are dropped from presence. At its next heartbeat it finds itself missing from
+    ``nodes`` and records them again."""
+    from test_protocol import started
+
+    nodes = [await start("a", heartbeat_seconds=0.1), await start("b", heartbeat_seconds=0.1)]
+    table = await started(nodes, 2)
+    watcher = table.clients[1]  # on b
+    instance = clock_of(nodes[0]).instance
+    presence = f"{redis_prefix}room:{{{table.id}}}:presence"
+    mine = [k for k in await redis_client.hkeys(presence) if k.decode().startswith(instance)]
+    assert len(mine) == 1
+    # What a reaper does to a dead node, done to a live one.
+    watcher.mark = len(watcher.frames)
+    await redis_client.zrem(f"{redis_prefix}nodes", instance)
+    await redis_client.hdel(presence, *mine)
+    back = await watcher.wait(
+        lambda f: f["type"] == "presence" and f["connected"] == [0, 1], timeout=10
+    )
+    assert back["away"] == []
+    assert mine[0] in await redis_client.hkeys(presence)
