@@ -6,9 +6,10 @@ node's memory. Players, bots and the clock (server/clock.py) all reach the game 
 ``act``, ``play_default`` and the sealed-phase service (server/reveal.py), with the same
 checks.
 
-Deadlines: when a step opens a prompt and the room has a deadline for it, the step's
-winner stores the due time (epoch ms) with the state (``deadline``), publishes it in the
-entry, and adds it to the clock. It is computed once, by the one node that won the version.
+Deadlines: when a step opens a prompt and the room has a deadline for it, the writer puts
+it on the clock (before writing: see ``advance``), stores the due time (epoch ms) with the
+state (``deadline``) and publishes it in the entry. The version's winner computed it once;
+that is the time every client is shown and the clock goes by.
 """
 
 from __future__ import annotations
@@ -493,9 +494,10 @@ class RoomService:
     ) -> bool:
         """Write the state after ``room.version`` (compare-and-set); True if this call won.
 
-        The winner sets the deadline of the prompt it opens (if the room has one for it),
-        announces the turn (bots), and when the game is over it reveals the seed and puts
-        the game's record on the archive stream."""
+        The deadline of the prompt the step opens (if the room has one for it) and the
+        ``before_step`` members go on the clock first; the winner announces the turn
+        (bots), and when the game is over it reveals the seed and puts the game's record
+        on the archive stream."""
         game = room.game
         extra = dict(extra or {})
         version = room.version + 1
