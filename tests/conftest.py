@@ -12,6 +12,7 @@ database of its own and drops it at the end.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import secrets
 import socket
@@ -97,26 +98,29 @@ async def _admin(url: str, sql: str) -> None:
         await conn.close()
 
 
+@contextlib.contextmanager
+def _scratch_database(admin_url: str) -> Iterator[str]:
+    """CREATE a uniquely named database, yield its URL, DROP it afterwards."""
+    name = f"tortuga_test_{secrets.token_hex(4)}"
+    asyncio.run(_admin(admin_url, f'CREATE DATABASE "{name}"'))
+    try:
+        yield _with_database(admin_url, name)
+    finally:
+        asyncio.run(_admin(admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
 @pytest.fixture
 def fresh_database(postgres_admin_url: str) -> Iterator[str]:
     """A brand-new empty database for one test (migration and outage tests); dropped after."""
-    name = f"tortuga_test_{secrets.token_hex(4)}"
-    asyncio.run(_admin(postgres_admin_url, f'CREATE DATABASE "{name}"'))
-    try:
-        yield _with_database(postgres_admin_url, name)
-    finally:
-        asyncio.run(_admin(postgres_admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    with _scratch_database(postgres_admin_url) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
 def database_url(postgres_admin_url: str) -> Iterator[str]:
     """One empty database for the whole test session; dropped at the end."""
-    name = f"tortuga_test_{secrets.token_hex(4)}"
-    asyncio.run(_admin(postgres_admin_url, f'CREATE DATABASE "{name}"'))
-    try:
-        yield _with_database(postgres_admin_url, name)
-    finally:
-        asyncio.run(_admin(postgres_admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    with _scratch_database(postgres_admin_url) as url:
+        yield url
 
 
 @pytest.fixture
