@@ -53,7 +53,12 @@ def create_app(settings: Settings) -> Starlette:
         logs.configure()
         redis = aioredis.Redis.from_url(settings.redis_url or "")
         store = Store(redis, Keys(settings.redis_prefix))
-        rooms = RoomService(store, base_url=base_url, room_ttl=settings.room_ttl_seconds)
+        rooms = RoomService(
+            store,
+            base_url=base_url,
+            room_ttl=settings.room_ttl_seconds,
+            chat_keep=settings.chat_history,
+        )
         sealing = Sealing(rooms)
         # This process's name in presence: the node id and a suffix of its own, so a node
         # restarted under the same id is not mistaken for its dead predecessor.

@@ -203,18 +203,21 @@ class BotDriver:
 
     def _do(self, room: Room, action: Action) -> Awaitable[Any]:
         seat = action.seat
+        # A seat that is not a bot seat is played for its absent player: a stand-in move,
+        # flagged in the log, the frames and the archive (``proxies``).
+        proxy = room.seats[seat].bot is None
         if action.kind == "act":
-            return self.rooms.act(room.id, seat, action.move, version=room.version)
+            return self.rooms.act(room.id, seat, action.move, version=room.version, proxy=proxy)
         if action.kind == "default":
-            return self.rooms.play_default(room.id, seat, room.version)
+            return self.rooms.play_default(room.id, seat, room.version, proxy=proxy)
         game = room.game
         assert room.state is not None
         phase = phase_name(game.prompt(game.decode(room.state)), room.version)
         if action.kind == "commit":
-            return self.sealing.commit(room.id, seat, phase, action.digest)
+            return self.sealing.commit(room.id, seat, phase, action.digest, proxy=proxy)
         if action.kind == "reveal":
-            return self.sealing.reveal(room.id, seat, phase, action.move, action.salt)
-        return self.sealing.default(room.id, seat, phase)
+            return self.sealing.reveal(room.id, seat, phase, action.move, action.salt, proxy=proxy)
+        return self.sealing.default(room.id, seat, phase, proxy=proxy)
 
     @staticmethod
     async def _quietly(call: Awaitable[Any]) -> None:

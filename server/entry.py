@@ -16,6 +16,7 @@ import msgspec
 START = "start"  # the dealt game, no moves
 MOVE = "move"  # one open move
 REVEAL = "reveal"  # the moves of a sealed phase, all at once
+TAKEBACK = "takeback"  # a player took back their open move: the state before it, again
 
 
 class Entry(msgspec.Struct, kw_only=True):
@@ -26,6 +27,7 @@ class Entry(msgspec.Struct, kw_only=True):
     seats: list[int]  # the seats whose moves these are
     moves: dict[str, Any]  # seat (as text) -> the move applied, as JSON
     defaults: list[int]  # seats whose move was the engine's default
+    proxies: list[int] = []  # seats whose move a stand-in made (the player was away)
     at: str  # ISO 8601 UTC
     state: bytes  # game.encode(state) after this step
     status: str  # the room's status after this step
@@ -35,6 +37,7 @@ class Entry(msgspec.Struct, kw_only=True):
     seed_digest: str | None = None  # on the start
     seed: str | None = None  # once the game is over
     deadline: int | None = None  # epoch ms: when the prompt this step opened times out
+    undoes: int | None = None  # a take-back: the version it undid
 
 
 def now_iso() -> str:
@@ -42,6 +45,7 @@ def now_iso() -> str:
 
 
 _JSON_FIELDS = ("seats", "moves", "defaults", "salts", "opened")
+_OPTIONAL_JSON = ("proxies",)  # written only when not empty
 _TEXT_FIELDS = ("engine", "kind", "at", "status", "phase", "seed_digest", "seed")
 
 
@@ -56,8 +60,14 @@ def to_fields(entry: Entry) -> dict[str, bytes | str]:
         value = getattr(entry, name)
         if value is not None:
             out[name] = json.dumps(value, separators=(",", ":"))
+    for name in _OPTIONAL_JSON:
+        value = getattr(entry, name)
+        if value:
+            out[name] = json.dumps(value, separators=(",", ":"))
     if entry.deadline is not None:
         out["deadline"] = str(entry.deadline)
+    if entry.undoes is not None:
+        out["undoes"] = str(entry.undoes)
     out["state"] = entry.state
     return out
 
@@ -79,6 +89,7 @@ def from_fields(fields: dict[str, bytes]) -> Entry:
         seats=js("seats") or [],
         moves=js("moves") or {},
         defaults=js("defaults") or [],
+        proxies=js("proxies") or [],
         at=text("at") or "",
         state=fields["state"],
         status=text("status") or "playing",
@@ -88,6 +99,7 @@ def from_fields(fields: dict[str, bytes]) -> Entry:
         seed_digest=text("seed_digest"),
         seed=text("seed"),
         deadline=int(fields["deadline"]) if fields.get("deadline") else None,
+        undoes=int(fields["undoes"]) if fields.get("undoes") else None,
     )
 
 

@@ -141,6 +141,7 @@ class Connection:
                     "seat": self.seat,
                     "room_state": room.summary(rooms.base_url),
                     "deadline": room.deadline,
+                    "chat": await rooms.chat_history(room.id),
                 }
             )
         self.synced = True
@@ -189,6 +190,7 @@ class Connection:
                 "seed_digest": room.seed_digest,
                 "seed": room.seed if room.status == "finished" else None,
                 "deadline": room.deadline,
+                "chat": await self.hub.rooms.chat_history(room.id),
             }
         )
         self.version = room.version

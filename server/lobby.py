@@ -138,13 +138,23 @@ async def list_rooms(request: Request) -> Response:
 
 @handle
 async def get_room(request: Request) -> Response:
-    _user(request)
+    user = _user(request)
     code = request.path_params["code"]
     if not isinstance(code, str) or not ROOM_CODE.fullmatch(code):
         raise RoomError(p.NO_SUCH_ROOM, "there is no such room")
     services = _services(request)
     room = await services.rooms.get(code, presence=True)
-    return JSONResponse(room.summary(services.rooms.base_url))
+    body = room.summary(services.rooms.base_url)
+    body["turn"] = await services.rooms.turn_of(room, user.id)
+    return JSONResponse(body)
+
+
+@handle
+async def my_rooms(request: Request) -> Response:
+    """The rooms the token's user sits in (lobby and playing), most recent activity first,
+    each with ``seat`` and ``turn`` (whose move; ``turn.you``: this user owes one)."""
+    user = _user(request)
+    return JSONResponse({"rooms": await _services(request).rooms.my_rooms(user.id)})
 
 
 routes = [
@@ -153,4 +163,5 @@ routes = [
     Route("/api/rooms", list_rooms, methods=["GET"]),
     Route("/api/rooms", create_room, methods=["POST"]),
     Route("/api/rooms/{code}", get_room, methods=["GET"]),
+    Route("/api/me/rooms", my_rooms, methods=["GET"]),
 ]

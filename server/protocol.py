@@ -52,6 +52,10 @@ ALREADY_REVEALED = "already-revealed"
 DIGEST_MISMATCH = "digest-mismatch"
 CHAT_TOO_LONG = "chat-too-long"
 BAD_DEADLINES = "bad-deadlines"
+TAKEBACK_OFF = "takeback-off"
+TAKEBACK_TOO_LATE = "takeback-too-late"
+TAKEBACK_NOT_YOURS = "takeback-not-yours"
+TAKEBACK_REVEALS = "takeback-reveals"
 BUSY = "busy"
 
 # Websocket close codes (4000-4999 belong to applications).
@@ -124,6 +128,10 @@ class Act(_In, tag="act"):
     seat: Seat | None = None  # optional: must be the sender's own seat
 
 
+class Takeback(_In, tag="takeback"):
+    version: Version  # the version the sender's move produced
+
+
 class Commit(_In, tag="commit"):
     phase: Phase
     digest: Digest
@@ -161,6 +169,7 @@ Inbound = (
     | RemoveBot
     | Kick
     | Act
+    | Takeback
     | Commit
     | Reveal
     | Chat
@@ -182,6 +191,7 @@ TYPES: frozenset[str] = frozenset(
         RemoveBot,
         Kick,
         Act,
+        Takeback,
         Commit,
         Reveal,
         Chat,

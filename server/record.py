@@ -28,17 +28,20 @@ def build_record(room: Room, log: Sequence[dict[str, bytes]]) -> dict[str, Any]:
         outcome = result.to_json() if result is not None else None
     events = []
     for fields in log:
-        events.append(
-            {
-                "version": int(fields["v"]),
-                "moves": json.loads(fields.get("moves", b"{}")),
-                "defaults": json.loads(fields.get("defaults", b"[]")),
-                "at": fields["at"].decode(),
-                "digest": hashlib.sha256(fields["state"]).hexdigest(),
-            }
-        )
+        event: dict[str, Any] = {
+            "version": int(fields["v"]),
+            "moves": json.loads(fields.get("moves", b"{}")),
+            "defaults": json.loads(fields.get("defaults", b"[]")),
+            "proxies": json.loads(fields.get("proxies", b"[]")),
+            "at": fields["at"].decode(),
+            "digest": hashlib.sha256(fields["state"]).hexdigest(),
+        }
+        if fields.get("undoes"):
+            # A take-back: the state is the one of the version before the undone move.
+            event["takeback"] = int(fields["undoes"])
+        events.append(event)
     return {
-        "game_id": f"{room.id}-1",
+        "game_id": room.game_id or f"{room.id}-1",
         "room": room.id,
         "engine": room.engine,
         "options": room.options,

@@ -30,6 +30,7 @@ def entry_frames(game: AnyGame, entry: Entry, seat: int | None) -> list[dict[str
                 "opened": entry.opened,
                 "salts": entry.salts,
                 "defaults": entry.defaults,
+                "proxies": entry.proxies,
             }
         )
     moves = (
@@ -42,9 +43,12 @@ def entry_frames(game: AnyGame, entry: Entry, seat: int | None) -> list[dict[str
         "seats": entry.seats,
         "moves": moves,
         "defaults": entry.defaults,
+        "proxies": entry.proxies,
         "at": entry.at,
         "status": entry.status,
     }
+    if entry.undoes is not None:
+        event["undoes"] = entry.undoes
     if entry.seed_digest is not None:
         event["seed_digest"] = entry.seed_digest
     if entry.seed is not None:

@@ -23,12 +23,20 @@ from typing import Any
 from engines.core import MoveError
 from server import protocol as p
 from server.entry import REVEAL, Published, pack
-from server.rooms import Room, RoomError, RoomService, now_ms, phase_name, playing
+from server.rooms import (
+    SEAL_DEFAULT,
+    Room,
+    RoomError,
+    RoomService,
+    now_ms,
+    phase_name,
+    playing,
+)
 from server.store import member
 
 log = logging.getLogger("tortuga.reveal")
 
-DEFAULT = "default"  # the commitment recorded for a seat whose commit deadline passed
+DEFAULT = SEAL_DEFAULT  # the commitment recorded for a seat whose commit deadline passed
 
 
 def _owed_reveals(seats: tuple[int, ...], seal: dict[str, str]) -> int:
@@ -66,10 +74,13 @@ class Sealing:
             raise RoomError(p.NOT_IN_PHASE, "this seat owes nothing in this phase")
         return room, game, state
 
-    async def commit(self, room_id: str, seat: int, phase: str, digest_hex: str) -> None:
+    async def commit(
+        self, room_id: str, seat: int, phase: str, digest_hex: str, *, proxy: bool = False
+    ) -> None:
         """Store one seat's digest. The commit that completes the set opens the phase and,
         if the room has a reveal deadline, sets it (``open_by``, epoch ms) in the same
-        script that opens the phase, and on the clock."""
+        script that opens the phase, and on the clock. ``proxy``: a stand-in commits for
+        the seat's absent player (the resolution lists the seat in ``proxies``)."""
         room, game, state = await self._phase(room_id, seat, phase)
         owed = game.prompt(state).seats
         seconds = room.deadlines.get("reveal")
@@ -98,6 +109,7 @@ class Sealing:
             committed=committed,
             opened=opened,
             open_by=open_by,
+            proxy=proxy,
         )
         if result == "already-committed":
             raise RoomError(p.ALREADY_COMMITTED, "this seat has committed already")
@@ -109,7 +121,9 @@ class Sealing:
                 await self.store.schedule(member("reveal", room_id, room.version), open_by)
             self.rooms.turn(room_id)
 
-    async def reveal(self, room_id: str, seat: int, phase: str, move: Any, salt: str) -> None:
+    async def reveal(
+        self, room_id: str, seat: int, phase: str, move: Any, salt: str, *, proxy: bool = False
+    ) -> None:
         room, game, state = await self._phase(room_id, seat, phase)
         seal = await self.store.load_seal(room_id)
         if seal.get("phase") != phase and (await self.rooms.get(room_id)).version != room.version:
@@ -129,6 +143,8 @@ class Sealing:
             applied = game.default(state, seat)
             default = True
         opening = {"move": move, "salt": salt, "applied": applied.to_json(), "default": default}
+        if proxy:
+            opening["proxy"] = True
         owed = _owed_reveals(game.prompt(state).seats, seal)
         result = await self.store.reveal(
             room_id,
@@ -178,6 +194,7 @@ class Sealing:
             kind=REVEAL,
             moves={str(s): o["applied"] for s, o in openings.items()},
             defaults=sorted(s for s, o in openings.items() if o["default"]),
+            proxies=sorted(s for s, o in openings.items() if o.get("proxy") or f"p:{s}" in seal),
             extra={
                 "phase": phase,
                 "salts": {str(s): o["salt"] for s, o in openings.items() if o["salt"]},
@@ -185,13 +202,14 @@ class Sealing:
             },
         )
 
-    async def default(self, room_id: str, seat: int, phase: str) -> bool:
+    async def default(self, room_id: str, seat: int, phase: str, *, proxy: bool = False) -> bool:
         """The hook for deadlines: ``seat`` missed its commit or its reveal in ``phase``.
 
         A missed commit records the ``default`` marker (it counts as committed, and the
         engine's default is computed only when the phase resolves, so no move exists in
         clear before the phase opens); a missed reveal stores the default as the seat's
-        opening. Flagged in ``defaults``. False if the moment has passed."""
+        opening. Flagged in ``defaults`` (and in ``proxies`` with ``proxy``: made because
+        the player is away). False if the moment has passed."""
         try:
             room, game, state = await self._phase(room_id, seat, phase)
         except RoomError:
@@ -200,7 +218,7 @@ class Sealing:
         same = seal.get("phase") == phase
         if not same or f"c:{seat}" not in seal:
             try:
-                await self.commit(room_id, seat, phase, DEFAULT)
+                await self.commit(room_id, seat, phase, DEFAULT, proxy=proxy)
             except RoomError:
                 return False
             seal = await self.store.load_seal(room_id)
@@ -211,6 +229,8 @@ class Sealing:
             return False  # not open yet, opened already, or its default comes at resolution
         move = game.default(state, seat).to_json()
         opening = {"move": None, "salt": None, "applied": move, "default": True}
+        if proxy:
+            opening["proxy"] = True
         result = await self.store.reveal(
             room_id,
             version=room.version,

@@ -28,7 +28,17 @@ import msgspec
 from engines.core import BadOptions, MoveError, Prompt
 from engines.registry import GAMES, AnyGame
 from server import protocol as p
-from server.entry import MOVE, START, Entry, Published, now_iso, pack, to_fields
+from server.entry import (
+    MOVE,
+    START,
+    TAKEBACK,
+    Entry,
+    Published,
+    from_fields,
+    now_iso,
+    pack,
+    to_fields,
+)
 from server.record import build_record
 from server.store import Store, member
 
@@ -44,6 +54,15 @@ FINISHED = "finished"
 ABANDONED = "abandoned"
 
 RETRIES = 50  # lost compare-and-set races before giving up (``busy``)
+SEAL_DEFAULT = "default"  # the commitment recorded for a seat that missed its commit deadline
+MY_ROOMS_LISTED = 50  # rooms in a user's "my rooms"
+
+
+class _Unset:
+    """``advance``'s deadline when the writer does not choose it (computed from the room)."""
+
+
+UNSET = _Unset()
 
 
 class RoomError(Exception):
@@ -93,6 +112,7 @@ class Room:
     seed_digest: str | None = None
     absent: str = "bot"
     deadline: int | None = None  # epoch ms: when the prompt of this version times out
+    game_no: int = 0  # the room's game (1 once dealt): its archive id is ``<room>-<n>``
     connected: set[int] = field(default_factory=set)
     away: set[int] = field(default_factory=set)  # seats taken over after the grace time
 
@@ -105,6 +125,15 @@ class Room:
             if seat.user == user_id:
                 return i
         return None
+
+    @property
+    def game_id(self) -> str | None:
+        """The archive id of the room's game (None before the deal)."""
+        return f"{self.id}-{self.game_no}" if self.game_no else None
+
+    def users(self) -> set[str]:
+        """The users seated here."""
+        return {s.user for s in self.seats if s.user is not None}
 
     def summary(self, base_url: str = "") -> dict[str, Any]:
         """What anyone may know about the room (no state, no seed before the end)."""
@@ -122,6 +151,7 @@ class Room:
             "host": self.host,
             "status": self.status,
             "version": self.version,
+            "game_id": self.game_id,
             "invite": f"{base_url}/r/{self.id}",
             "created_at": self.created_at,
             "started_at": self.started_at,
@@ -174,6 +204,7 @@ def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = No
         seed_digest=text("seed_digest") or None,
         absent=text("absent") or "bot",
         deadline=int(raw["deadline"]) if raw.get("deadline") else None,
+        game_no=int(raw.get("game_no") or b"0"),
         connected=connected,
         away=away,
     )
@@ -243,10 +274,13 @@ class RoomService:
     clock re-arms what a node that died may have left undone). ``before_step`` hooks name
     the clock members (name, due ms) a step about to be written will need (bots' rescues)."""
 
-    def __init__(self, store: Store, *, base_url: str = "", room_ttl: int = 0) -> None:
+    def __init__(
+        self, store: Store, *, base_url: str = "", room_ttl: int = 0, chat_keep: int = 50
+    ) -> None:
         self.store = store
         self.base_url = base_url
         self.room_ttl = room_ttl
+        self.chat_keep = chat_keep
         self.on_turn: list[Hook] = []
         self.on_started: list[Hook] = []
         self.on_visit: list[Hook] = []
@@ -327,6 +361,7 @@ class RoomService:
             room = await self.get(room_id, presence=True)
             if room.status != LOBBY:
                 raise RoomError(p.GAME_STARTED, "the game has started")
+            before = room.users()
             change(room)
             room.rev += 1
             payload = pack(Published(k="room", room=room_id, data=room.summary(self.base_url)))
@@ -334,6 +369,9 @@ class RoomService:
             if await self.store.write_meta(
                 room_id, expected_rev=room.rev - 1, fields={"seats": seats}, payload=payload
             ):
+                after = room.users()
+                seated = {u: True for u in after} | {u: False for u in before - after}
+                await self.store.seat_users(room_id, seated, now_ms())
                 await self._list_changed(room)
                 return room
         raise RoomError(p.BUSY, "the room is busy; try again")
@@ -439,10 +477,19 @@ class RoomService:
                 return await self.get(room_id)
         raise RoomError(p.BUSY, "the room is busy; try again")
 
-    async def act(self, room_id: str, seat: int, move_json: Any, version: int | None = None) -> int:
+    async def act(
+        self,
+        room_id: str,
+        seat: int,
+        move_json: Any,
+        version: int | None = None,
+        *,
+        proxy: bool = False,
+    ) -> int:
         """One open move by ``seat``; the version it produced. The engine checks it against
         the fresh state on every try: a lost race is retried unless the mover named the
-        version it saw (then ``stale-version``)."""
+        version it saw (then ``stale-version``). ``proxy``: a stand-in (the grace-time bot)
+        moves for the seat's absent player; the step lists the seat in ``proxies``."""
         for _ in range(RETRIES):
             room = await self.get(room_id)
             game, state = playing(room)
@@ -458,17 +505,21 @@ class RoomService:
             except MoveError as exc:
                 raise RoomError(exc.code, exc.message) from None
             moves = {str(seat): move.to_json()}
-            if await self.advance(room, new, kind=MOVE, moves=moves, defaults=[]):
+            proxies = [seat] if proxy else []
+            if await self.advance(room, new, kind=MOVE, moves=moves, defaults=[], proxies=proxies):
                 return room.version + 1
             if version is not None:
                 raise RoomError(p.STALE_VERSION, "another move came first")
         raise RoomError(p.BUSY, "the room is busy; try again")
 
-    async def play_default(self, room_id: str, seat: int, version: int) -> bool:
+    async def play_default(
+        self, room_id: str, seat: int, version: int, *, proxy: bool = False
+    ) -> bool:
         """The hook for deadlines (the clock) and absent players: the engine's default
         move for ``seat`` at ``version`` of an open prompt. False if the moment has passed
         (the version moved, the game ended, or the seat owes nothing). Sealed prompts:
-        ``server.reveal.Sealing.default``."""
+        ``server.reveal.Sealing.default``. ``proxy``: made because the player is away
+        (``absent: "default"``), listed in ``proxies`` as well as ``defaults``."""
         room = await self.get(room_id)
         if room.status != PLAYING or room.state is None:
             return False
@@ -479,7 +530,57 @@ class RoomService:
         move = game.default(state, seat)
         new = game.step(state, {seat: move})
         moves = {str(seat): move.to_json()}
-        return await self.advance(room, new, kind=MOVE, moves=moves, defaults=[seat])
+        proxies = [seat] if proxy else []
+        return await self.advance(
+            room, new, kind=MOVE, moves=moves, defaults=[seat], proxies=proxies
+        )
+
+    async def takeback(self, room_id: str, seat: int, version: int) -> int:
+        """``seat`` takes back its open move that produced ``version``: a new version whose
+        state is the one before that move (versions only grow). Allowed only in a room that
+        allows it, while ``version`` is still the latest (nobody acted since), for the
+        seat's own open move (not a default, not a stand-in's, not a sealed resolution),
+        and when the move revealed nothing new to anyone (``reveals_nothing``). The
+        prompt's deadline is the one the state had before the move: taking back does not
+        buy time. The version written."""
+        room = await self.get(room_id)
+        if not room.takeback:
+            raise RoomError(p.TAKEBACK_OFF, "this room does not allow taking moves back")
+        game, state = playing(room)
+        if version != room.version:
+            raise RoomError(p.TAKEBACK_TOO_LATE, "the game has moved on since that move")
+        entries = dict(await self.store.log_range(room_id, version - 1, version))
+        if version - 1 not in entries or version not in entries:
+            raise RoomError(p.TAKEBACK_TOO_LATE, "that move is no longer in the log")
+        before, last = from_fields(entries[version - 1]), from_fields(entries[version])
+        if (
+            last.kind != MOVE
+            or last.seats != [seat]
+            or last.defaults
+            or last.proxies
+            or version < 2
+        ):
+            raise RoomError(p.TAKEBACK_NOT_YOURS, "the last step was not a move you made")
+        prompt = game.prompt(state)
+        if prompt.sealed:
+            seal = await self.store.load_seal(room_id)
+            if seal.get("phase") == phase_name(prompt, version) and seal.get("commits", "0") != "0":
+                raise RoomError(p.TAKEBACK_TOO_LATE, "someone has acted since that move")
+        restored = game.decode(before.state)
+        if not reveals_nothing(game, restored, state, seat, room.players):
+            raise RoomError(p.TAKEBACK_REVEALS, "that move revealed something new: it stands")
+        if not await self.advance(
+            room,
+            restored,
+            kind=TAKEBACK,
+            moves={},
+            defaults=[],
+            seats=[seat],
+            undoes=version,
+            deadline=before.deadline,
+        ):
+            raise RoomError(p.TAKEBACK_TOO_LATE, "someone acted first")
+        return version + 1
 
     async def advance(
         self,
@@ -489,33 +590,41 @@ class RoomService:
         kind: str,
         moves: dict[str, Any],
         defaults: list[int],
+        proxies: list[int] | None = None,
+        seats: list[int] | None = None,
+        undoes: int | None = None,
+        deadline: int | _Unset | None = UNSET,
         expected_rev: int | None = None,
         extra: dict[str, Any] | None = None,
     ) -> bool:
         """Write the state after ``room.version`` (compare-and-set); True if this call won.
 
-        The deadline of the prompt the step opens (if the room has one for it) and the
-        ``before_step`` members go on the clock first; the winner announces the turn
-        (bots), and when the game is over it reveals the seed and puts the game's record
-        on the archive stream."""
+        The deadline of the prompt the step opens (if the room has one for it; or the one
+        given: a take-back restores the deadline the state had) and the ``before_step``
+        members go on the clock first; the winner announces the turn (bots), keeps the
+        seated users' "my rooms" in order, and when the game is over it reveals the seed
+        and puts the game's record on the archive stream."""
         game = room.game
         extra = dict(extra or {})
         version = room.version + 1
         outcome = game.outcome(state)
         status = FINISHED if outcome is not None else PLAYING
         blob = game.encode(state)
-        deadline, clock_kind = None, ""
+        due: int | None = None
+        clock_kind = ""
         if status == PLAYING:
             prompt = game.prompt(state)
             clock_kind = "commit" if prompt.sealed else "move"
             seconds = room.deadlines.get(clock_kind)
-            if seconds and not prompt.over:
-                deadline = now_ms() + int(seconds * 1000)
+            if not isinstance(deadline, _Unset):
+                due = deadline
+            elif seconds and not prompt.over:
+                due = now_ms() + int(seconds * 1000)
         fields: dict[str, bytes | str] = {
             "version": str(version),
             "state": blob,
             "status": status,
-            "deadline": "" if deadline is None else str(deadline),
+            "deadline": "" if due is None else str(due),
         }
         if kind == START:
             fields.update(
@@ -533,9 +642,10 @@ class RoomService:
             engine=room.engine,
             version=version,
             kind=kind,
-            seats=sorted(int(s) for s in moves),
+            seats=seats if seats is not None else sorted(int(s) for s in moves),
             moves=moves,
             defaults=defaults,
+            proxies=sorted(proxies or []),
             at=now_iso(),
             state=blob,
             status=status,
@@ -544,12 +654,13 @@ class RoomService:
             opened=extra.get("opened"),
             seed_digest=extra.get("seed_digest"),
             seed=seed if status == FINISHED else None,
-            deadline=deadline,
+            deadline=due,
+            undoes=undoes,
         )
         # What this step will need later goes on the clock before the step exists, so that
         # it is there even if this node dies right after winning. An attempt that loses the
         # race (or is never written) leaves a member that fires as a no-op.
-        later = [(member(clock_kind, room.id, version), deadline)] if deadline else []
+        later = [(member(clock_kind, room.id, version), due)] if due is not None else []
         if status == PLAYING:
             for hook in self.before_step:
                 later.extend(hook(room, state, version))
@@ -573,6 +684,9 @@ class RoomService:
         )
         if kind == START or status == FINISHED:
             await self._list_changed(await self.get(room.id))
+        await self.store.seat_users(
+            room.id, {u: status != FINISHED for u in room.users()}, now_ms()
+        )
         if status == FINISHED:
             await self._archive(room.id)
         else:
@@ -639,9 +753,81 @@ class RoomService:
         await self.store.publish(self.store.keys.channel(room_id), payload)
 
     async def chat(self, room_id: str, user_id: str, name: str, text: str) -> None:
+        """Publish a chat message and keep it among the room's last ``chat_keep``."""
         data = {"user": user_id, "name": name, "text": text, "at": now_iso()}
         payload = pack(Published(k="chat", room=room_id, data=data))
-        await self.store.publish(self.store.keys.channel(room_id), payload)
+        kept = json.dumps(data, separators=(",", ":")).encode()
+        if not await self.store.chat(room_id, kept, self.chat_keep, payload):
+            raise RoomError(p.NO_SUCH_ROOM, "there is no such room")
+
+    async def chat_history(self, room_id: str) -> list[dict[str, Any]]:
+        """The room's recent chat, oldest first (what snapshots and resumes carry)."""
+        out = []
+        for raw in await self.store.chat_history(room_id):
+            try:
+                out.append(json.loads(raw))
+            except ValueError:
+                continue
+        return out
+
+    # -- whose move ---------------------------------------------------------------------
+    async def turn_of(self, room: Room, user_id: str | None = None) -> dict[str, Any] | None:
+        """Whose move it is in a game under way (None otherwise): the prompt's ``kind``,
+        ``sealed`` and ``seats``; ``stage`` (``move``, or ``commit`` / ``reveal`` in a
+        sealed phase), the seats that still ``owe`` something at this stage, the
+        ``deadline`` (epoch ms) and, for ``user_id``, its ``seat`` and whether ``you`` owe."""
+        if room.status != PLAYING or room.state is None:
+            return None
+        game = room.game
+        prompt = game.prompt(game.decode(room.state))
+        owe = list(prompt.seats)
+        stage = "move"
+        deadline = room.deadline
+        if prompt.sealed:
+            seal = await self.store.load_seal(room.id)
+            same = seal.get("phase") == phase_name(prompt, room.version)
+            if same and seal.get("open") == "1":
+                stage = "reveal"
+                owe = [
+                    s
+                    for s in prompt.seats
+                    if f"r:{s}" not in seal and seal.get(f"c:{s}") != SEAL_DEFAULT
+                ]
+                deadline = int(seal["open_by"]) if seal.get("open_by") else None
+            else:
+                stage = "commit"
+                owe = [s for s in prompt.seats if not (same and f"c:{s}" in seal)]
+        seat = room.seat_of(user_id) if user_id is not None else None
+        return {
+            "kind": prompt.kind,
+            "sealed": prompt.sealed,
+            "seats": list(prompt.seats),
+            "stage": stage,
+            "owe": owe,
+            "deadline": deadline,
+            "seat": seat,
+            "you": seat is not None and seat in owe,
+        }
+
+    async def my_rooms(self, user_id: str) -> list[dict[str, Any]]:
+        """The rooms ``user_id`` sits in, in the lobby or playing, most recent activity
+        first, each with whose move it is (``turn``) and the user's ``seat``. Rooms that
+        are gone, over, or where the user no longer sits are dropped from the set."""
+        out = []
+        for room_id in await self.store.user_room_ids(user_id, MY_ROOMS_LISTED):
+            try:
+                room = await self.get(room_id, presence=True)
+            except RoomError:
+                room = None
+            seat = room.seat_of(user_id) if room is not None else None
+            if room is None or seat is None or room.status not in (LOBBY, PLAYING):
+                await self.store.forget_user_room(user_id, room_id)
+                continue
+            item = room.summary(self.base_url)
+            item["seat"] = seat
+            item["turn"] = await self.turn_of(room, user_id)
+            out.append(item)
+        return out
 
     # -- the public room list -----------------------------------------------------------
     async def _list_changed(self, room: Room) -> None:
@@ -655,6 +841,28 @@ class RoomService:
             data = {"changed": [room.summary(self.base_url)]}
         payload = pack(Published(k="rooms", data=data))
         await self.store.publish(self.store.keys.rooms_channel, payload)
+
+
+def reveals_nothing(game: AnyGame, before: Any, after: Any, mover: int, players: int) -> bool:
+    """Whether the step ``before`` -> ``after`` by ``mover`` revealed nothing new to anyone
+    but the card(s) the move itself showed (engine contract: ``hidden``, ``zones``).
+
+    The mover learned nothing (their hidden set is the same: no card of another hand, the
+    ghost's pile or the stock came into view, no new hand was dealt), and every other
+    viewer (the other seats and a spectator) only learned cards that the mover could see
+    and that the step moved -- the card played."""
+    if game.hidden(before, mover) != game.hidden(after, mover):
+        return False
+    where = {c: z for z, cards in game.zones(before).items() for c in cards}
+    now = {c: z for z, cards in game.zones(after).items() for c in cards}
+    shown = {c for c, z in where.items() if now.get(c) != z} - game.hidden(before, mover)
+    for viewer in [*range(players), None]:
+        if viewer == mover:
+            continue
+        learned = game.hidden(before, viewer) - game.hidden(after, viewer)
+        if not learned <= shown:
+            return False
+    return True
 
 
 def playing(room: Room) -> tuple[AnyGame, Any]:

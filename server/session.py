@@ -213,6 +213,9 @@ class Session:
             case p.Act():
                 room_id, seat = await self.my_seat(m.seat)
                 await rooms.act(room_id, seat, m.move, m.version)
+            case p.Takeback():
+                room_id, seat = await self.my_seat(None)
+                await rooms.takeback(room_id, seat, m.version)
             case p.Commit():
                 room_id, seat = await self.my_seat(m.seat)
                 await self.s.sealing.commit(room_id, seat, m.phase, m.digest)

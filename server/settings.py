@@ -56,6 +56,7 @@ class Settings:
     chat_max_chars: int = 500
     chat_per_second: float = 1.0  # chat messages per socket, sustained (its own bucket)
     chat_burst: int = 5
+    chat_history: int = 50  # recent chat messages a room keeps (snapshots and resumes carry them)
     resume_max_versions: int = 500  # a resume further behind than this gets a snapshot
     rooms_listed: int = 100  # public rooms in one list
     bot_delay: float = 0.6  # seconds a bot "thinks" (0 in tests)

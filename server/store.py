@@ -52,9 +52,18 @@ class Keys:
         ``away:<seat>`` -> when a bot (or the default move) took the seat over."""
         return f"{self.prefix}room:{{{room_id}}}:presence"
 
+    def chat(self, room_id: str) -> str:
+        """List: the room's recent chat messages (JSON), oldest first, capped."""
+        return f"{self.prefix}room:{{{room_id}}}:chat"
+
     def channel(self, room_id: str) -> str:
         """Pub/sub channel: "version N is out", lobby changes, commits, chat."""
         return f"{self.prefix}room:{{{room_id}}}"
+
+    def user_rooms(self, user_id: str) -> str:
+        """Sorted set: the rooms a user sits in (score: the room's last activity, epoch
+        ms), for "my rooms" on any browser of theirs. Hash-tagged by the user."""
+        return f"{self.prefix}user:{{{user_id}}}:rooms"
 
     @property
     def rooms_channel(self) -> str:
@@ -88,7 +97,7 @@ class Keys:
     archive_group: str = "archivers"
 
 
-# KEYS: room, log, seal, presence
+# KEYS: room, log, seal, presence, chat
 # ARGV: expected version, expected rev ('' = any), channel, payload, log id, ttl (0 = none),
 #       number of hash pairs, hash pairs..., log pairs...
 _WRITE_STEP = """
@@ -105,7 +114,7 @@ redis.call('XADD', KEYS[2], ARGV[5], unpack(fields))
 redis.call('DEL', KEYS[3])
 local ttl = tonumber(ARGV[6])
 if ttl > 0 then
-  for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ttl) end
+  for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], ttl) end
 end
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1
@@ -123,7 +132,8 @@ return 1
 """
 
 # KEYS: room, seal ; ARGV: version, phase, seat, digest, seats owed, channel,
-#                         committed payload, open payload, open_by ('' = no reveal deadline)
+#                         committed payload, open payload, open_by ('' = no reveal deadline),
+#                         proxy ('1': a stand-in committed for the absent player: p:<seat>)
 _COMMIT = """
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1]
    or redis.call('HGET', KEYS[1], 'status') ~= 'playing' then return 'wrong-phase' end
@@ -134,6 +144,7 @@ end
 if redis.call('HSETNX', KEYS[2], 'c:' .. ARGV[3], ARGV[4]) == 0 then
   return 'already-committed'
 end
+if ARGV[10] == '1' then redis.call('HSET', KEYS[2], 'p:' .. ARGV[3], '1') end
 local count = redis.call('HINCRBY', KEYS[2], 'commits', 1)
 redis.call('PUBLISH', ARGV[6], ARGV[7])
 if count == tonumber(ARGV[5]) then
@@ -156,6 +167,19 @@ end
 local count = redis.call('HINCRBY', KEYS[2], 'reveals', 1)
 if count == tonumber(ARGV[5]) then return 'all' end
 return 'ok'
+"""
+
+# KEYS: room, chat ; ARGV: message (JSON), keep (how many), channel, payload.
+# Keep the message in the room's capped chat list and publish it; the list expires with
+# the room (a finished room's keys have a TTL).
+_CHAT = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('RPUSH', KEYS[2], ARGV[1])
+redis.call('LTRIM', KEYS[2], -tonumber(ARGV[2]), -1)
+local ttl = redis.call('TTL', KEYS[1])
+if ttl > 0 then redis.call('EXPIRE', KEYS[2], ttl) end
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return 1
 """
 
 # KEYS: presence ; ARGV: conn id, seat ('-' for none), joining ('1') or leaving ('0'), now
@@ -239,6 +263,7 @@ class Store:
         self._away = redis.register_script(_AWAY)
         self._claim = redis.register_script(_CLAIM)
         self._done = redis.register_script(_DONE)
+        self._chat = redis.register_script(_CHAT)
 
     # -- rooms ------------------------------------------------------------------------
     async def create_room(self, room_id: str, fields: Mapping[str, bytes | str]) -> bool:
@@ -293,7 +318,13 @@ class Store:
             *pairs,
             *log_pairs,
         ]
-        keys = [k.room(room_id), k.log(room_id), k.seal(room_id), k.presence(room_id)]
+        keys = [
+            k.room(room_id),
+            k.log(room_id),
+            k.seal(room_id),
+            k.presence(room_id),
+            k.chat(room_id),
+        ]
         return bool(await self._step(keys=keys, args=args))
 
     async def write_meta(
@@ -338,14 +369,17 @@ class Store:
         committed: bytes,
         opened: bytes,
         open_by: int | None = None,
+        proxy: bool = False,
     ) -> str:
         """Store one seat's digest: 'ok', 'open' (this commit completed the set; the seal
-        records ``open_by``, the reveal deadline), 'already-committed' or 'wrong-phase'."""
+        records ``open_by``, the reveal deadline), 'already-committed' or 'wrong-phase'.
+        ``proxy``: a stand-in commits for an absent player (the seal notes ``p:<seat>``)."""
         k = self.keys
         args = [str(version), phase, str(seat), digest, str(owed), k.channel(room_id)]
         by = "" if open_by is None else str(open_by)
         result = await self._commit(
-            keys=[k.room(room_id), k.seal(room_id)], args=[*args, committed, opened, by]
+            keys=[k.room(room_id), k.seal(room_id)],
+            args=[*args, committed, opened, by, "1" if proxy else ""],
         )
         return cast(str, _s(result))
 
@@ -381,6 +415,41 @@ class Store:
     async def load_presence(self, room_id: str) -> dict[str, str]:
         raw: Any = await self.redis.hgetall(self.keys.presence(room_id))
         return {k.decode(): v.decode() for k, v in raw.items()}
+
+    # -- chat ---------------------------------------------------------------------------
+    async def chat(self, room_id: str, message: bytes, keep: int, payload: bytes) -> bool:
+        """Keep ``message`` among the room's last ``keep`` and publish ``payload``; False
+        if the room is gone."""
+        k = self.keys
+        args: list[bytes | str] = [message, str(keep), k.channel(room_id), payload]
+        return bool(await self._chat(keys=[k.room(room_id), k.chat(room_id)], args=args))
+
+    async def chat_history(self, room_id: str) -> list[bytes]:
+        """The room's recent chat messages, oldest first."""
+        raw: Any = await self.redis.lrange(self.keys.chat(room_id), 0, -1)
+        return list(raw)
+
+    # -- "my rooms" ---------------------------------------------------------------------
+    async def seat_users(self, room_id: str, users: Mapping[str, bool], at_ms: int) -> None:
+        """Note (True: score ``at_ms``) or forget (False) ``room_id`` in each user's set."""
+        if not users:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        for user_id, seated in users.items():
+            key = self.keys.user_rooms(user_id)
+            if seated:
+                pipe.zadd(key, {room_id: at_ms})
+            else:
+                pipe.zrem(key, room_id)
+        await pipe.execute()
+
+    async def user_room_ids(self, user_id: str, limit: int) -> list[str]:
+        """The rooms a user sits in, most recent activity first."""
+        raw: Any = await self.redis.zrevrange(self.keys.user_rooms(user_id), 0, limit - 1)
+        return [cast(str, _s(x)) for x in raw]
+
+    async def forget_user_room(self, user_id: str, room_id: str) -> None:
+        await self.redis.zrem(self.keys.user_rooms(user_id), room_id)
 
     # -- the public room list ---------------------------------------------------------
     async def list_open(self, limit: int) -> list[str]:

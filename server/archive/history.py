@@ -146,6 +146,8 @@ async def game_record(session: AsyncSession, game_id: str) -> dict[str, JSON]:
             "version": e.version,
             "moves": e.moves,
             "defaults": e.defaults,
+            "proxies": e.proxies,
+            "takeback": e.takeback,
             "at": _iso(e.at),
             "digest": e.digest,
         }
@@ -169,7 +171,10 @@ async def game_log(session: AsyncSession, game_id: str) -> GameLog:
         seed_digest=game.seed_digest,
         status=game.status,
         outcome=game.outcome,
-        steps=[LoggedStep(e.version, e.moves, e.defaults, e.at, e.digest) for e in events],
+        steps=[
+            LoggedStep(e.version, e.moves, e.defaults, e.at, e.digest, e.proxies, e.takeback)
+            for e in events
+        ],
     )
 
 

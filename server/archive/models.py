@@ -120,6 +120,12 @@ class Event(Base):
     moves: Mapped[dict[str, Any]] = mapped_column(JSONB)
     # The seats whose move was the timeout default.
     defaults: Mapped[list[int]] = mapped_column(JSONB)
+    # The seats whose move a stand-in made while their player was away (grace-time bot,
+    # or the default of ``absent: "default"``).
+    proxies: Mapped[list[int]] = mapped_column(JSONB, server_default=text("'[]'::jsonb"))
+    # A take-back: the version whose move it undid (its state is that of the version
+    # before it); NULL for a move, a reveal or the deal.
+    takeback: Mapped[int | None] = mapped_column(Integer)
     at: Mapped[datetime] = mapped_column(Timestamp)
     # sha256 hex of game.encode(state) after this step.
     digest: Mapped[str] = mapped_column(String(64))

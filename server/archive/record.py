@@ -8,11 +8,16 @@ archive stream, field ``record``).
      "created_at": ISO, "started_at": ISO, "ended_at": ISO | null,
      "status": "finished" | "abandoned" | "playing",
      "outcome": {"scores": [...], "ranks": [...]} | null,
-     "events": [{"version": 1, "moves": {}, "defaults": [], "at": ISO, "digest": hex}, ...]}
+     "events": [{"version": 1, "moves": {}, "defaults": [], "proxies": [], "at": ISO,
+                 "digest": hex, "takeback": <version undone> (only on a take-back)}, ...]}
 
 Version 1 is the deal (``game.start``); each later version is ``game.step`` with the logged
-moves; ``digest`` is sha256 of ``game.encode(state)`` after that step. A ``playing`` record
-(a long game archived progressively) has no seed yet and may arrive several times.
+moves, or -- a take-back (``takeback: u``) -- the state of version ``u - 1`` again;
+``digest`` is sha256 of ``game.encode(state)`` after that step. ``proxies`` are the seats
+whose move a stand-in made while their player was away (the grace-time bot, or the default
+of ``absent: "default"``); ``defaults`` the seats given the engine's default move. A
+``playing`` record (a long game archived progressively) has no seed yet and may arrive
+several times.
 """
 
 from __future__ import annotations
@@ -47,10 +52,12 @@ class SeatRecord(msgspec.Struct, kw_only=True):
         return self.user is not None and self.bot is None
 
 
-class EventRecord(msgspec.Struct, kw_only=True):
+class EventRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     version: int
     moves: dict[str, Any] = {}
     defaults: list[int] = []
+    proxies: list[int] = []  # seats a stand-in played for (the player was away)
+    takeback: int | None = None  # a take-back of this version: the state before it again
     at: datetime
     digest: str
 
@@ -155,6 +162,8 @@ def check_record(record: ArchiveRecord) -> None:
             raise bad(f"version {event.version}: digest is not a sha256 hex digest")
         if not all(k.isdigit() for k in event.moves):
             raise bad(f"version {event.version}: moves are keyed by seat number")
+        if event.takeback is not None and (event.moves or event.takeback >= event.version):
+            raise bad(f"version {event.version}: a take-back has no moves, undoes an earlier one")
         event.at = _utc(event.at)
     record.created_at = _utc(record.created_at)
     if record.started_at is not None:

@@ -4,7 +4,9 @@ Pure (no I/O): it works on an archive record or on rows loaded from Postgres ali
 
 - ``verify_log`` steps the engine through the log and compares each version's digest
   (sha256 of ``game.encode(state)``) with the logged one; it reports ``verified`` or exactly
-  which version (and round, and whether it is a deal) first differs.
+  which version (and round, and whether it is a deal) first differs. A take-back
+  (``takeback = u``) restores the state of version ``u - 1``: it must undo the move just
+  before it (``u`` is the previous version, itself a move).
 - ``replay_log`` does the same and also returns every step as a spectator sees it after the
   game: ``game.final_view(state)``, hands revealed.
 """
@@ -24,13 +26,16 @@ from server.archive.record import ArchiveRecord
 
 @dataclass(frozen=True, slots=True)
 class LoggedStep:
-    """One event as logged: the moves applied to reach ``version``."""
+    """One event as logged: the moves applied to reach ``version`` (or, with ``takeback``,
+    the version whose move it took back)."""
 
     version: int
     moves: Mapping[str, Any]
     defaults: Sequence[int]
     at: datetime | None
     digest: str
+    proxies: Sequence[int] = ()
+    takeback: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,15 +119,26 @@ def replay_log(log: GameLog, *, views: bool = True) -> Replay:
         return fail("the log is empty")
 
     state: Any = None
+    states: dict[int, Any] = {}  # version -> state (a take-back restores an earlier one)
     previous_round: int | None = None
     for expected, step in enumerate(log.steps, start=1):
         if step.version != expected:
             return fail(f"version {expected} is missing from the log", expected)
         try:
             if expected == 1:
-                if step.moves:
+                if step.moves or step.takeback is not None:
                     return fail("version 1 is the deal: it takes no moves", 1)
                 state = game.start(game.options(log.options), log.players, seed)
+            elif step.takeback is not None:
+                undone = step.takeback
+                if undone != expected - 1 or undone < 2 or not log.steps[undone - 1].moves:
+                    return fail(
+                        f"version {expected} takes back version {undone}, which is not the "
+                        "move just before it",
+                        expected,
+                        previous_round,
+                    )
+                state = states[undone - 1]
             else:
                 moves = {int(s): game.decode_move(m) for s, m in step.moves.items()}
                 state = game.step(state, moves)
@@ -146,16 +162,21 @@ def replay_log(log: GameLog, *, views: bool = True) -> Replay:
             )
         checked += 1
         previous_round = round_
+        states[expected] = state
         if views:
-            out.frames.append(
-                {
-                    "version": step.version,
-                    "at": step.at.isoformat() if step.at else None,
-                    "moves": dict(step.moves),
-                    "defaults": list(step.defaults),
-                    "view": view,
-                }
-            )
+            frame: dict[str, JSON] = {
+                "version": step.version,
+                "at": step.at.isoformat() if step.at else None,
+                "moves": dict(step.moves),
+                "defaults": list(step.defaults),
+                "proxies": list(step.proxies),
+                "view": view,
+            }
+            if step.takeback is not None:
+                frame["takeback"] = step.takeback
+                # who took it back: the seat whose move it undid
+                frame["seats"] = [int(s) for s in log.steps[step.takeback - 1].moves]
+            out.frames.append(frame)
 
     outcome = game.outcome(state)
     if log.status == "finished":
@@ -200,5 +221,8 @@ def log_of(record: ArchiveRecord) -> GameLog:
         seed_digest=record.seed_digest,
         status=record.status,
         outcome={"scores": outcome.scores, "ranks": outcome.ranks} if outcome else None,
-        steps=[LoggedStep(e.version, e.moves, e.defaults, e.at, e.digest) for e in record.events],
+        steps=[
+            LoggedStep(e.version, e.moves, e.defaults, e.at, e.digest, e.proxies, e.takeback)
+            for e in record.events
+        ],
     )

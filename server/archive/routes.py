@@ -14,7 +14,8 @@ They read the history database from ``request.app.state.db`` (a ``server.archive
     Mount("/api/history", routes=history_routes)          # in create_app's routes
     app.state.db = await Database.connect(database_url)    # in the lifespan
 
-Errors are JSON: ``{"error": "not-found" | "not-over" | "bad-request", "message": ...}``.
+Errors are JSON in the lobby's shape: ``{"error": {"code", "message"}}`` with ``code``
+``not-found`` (404), ``not-over`` (409) or ``bad-request`` (400).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def _json(data: Any, status: int = 200) -> Response:
 
 
 def _error(status: int, code: str, message: str) -> Response:
-    return _json({"error": code, "message": message}, status)
+    return _json({"error": {"code": code, "message": message}}, status)
 
 
 def _db(request: Request) -> Database:

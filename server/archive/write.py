@@ -141,6 +141,8 @@ async def _insert_events(session: AsyncSession, record: ArchiveRecord) -> int:
                         "version": e.version,
                         "moves": e.moves,
                         "defaults": e.defaults,
+                        "proxies": e.proxies,
+                        "takeback": e.takeback,
                         "at": e.at,
                         "digest": e.digest,
                     }

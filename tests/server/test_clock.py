@@ -128,6 +128,8 @@ async def test_commit_and_reveal_deadlines(
         assert set(revealed["salts"]) == {"0"}
         await client.has_version(2)
     room = table.id
+    # The clock notes a member as fired once its hook returned, just after the frames left.
+    assert await wait_fired(nodes, f"reveal|{room}|1") == [APPLIED]
     counts = applied(nodes)
     assert counts[f"commit|{room}|1"] == 1 and counts[f"reveal|{room}|1"] == 1
     log = await log_of(redis_client, redis_prefix, table.id)

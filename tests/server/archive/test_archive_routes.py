@@ -46,8 +46,11 @@ async def test_history_endpoints(client: httpx.AsyncClient, db: Database) -> Non
     assert live["seed"] is None and live["outcome"] is None
     r = await client.get(f"/api/history/users/{anne}/games", params={"limit": 1, "offset": 1})
     assert len(r.json()["games"]) == 1
-    assert (await client.get(f"/api/history/users/{anne}/games?limit=x")).status_code == 400
-    assert (await client.get("/api/history/users/nobody-at-all/games")).status_code == 404
+    r = await client.get(f"/api/history/users/{anne}/games?limit=x")
+    assert r.status_code == 400 and r.json()["error"]["code"] == "bad-request"
+    assert "limit" in r.json()["error"]["message"]
+    r = await client.get("/api/history/users/nobody-at-all/games")
+    assert r.status_code == 404 and r.json()["error"]["code"] == "not-found"
 
     game_id = games[0]["game_id"]
     r = await client.get(f"/api/history/games/{game_id}")
@@ -56,7 +59,10 @@ async def test_history_endpoints(client: httpx.AsyncClient, db: Database) -> Non
     assert record["seed"] == games[0]["seed"] and record["outcome"] == games[0]["outcome"]
     assert [e["digest"] for e in record["events"]] == [e["digest"] for e in games[0]["events"]]
     assert [s["name"] for s in record["seats"]] == [anne, ben, cleo]
-    assert (await client.get("/api/history/games/nope-1")).status_code == 404
+    r = await client.get("/api/history/games/nope-1")
+    assert r.status_code == 404 and set(r.json()) == {"error"}
+    assert set(r.json()["error"]) == {"code", "message"}
+    assert r.json()["error"]["code"] == "not-found"
 
     r = await client.get(f"/api/history/games/{game_id}/replay")
     assert r.status_code == 200
@@ -64,7 +70,7 @@ async def test_history_endpoints(client: httpx.AsyncClient, db: Database) -> Non
     assert replay["verified"] is True and len(replay["frames"]) == len(games[0]["events"])
     assert "hands" in replay["frames"][0]["view"]
     r = await client.get(f"/api/history/games/{playing['game_id']}/replay")
-    assert r.status_code == 409 and r.json()["error"] == "not-over"
+    assert r.status_code == 409 and r.json()["error"]["code"] == "not-over"
     assert (await client.get("/api/history/games/nope-1/replay")).status_code == 404
 
     r = await client.get(f"/api/history/games/{game_id}/verify")
@@ -82,4 +88,7 @@ async def test_history_endpoints(client: httpx.AsyncClient, db: Database) -> Non
     ours = [e for e in entries if e["user"] in (anne, ben, cleo)]
     assert len(ours) == 3 and all(e["games"] == 3 for e in ours)
     assert [e["rank"] for e in entries] == list(range(1, len(entries) + 1))
-    assert (await client.get("/api/history/leaderboard/chess")).status_code == 404
+    r = await client.get("/api/history/leaderboard/chess")
+    assert r.status_code == 404 and r.json()["error"]["code"] == "not-found"
+    r = await client.get("/api/history/leaderboard/skull-king?offset=z")
+    assert r.status_code == 400 and r.json()["error"]["code"] == "bad-request"
