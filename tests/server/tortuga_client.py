@@ -60,14 +60,18 @@ async def start_node(redis_url: str, prefix: str, node_id: str, **changes: Any) 
     port = free_port()
     # Test clients play far faster than people: a generous message rate unless a test
     # sets its own.
-    knobs: dict[str, Any] = {"rate_per_second": 500.0, "rate_burst": 500, **changes}
+    knobs: dict[str, Any] = {
+        "rate_per_second": 500.0,
+        "rate_burst": 500,
+        "bot_delay": 0.0,
+        **changes,
+    }
     settings = Settings(
         port=port,
         redis_url=redis_url,
         redis_prefix=prefix,
         secret=SECRET,
         node_id=node_id,
-        bot_delay=0.0,
         **knobs,
     )
     config = uvicorn.Config(

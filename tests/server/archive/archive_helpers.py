@@ -35,13 +35,18 @@ def play_record(
     stop_after: int | None = None,
     status: str | None = None,
     t0: datetime = T0,
+    takebacks: int = 0,
 ) -> dict[str, Any]:
     """One game's archive record.
 
     ``users[i]`` sits at seat i (None: a bot of ``bots[i]``, default "random"). With
     ``stop_after`` the record is a progressive "playing" snapshot of the first versions
     (seed withheld). ``status`` overrides the status ("abandoned" stops early, seed revealed).
+    ``takebacks``: that many open moves (the first that reveal nothing) are taken back right
+    after they were made, as the room server logs it (``takeback``: the version undone).
     """
+    from server.rooms import reveals_nothing
+
     game = registry.get(engine)
     seed = seed or secrets.token_bytes(32)
     room = game_id.rsplit("-", 1)[0] if game_id else f"r{secrets.token_hex(4)}"
@@ -66,7 +71,7 @@ def play_record(
         prompt = game.prompt(state)
         seats = prompt.seats if prompt.sealed else prompt.seats[:1]
         moves = {s: moves_rng.choice(game.legal(state, s)) for s in seats}
-        state = game.step(state, moves)
+        before, state = state, game.step(state, moves)
         version = len(events) + 1
         events.append(
             {
@@ -77,6 +82,23 @@ def play_record(
                 "digest": hashlib.sha256(game.encode(state)).hexdigest(),
             }
         )
+        if (
+            takebacks
+            and not prompt.sealed
+            and reveals_nothing(game, before, state, seats[0], players)
+        ):
+            takebacks -= 1
+            state = before
+            events.append(
+                {
+                    "version": version + 1,
+                    "moves": {},
+                    "defaults": [],
+                    "takeback": version,
+                    "at": iso(t0 + timedelta(seconds=version + 1)),
+                    "digest": hashlib.sha256(game.encode(state)).hexdigest(),
+                }
+            )
     over = game.prompt(state).over
     status = status or ("finished" if over else "playing")
     outcome = game.outcome(state)

@@ -184,3 +184,57 @@ def test_a_tampered_replay_stops_where_it_differs() -> None:
     replay = replay_log(log_of(decode_record(encode(record))))
     assert not replay.report.ok and replay.report.version == 6
     assert len(replay.frames) == 5
+
+
+def takeback_versions(record: dict[str, Any]) -> list[int]:
+    return [e["version"] for e in record["events"] if e.get("takeback")]
+
+
+async def test_a_game_with_take_backs_verifies_and_replays(archive_url: str, db: Database) -> None:
+    """A take-back restores the state of the version before the move it undid: verify and
+    the replay recompute it; its frame says whose move was taken back."""
+    record = play_record(players=3, rounds=3, takebacks=3)
+    tb = takeback_versions(record)
+    assert len(tb) == 3
+    for v in tb:  # as logged: the digest of the version before the undone move
+        assert record["events"][v - 1]["digest"] == record["events"][v - 3]["digest"]
+    await store(db, record)
+    report = await verify(archive_url, record["game_id"])
+    assert report.ok and report.checked == len(record["events"]), report.message
+    async with db.session() as s:
+        replay = await history.replay_game(s, record["game_id"])
+        stored = await history.game_record(s, record["game_id"])
+    assert replay["verified"] is True
+    frame = replay["frames"][tb[0] - 1]
+    undone = record["events"][tb[0] - 2]
+    assert frame["takeback"] == tb[0] - 1 and frame["moves"] == {}
+    assert frame["seats"] == [int(s) for s in undone["moves"]]
+    assert frame["view"] == replay["frames"][tb[0] - 3]["view"]
+    assert [e["takeback"] for e in stored["events"] if e["takeback"]] == [v - 1 for v in tb]
+    assert all(e["proxies"] == [] for e in stored["events"])
+
+
+async def test_a_forged_take_back_is_caught(db: Database) -> None:
+    """A take-back that undoes anything but the move just before it, or whose state is not
+    the one before that move, fails verification at its version."""
+    record = play_record(players=3, rounds=2, takebacks=1)
+    (v,) = takeback_versions(record)
+    wrong = decode_record(encode(record))
+    wrong.events[v - 1].takeback = v - 2
+    report = verify_log(log_of(wrong))
+    assert not report.ok and report.version == v and "not the move just before" in report.message
+    await store(db, record)
+    await execute(
+        db,
+        "UPDATE events SET digest = :d WHERE game_id = :g AND version = :v",
+        d=record["events"][v - 2]["digest"],  # the undone move's state, not the one before
+        g=record["game_id"],
+        v=v,
+    )
+    async with db.session() as s:
+        report = await history.verify_game(s, record["game_id"])
+    assert not report.ok and report.version == v and "differs" in report.message
+    with pytest.raises(Exception, match="take-back"):
+        bad = dict(record, events=[dict(e) for e in record["events"]])
+        bad["events"][v - 1]["moves"] = {"0": {"bid": 1}}
+        decode_record(encode(bad))
