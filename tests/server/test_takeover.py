@@ -18,8 +18,9 @@ GRACE = {"grace_seconds": 0.5, **FAST}
 async def log_entries(redis: Any, prefix: str, room_id: str) -> list[dict[str, Any]]:
     out = []
     for _, fields in await redis.xrange(f"{prefix}room:{{{room_id}}}:log"):
+        fields.setdefault(b"proxies", b"[]")
         entry = {k.decode(): v for k, v in fields.items() if k != b"state"}
-        for name in ("seats", "moves", "defaults", "salts", "opened"):
+        for name in ("seats", "moves", "defaults", "salts", "opened", "proxies"):
             if name in entry:
                 entry[name] = json.loads(entry[name])
         for name in ("kind", "phase", "status"):
@@ -79,6 +80,12 @@ async def test_a_bot_plays_for_the_absent_until_they_return(
     first = log[1]
     assert first["phase"] == "bid@1" and first["opened"]["1"] == mine.move
     assert first["salts"]["1"] == mine.salt and first["defaults"] == []
+    # ... and it is flagged as a stand-in's, in the log and in every frame.
+    assert first["proxies"] == [1]
+    revealed = await watch.seen(lambda f: f["type"] == "revealed" and f["phase"] == "bid@1")
+    assert revealed["proxies"] == [1]
+    event = await watch.has_version(2)
+    assert event["event"]["proxies"] == [1]
     # From his return on, every move of seat 1 is the one Bert's socket sent.
     later = [e for e in log[2:] if 1 in e["seats"]]
     assert later and back_at <= 1
@@ -88,7 +95,7 @@ async def test_a_bot_plays_for_the_absent_until_they_return(
         else:
             move, salt = bert.sealed[entry["phase"]]
             assert entry["opened"]["1"] == move and entry["salts"]["1"] == salt
-        assert entry["defaults"] == []
+        assert entry["defaults"] == [] and entry["proxies"] == []
     took = [m for n in nodes for m, r in clock_of(n).fired if m.startswith("grace|")]
     assert len([m for m in took if f"|{table.id}|1|" in m]) == 1
 
@@ -117,6 +124,21 @@ async def test_absent_plays_the_default_move(
     assert len(seat_1) >= 3
     assert all(1 in e["defaults"] for e in seat_1)
     assert all(e["defaults"] == [1] for e in log if e["kind"] == "move" and e["seats"] == [1])
+    # Played for the absent player: stand-in moves, flagged beside the defaults -- in the
+    # log, the frames and the archive record; the timeouts of present players are not.
+    assert all(e["proxies"] == [1] for e in seat_1)
+    assert all(e["proxies"] == [] for e in log if 1 not in e["seats"])
+    moved = [f for f in watch.frames if f["type"] == "event" and f["event"]["seats"] == [1]]
+    assert moved and all(f["event"]["proxies"] == [1] for f in moved)
+    for _ in range(100):
+        records = [
+            json.loads(f[b"record"]) for _, f in await redis_client.xrange(f"{redis_prefix}archive")
+        ]
+        if record := next((r for r in records if r["room"] == table.id), None):
+            break
+        await asyncio.sleep(0.05)
+    assert record is not None
+    assert [e["proxies"] for e in record["events"]] == [e["proxies"] for e in log]
     # The missed commit was a marker: nothing for seat 1 was opened or salted.
     for e in log:
         if e["kind"] == "reveal":

@@ -376,6 +376,8 @@ async def dump(redis: Any, prefix: str) -> dict[str, Any]:
             out[key] = await redis.zrange(key, 0, -1, withscores=True)
         elif kind == "string":
             out[key] = await redis.get(key)
+        elif kind == "list":
+            out[key] = await redis.lrange(key, 0, -1)
         else:
             out[key] = kind
     return out
