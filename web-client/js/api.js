@@ -36,6 +36,7 @@ export const api = {
   games: () => call("GET", "/api/games"),
   rooms: () => call("GET", "/api/rooms"),
   room: (code) => call("GET", `/api/rooms/${encodeURIComponent(code)}`),
+  myRooms: () => call("GET", "/api/me/rooms"),
   createRoom: (spec) => call("POST", "/api/rooms", spec),
   replay: (gameId) => call("GET", `/api/history/games/${encodeURIComponent(gameId)}/replay`),
   game: (gameId) => call("GET", `/api/history/games/${encodeURIComponent(gameId)}`),

@@ -1,5 +1,6 @@
 // The lobby: your name, the public rooms (live), creating a room, joining by link or code,
-// and "my rooms" -- the games this browser sits in, with whose move it is.
+// and "my rooms" -- the games you sit in (from the server: any browser with your token),
+// with whose move it is, and the finished ones this browser remembers.
 
 import { api } from "./api.js";
 import { EDITIONS } from "./cards.js";
@@ -57,15 +58,36 @@ export class LobbyPage {
     this.renderList();
   }
 
-  /** Refresh the status of the rooms this browser sits in (finished ones drop off later). */
+  /** "My rooms": the server lists the rooms this user sits in (lobby and playing) with
+   * whose move it is; rooms this browser remembers that the server no longer lists (over,
+   * gone, or left) are looked up one by one. */
   async refreshMine() {
+    const listed = new Set();
+    try {
+      for (const r of listOf(await api.myRooms())) {
+        listed.add(r.id);
+        const known = myRooms.get(r.id);
+        myRooms.put(r.id, {
+          game: r.game, title: r.title, seat: r.seat, status: r.status, latest: r.version,
+          version: known && typeof known.version === "number" ? known.version : r.version,
+          yourMove: !!(r.turn && r.turn.you), turn: turnText(r),
+        });
+      }
+    } catch {
+      /* an older server, or offline: what this browser remembers */
+    }
     const mine = myRooms.all();
-    await Promise.all(Object.keys(mine).map(async (code) => {
+    await Promise.all(Object.keys(mine).filter((code) => !listed.has(code)).map(async (code) => {
       try {
         const r = await api.room(code);
-        const info = { status: r.status, title: r.title, game: r.game, latest: r.version };
-        if (r.turn !== undefined) info.serverTurn = r.turn;
-        myRooms.put(code, info);
+        const me = identity.get();
+        const seated = me && (r.seats || []).some((s) => s.user === me.user.id);
+        if (!seated && (r.status === "lobby" || r.status === "playing")) {
+          myRooms.remove(code);
+          return;
+        }
+        myRooms.put(code, { status: r.status, title: r.title, game: r.game, latest: r.version,
+          yourMove: !!(r.turn && r.turn.you), turn: turnText(r) });
       } catch (err) {
         if (err.status === 404) myRooms.remove(code);
       }
@@ -216,13 +238,25 @@ export class LobbyPage {
       h("span", { class: "code" }, r.code),
       h("span", {}, r.title || r.game || ""),
       r.status === "finished" ? h("span", { class: "badge" }, "finished")
-        : r.latest > r.version ? h("span", { class: "badge your-turn" }, "new moves since you looked")
-          : r.yourMove ? h("span", { class: "badge your-turn" }, "your move")
+        : r.yourMove ? h("span", { class: "badge your-turn", dataset: { turn: "you" } }, "your move")
+          : r.latest > r.version ? h("span", { class: "badge your-turn" }, "new moves since you looked")
             : h("span", { class: "badge" }, r.turn || r.status || ""),
       r.round ? h("span", { class: "small muted" }, `round ${r.round}/${r.rounds}`) : null,
       h("a", { class: "button", href: `/r/${r.code}` }, "Open"),
       r.status === "finished" ? h("button", { type: "button", class: "secondary", onclick: () => { myRooms.remove(r.code); this.renderMine(); } }, "Forget") : null))));
   }
+}
+
+/** Whose move it is in a room of "my rooms" (the server's ``turn``), in words. */
+function turnText(r) {
+  if (r.status === "lobby") return "waiting for players";
+  if (r.status !== "playing") return r.status;
+  const t = r.turn;
+  if (!t) return "playing";
+  if (t.you) return "your move";
+  if (t.sealed) return t.stage === "reveal" ? "revealing the bids" : "bidding";
+  const seat = (r.seats || [])[t.owe[0]];
+  return seat ? `${seat.name || "a bot"} to play` : "playing";
 }
 
 function listOf(data, key = "rooms") {

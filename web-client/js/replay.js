@@ -110,12 +110,19 @@ export class ReplayPage {
 
   describeStep(frame) {
     const v = frame.view;
+    if (frame.takeback) {
+      const who = (frame.seats || []).map((s) => seatName(this.room, v, s)).join(", ") || "A player";
+      return `${who} took back their card (version ${frame.takeback})`;
+    }
+    const proxies = frame.proxies || [];
     const moves = Object.entries(frame.moves || {});
     if (!moves.length) return frame.version === 1 ? "The deal" : "";
     const bids = moves.filter(([, m]) => m && "bid" in m);
-    if (bids.length) return `Bids revealed: ${bids.map(([s, m]) => `${seatName(this.room, v, Number(s))} ${m.bid}`).join(", ")}`;
+    const by = (s) => (proxies.includes(Number(s)) ? " (played by a bot while away)"
+      : (frame.defaults || []).includes(Number(s)) ? " (time ran out)" : "");
+    if (bids.length) return `Bids revealed: ${bids.map(([s, m]) => `${seatName(this.room, v, Number(s))} ${m.bid}${by(s)}`).join(", ")}`;
     return moves.map(([s, m]) => `${seatName(this.room, v, Number(s))} played ${m.play ? playLabel(v.game, { card: m.play, as: m.as }) : JSON.stringify(m)}`
-      + ((frame.defaults || []).includes(Number(s)) ? " (time ran out)" : "")).join("; ");
+      + by(s)).join("; ");
   }
 
   render() {

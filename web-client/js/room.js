@@ -40,6 +40,7 @@ export class RoomPage {
     this.verify = null;
     this.verifying = false;
     this.moveDeadline = null;
+    this.takeback = null;  // the version of my own open move that I may still take back
     this.wasMyMove = false;
     this.joined = false;
     this.notFound = false;
@@ -126,7 +127,8 @@ export class RoomPage {
     this.moveDeadline = msg.deadline ?? null;
     this.seat = msg.seat ?? (this.view ? this.view.seat : null) ?? null;
     if (msg.presence) this.onPresence(msg.presence, false);
-    if (Array.isArray(msg.chat)) this.chat = msg.chat.slice(-100);
+    if (Array.isArray(msg.chat)) this.takeChat(msg.chat);
+    this.takeback = null;
     this.autoSit();
     this.rememberLobbySeat();
     const sealed = msg.sealed || msg.seal || null;
@@ -152,20 +154,34 @@ export class RoomPage {
       this.conn.send({ type: "resume", room: this.code, version: this.version, as: this.as });
       return;
     }
+    const previous = this.view;
     this.version = msg.version;
     this.view = msg.view;
     this.moveDeadline = msg.deadline ?? null;
     if (msg.seat !== undefined && msg.seat !== null) this.seat = msg.seat;
     else if (this.view) this.seat = this.view.seat;
     const ev = msg.event || {};
+    this.takeback = this.mayTakeBack(ev, previous) ? msg.version : null;
     if (this.room) {
       if (ev.status) this.room.status = ev.status;
       if (ev.seed) this.room.seed = ev.seed;
       if (ev.seed_digest) this.room.seed_digest = ev.seed_digest;
       this.room.version = msg.version;
     }
-    if (ev.defaults && ev.defaults.length) {
-      const who = ev.defaults.map((s) => seatName(this.room, this.view, s)).join(", ");
+    const proxies = ev.proxies || [];
+    const timeouts = (ev.defaults || []).filter((s) => !proxies.includes(s));
+    if (ev.kind === "takeback") {
+      const who = (ev.seats || []).map((s) => (s === this.seat ? "You" : seatName(this.room, this.view, s)));
+      const text = `${who.join(", ") || "A player"} took back ${who[0] === "You" ? "your" : "their"} card`;
+      this.flash(text, "note");
+      announce(text);
+    } else if (proxies.length) {
+      const who = proxies.map((s) => seatName(this.room, this.view, s)).join(", ");
+      const by = this.room && this.room.absent === "default" ? "the game's default while away" : "a bot while away";
+      this.flash(ev.kind === "reveal" ? `The bid for ${who} was made by ${by}`
+        : `The card for ${who} was played by ${by}`, "note");
+    } else if (timeouts.length) {
+      const who = timeouts.map((s) => seatName(this.room, this.view, s)).join(", ");
       this.flash(ev.kind === "reveal" ? `The game's default bid was made for ${who} (no valid bid in time)`
         : `The game's default move was played for ${who} (time ran out)`, "note");
     }
@@ -174,6 +190,31 @@ export class RoomPage {
     this.sending = false;
     this.afterView();
     this.render();
+  }
+
+  /** Whether the event is my own open move that the room may let me take back (the server
+   * decides: the button goes once the version moves on, and a refusal explains why). */
+  mayTakeBack(ev, previous) {
+    if (!this.room || !this.room.takeback || this.seat === null || ev.kind !== "move") return false;
+    if (!(ev.seats || []).length || ev.seats.some((s) => s !== this.seat)) return false;
+    if ((ev.defaults || []).length || (ev.proxies || []).length) return false;
+    if (!ev.moves || !(String(this.seat) in ev.moves)) return false;
+    const v = this.view;
+    // A move that ended the round or the game revealed something: it stands.
+    if (!v || v.phase !== "play" || (previous && previous.round !== v.round)) return false;
+    return true;
+  }
+
+  takeBack() {
+    if (this.takeback === null || this.sending) return;
+    this.sending = true;
+    this.conn.send({ type: "takeback", version: this.takeback });
+    this.render();
+  }
+
+  /** The chat history a snapshot or a resume carries (the last messages, oldest first). */
+  takeChat(list) {
+    this.chat = list.map((m) => ({ name: m.name, text: m.text, at: m.at, user: m.user })).slice(-100);
   }
 
   /** The room summary and the seed fields that come with snapshots, rooms and resumes. */
@@ -190,6 +231,7 @@ export class RoomPage {
     if (msg.seat !== undefined) this.seat = msg.seat;
     this.version = Math.max(this.version ?? 0, msg.version ?? 0);
     if (msg.deadline !== undefined) this.moveDeadline = msg.deadline;
+    if (Array.isArray(msg.chat)) this.takeChat(msg.chat);
     this.afterView();
     this.render();
   }
@@ -267,6 +309,8 @@ export class RoomPage {
 
   onChat(msg) {
     const data = msg.data || msg;
+    // A message may come both in a snapshot's history and live, around a (re)join.
+    if (this.chat.some((m) => m.at === data.at && m.user === data.user && m.text === data.text)) return;
     this.chat.push({ name: data.name, text: data.text, at: data.at, user: data.user });
     if (this.chat.length > 100) this.chat.shift();
     this.render();
@@ -316,6 +360,17 @@ export class RoomPage {
       this.conn.send({ type: "resume", room: this.code, version: this.version ?? 0, as: this.as });
     }
     if (code === "already-committed" || code === "already-revealed") return;
+    if (code && code.startsWith("takeback-")) {
+      this.takeback = null;
+      const why = {
+        "takeback-too-late": "Too late to take it back: the game has moved on.",
+        "takeback-reveals": "That card stands: it revealed something new.",
+        "takeback-not-yours": "Only your own last card can be taken back.",
+        "takeback-off": "This room does not allow taking moves back.",
+      }[code];
+      this.flash(why || msg.message || code);
+      return;
+    }
     this.flash(msg.message || code);
   }
 
@@ -684,6 +739,12 @@ export class RoomPage {
       if (this.choice) {
         parts.push(h("div", { class: "prompt-box" }, choiceDialog(v.game, this.choice.card, this.choice.moves,
           (m) => this.sendMove(m), () => { this.choice = null; this.render(); })));
+      }
+      if (this.takeback !== null && this.takeback === this.version) {
+        parts.push(h("div", { class: "row takeback" },
+          h("button", { type: "button", class: "secondary", dataset: { key: "takeback" }, disabled: this.sending,
+            onclick: () => this.takeBack() }, "↶ Take back"),
+          h("span", { class: "small hint" }, "You may take your card back until the next player acts.")));
       }
       parts.push(handPanel(ctx, (card, moves) => this.play(card, moves)));
     } else if (this.seat === null) {
