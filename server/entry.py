@@ -38,6 +38,7 @@ class Entry(msgspec.Struct, kw_only=True):
     seed: str | None = None  # once the game is over
     deadline: int | None = None  # epoch ms: when the prompt this step opened times out
     undoes: int | None = None  # a take-back: the version it undid
+    game_id: str | None = None  # on the start and the end: the game's archive id
 
 
 def now_iso() -> str:
@@ -46,7 +47,7 @@ def now_iso() -> str:
 
 _JSON_FIELDS = ("seats", "moves", "defaults", "salts", "opened")
 _OPTIONAL_JSON = ("proxies",)  # written only when not empty
-_TEXT_FIELDS = ("engine", "kind", "at", "status", "phase", "seed_digest", "seed")
+_TEXT_FIELDS = ("engine", "kind", "at", "status", "phase", "seed_digest", "seed", "game_id")
 
 
 def to_fields(entry: Entry) -> dict[str, bytes | str]:
@@ -98,6 +99,7 @@ def from_fields(fields: dict[str, bytes]) -> Entry:
         opened=js("opened"),
         seed_digest=text("seed_digest"),
         seed=text("seed"),
+        game_id=text("game_id"),
         deadline=int(fields["deadline"]) if fields.get("deadline") else None,
         undoes=int(fields["undoes"]) if fields.get("undoes") else None,
     )

@@ -53,6 +53,8 @@ def entry_frames(game: AnyGame, entry: Entry, seat: int | None) -> list[dict[str
         event["seed_digest"] = entry.seed_digest
     if entry.seed is not None:
         event["seed"] = entry.seed
+    if entry.game_id is not None:
+        event["game_id"] = entry.game_id
     frames.append(
         {
             "type": "event",

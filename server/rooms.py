@@ -549,17 +549,13 @@ class RoomService:
         game, state = playing(room)
         if version != room.version:
             raise RoomError(p.TAKEBACK_TOO_LATE, "the game has moved on since that move")
+        if version < 2:
+            raise RoomError(p.TAKEBACK_NOT_YOURS, "the deal is nobody's move")
         entries = dict(await self.store.log_range(room_id, version - 1, version))
         if version - 1 not in entries or version not in entries:
             raise RoomError(p.TAKEBACK_TOO_LATE, "that move is no longer in the log")
         before, last = from_fields(entries[version - 1]), from_fields(entries[version])
-        if (
-            last.kind != MOVE
-            or last.seats != [seat]
-            or last.defaults
-            or last.proxies
-            or version < 2
-        ):
+        if last.kind != MOVE or last.seats != [seat] or last.defaults or last.proxies:
             raise RoomError(p.TAKEBACK_NOT_YOURS, "the last step was not a move you made")
         prompt = game.prompt(state)
         if prompt.sealed:
@@ -656,6 +652,9 @@ class RoomService:
             seed=seed if status == FINISHED else None,
             deadline=due,
             undoes=undoes,
+            game_id=f"{room.id}-{room.game_no or 1}"
+            if kind == START or status == FINISHED
+            else None,
         )
         # What this step will need later goes on the clock before the step exists, so that
         # it is there even if this node dies right after winning. An attempt that loses the

@@ -53,7 +53,8 @@ async def test_my_rooms_and_whose_move(two: list[Node]) -> None:
     await anne.of("snapshot")
 
     assert (await anne.call("start"))["type"] == "ok"
-    await anne.has_version(1)
+    dealt = await anne.has_version(1)
+    assert dealt["event"]["game_id"] == f"{table.id}-1"  # the client needs no guess
     await bert.has_version(1)
     # The bids: both humans owe a commit; the bot commits at once.
     for who in (anne, bert):
@@ -78,7 +79,9 @@ async def test_my_rooms_and_whose_move(two: list[Node]) -> None:
     await anne.send("reveal", phase=phase, move={"bid": 0}, salt=salt)
     await bert.send("reveal", phase=phase, move={"bid": 1}, salt=salt_b)
     await anne.has_version(2)
-    # Open play: exactly the seat on turn owes.
+    # Open play: exactly the seat on turn owes (once the bot, which plays at once, is done).
+    while latest(anne)["view"]["prompt"]["seats"] == [2]:
+        await anne.has_version(latest(anne)["version"] + 1)
     (owing,) = latest(anne)["view"]["prompt"]["seats"]
     for who in (anne, bert):
         (item,) = await mine(a_node, who)

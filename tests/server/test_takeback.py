@@ -121,6 +121,8 @@ async def test_take_back_an_open_move(
     await clients[0].has_version(v + 1)
     while latest(clients[0])["view"]["outcome"] is None:
         await advance(clients)
+    assert latest(clients[1])["event"]["game_id"] == f"{room}-1"
+    assert "game_id" not in (await clients[1].has_version(v))["event"]
     # The archive record carries the take-backs, and verifies.
     for _ in range(100):  # the winner puts the record on the stream just after the step
         entries = await redis_client.xrange(f"{redis_prefix}archive")

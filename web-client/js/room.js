@@ -166,6 +166,7 @@ export class RoomPage {
       if (ev.status) this.room.status = ev.status;
       if (ev.seed) this.room.seed = ev.seed;
       if (ev.seed_digest) this.room.seed_digest = ev.seed_digest;
+      if (ev.game_id) this.room.game_id = ev.game_id;
       this.room.version = msg.version;
     }
     const proxies = ev.proxies || [];
@@ -789,7 +790,7 @@ export class RoomPage {
     const v = this.view;
     const out = v.outcome || { scores: v.scores, ranks: [] };
     const order = [...Array(v.players).keys()].sort((a, b) => (out.ranks[a] ?? 0) - (out.ranks[b] ?? 0));
-    const gameId = this.room.game_id || `${this.code}-1`;
+    const gameId = this.room.game_id;  // the archive id of this room's game, from the server
     let badge;
     if (!this.room.seed) badge = h("span", { class: "badge" }, "waiting for the seed…");
     else if (!this.verify) badge = h("span", { class: "badge" }, "verifying the deals…");
@@ -815,7 +816,7 @@ export class RoomPage {
       this.room.seed ? h("p", { class: "small" }, "Seed: ", h("span", { class: "seed" }, this.room.seed)) : null,
       this.room.seed_digest ? h("p", { class: "small" }, "Fingerprint published at the start (SHA-256 of the seed): ",
         h("span", { class: "seed" }, this.room.seed_digest)) : null,
-      h("p", {}, h("a", { href: `/replay/${encodeURIComponent(gameId)}` }, "Watch the replay"), " · ",
-        h("a", { href: "/" }, "Back to the lobby")));
+      h("p", {}, gameId ? h("a", { href: `/replay/${encodeURIComponent(gameId)}` }, "Watch the replay") : null,
+        gameId ? " · " : null, h("a", { href: "/" }, "Back to the lobby")));
   }
 }
