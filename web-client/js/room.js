@@ -203,6 +203,8 @@ export class RoomPage {
     const v = this.view;
     // A move that ended the round or the game revealed something: it stands.
     if (!v || v.phase !== "play" || (previous && previous.round !== v.round)) return false;
+    // ... and so did a card the ghost hand played after it.
+    if (previous && previous.ghost && v.ghost && previous.ghost.pile !== v.ghost.pile) return false;
     return true;
   }
 
