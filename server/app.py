@@ -58,6 +58,7 @@ def create_app(settings: Settings) -> Starlette:
             base_url=base_url,
             room_ttl=settings.room_ttl_seconds,
             chat_keep=settings.chat_history,
+            archive_every=settings.archive_every_versions,
         )
         sealing = Sealing(rooms)
         # This process's name in presence: the node id and a suffix of its own, so a node

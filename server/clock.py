@@ -13,6 +13,11 @@ set it staying alive:
 - ``grace|<room>|<seat>|<drop stamp>``: added by the node that saw the seat's last socket
   leave (or reaped a dead node); the seat is taken over (room option ``absent``: a bot, or
   the default move) until its player returns.
+- ``idle|<room>|<stamp>``: added when a human seat's last socket left a game under way
+  (and by ``arm`` when no human player is connected), due ``abandon_after_seconds`` after
+  the last human player left; the game is abandoned (``RoomService.abandon``, reason
+  "idle") unless a human player came back. One member per drop; a member that comes early
+  (another player left later) is moved to the later time.
 - ``bot|<room>|<version>|<stage>``: added before a step that gives bots a move is written
   (``BotDriver.before_step``), or by a bot run of a new stage; removed once the bots acted.
   Due only if the node that should have run them died: any node runs them.
@@ -45,12 +50,13 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import datetime as dt
 import logging
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from server.reveal import DEFAULT, Sealing
-from server.rooms import PLAYING, RoomError, RoomService, now_ms, phase_name
+from server.rooms import PLAYING, Room, RoomError, RoomService, now_ms, phase_name
 from server.store import member, stamp
 
 if TYPE_CHECKING:
@@ -88,6 +94,7 @@ class Clock:
         self.beat = settings.heartbeat_seconds
         self.ttl_ms = int(settings.node_ttl_seconds * 1000)
         self.sweep_ms = int(settings.sweep_seconds * 1000)
+        self.abandon_after = settings.abandon_after_seconds
         # What this node fired, in order: (member, APPLIED | STALE | LATER), for tests.
         self.fired: collections.deque[tuple[str, str]] = collections.deque(maxlen=10_000)
         self._loops: list[asyncio.Task[None]] = []
@@ -138,6 +145,7 @@ class Clock:
     def seat_dropped(self, room_id: str, seat: int, at: float) -> None:
         """``on_seat_dropped``: the seat's grace time starts now."""
         self._spawn(self._schedule(member("grace", room_id, seat, stamp(at)), at + self.grace))
+        self._spawn(self._schedule(member("idle", room_id, stamp(at)), at + self.abandon_after))
 
     def started(self, room_id: str) -> None:
         """``on_started``: seats whose player left while the room was in the lobby start
@@ -180,6 +188,21 @@ class Clock:
             if info.bot is None and dropped and seat not in room.connected | room.away:
                 name = member("grace", room_id, seat, dropped)
                 await self.store.schedule(name, int((float(dropped) + self.grace) * 1000))
+        left = self._last_human_seen(room, seen)
+        if left is not None:
+            name = member("idle", room_id, stamp(left))
+            await self.store.schedule(name, int((left + self.abandon_after) * 1000))
+
+    @staticmethod
+    def _last_human_seen(room: Room, seen: dict[str, str]) -> float | None:
+        """When the last human player left the game (epoch seconds), or None while one is
+        connected (or the room has no human player). A seat with no drop time counts from
+        the start of the game."""
+        humans = [i for i, s in enumerate(room.seats) if s.user is not None and s.bot is None]
+        if not humans or any(i in room.connected for i in humans):
+            return None
+        started = dt.datetime.fromisoformat(room.started_at or room.created_at).timestamp()
+        return max(float(seen.get(f"drop:{i}") or started) for i in humans)
 
     # -- the clock loop ---------------------------------------------------------------------
     async def _pause(self, seconds: float) -> None:
@@ -225,6 +248,8 @@ class Clock:
             if kind == "bot":
                 await self.bots.run(room_id, rescue=False)
                 return APPLIED
+            if kind == "idle":
+                return await self._idle(name, room_id)
             if kind == "grace":
                 seat, dropped = int(rest[0]), rest[1]
                 room = await self.rooms.get(room_id)
@@ -239,6 +264,23 @@ class Clock:
         if result == APPLIED:
             log.info("deadline", extra={"room": room_id, "version": version, "kind": kind})
         return result
+
+    async def _idle(self, name: str, room_id: str) -> str:
+        """No human player connected since ``abandon_after_seconds``: abandon the game
+        (exactly once: the claim, then the compare-and-set of ``abandon``)."""
+        room = await self.rooms.get(room_id, presence=True)
+        if room.status != PLAYING:
+            return STALE
+        left = self._last_human_seen(room, await self.store.load_presence(room_id))
+        if left is None:
+            return STALE  # someone is back
+        due = int((left + self.abandon_after) * 1000)
+        if due > now_ms() + EARLY_MS:
+            await self.store.reschedule(name, due)
+            return LATER
+        await self.rooms.abandon(room_id, None, "idle")
+        log.info("abandoned: nobody came back", extra={"room": room_id})
+        return APPLIED
 
     async def _deadline(self, name: str, kind: str, room_id: str, version: int) -> str:
         """A deadline of ``version``: the default for every seat that still owes. The

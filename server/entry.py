@@ -17,6 +17,7 @@ START = "start"  # the dealt game, no moves
 MOVE = "move"  # one open move
 REVEAL = "reveal"  # the moves of a sealed phase, all at once
 TAKEBACK = "takeback"  # a player took back their open move: the state before it, again
+ABANDON = "abandon"  # the game ended unfinished (the host, or nobody came back): state unchanged
 
 
 class Entry(msgspec.Struct, kw_only=True):
@@ -39,6 +40,7 @@ class Entry(msgspec.Struct, kw_only=True):
     deadline: int | None = None  # epoch ms: when the prompt this step opened times out
     undoes: int | None = None  # a take-back: the version it undid
     game_id: str | None = None  # on the start and the end: the game's archive id
+    reason: str | None = None  # an abandon: "host" (the host ended it) or "idle" (the clock)
 
 
 def now_iso() -> str:
@@ -47,7 +49,17 @@ def now_iso() -> str:
 
 _JSON_FIELDS = ("seats", "moves", "defaults", "salts", "opened")
 _OPTIONAL_JSON = ("proxies",)  # written only when not empty
-_TEXT_FIELDS = ("engine", "kind", "at", "status", "phase", "seed_digest", "seed", "game_id")
+_TEXT_FIELDS = (
+    "engine",
+    "kind",
+    "at",
+    "status",
+    "phase",
+    "seed_digest",
+    "seed",
+    "game_id",
+    "reason",
+)
 
 
 def to_fields(entry: Entry) -> dict[str, bytes | str]:
@@ -100,6 +112,7 @@ def from_fields(fields: dict[str, bytes]) -> Entry:
         seed_digest=text("seed_digest"),
         seed=text("seed"),
         game_id=text("game_id"),
+        reason=text("reason"),
         deadline=int(fields["deadline"]) if fields.get("deadline") else None,
         undoes=int(fields["undoes"]) if fields.get("undoes") else None,
     )

@@ -165,7 +165,7 @@ class Connection:
         return frames
 
     async def _seal_status(self, room: Room) -> None:
-        if room.state is None or room.status == LOBBY:
+        if room.state is None or room.status != "playing":
             return
         game = room.game
         seal = await self.hub.rooms.store.load_seal(room.id)
@@ -188,7 +188,7 @@ class Connection:
                 "view": view,
                 "room_state": room.summary(self.hub.rooms.base_url),
                 "seed_digest": room.seed_digest,
-                "seed": room.seed if room.status == "finished" else None,
+                "seed": room.seed if room.status in ("finished", "abandoned") else None,
                 "deadline": room.deadline,
                 "chat": await self.hub.rooms.chat_history(room.id),
             }

@@ -132,6 +132,10 @@ class Takeback(_In, tag="takeback"):
     version: Version  # the version the sender's move produced
 
 
+class Abandon(_In, tag="abandon"):
+    """The host ends the game under way for everyone (unfinished, marked abandoned)."""
+
+
 class Commit(_In, tag="commit"):
     phase: Phase
     digest: Digest
@@ -170,6 +174,7 @@ Inbound = (
     | Kick
     | Act
     | Takeback
+    | Abandon
     | Commit
     | Reveal
     | Chat
@@ -192,6 +197,7 @@ TYPES: frozenset[str] = frozenset(
         Kick,
         Act,
         Takeback,
+        Abandon,
         Commit,
         Reveal,
         Chat,

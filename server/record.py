@@ -20,7 +20,10 @@ if TYPE_CHECKING:
 def build_record(room: Room, log: Sequence[dict[str, bytes]]) -> dict[str, Any]:
     """The record of the game played in ``room``, from the room hash and its log stream.
 
-    The seed is included only once the game is over (``status`` finished or abandoned)."""
+    The seed is included only once the game is over (``status`` finished or abandoned);
+    a game under way gives a "playing" record of the events so far (no seed, no outcome).
+    The log's ``abandon`` entry is not an event: it changes no state (the record's
+    ``status`` and ``ended_at`` say the game was abandoned)."""
     over = room.status in ("finished", "abandoned")
     outcome = None
     if room.status == "finished" and room.state is not None:
@@ -28,6 +31,8 @@ def build_record(room: Room, log: Sequence[dict[str, bytes]]) -> dict[str, Any]:
         outcome = result.to_json() if result is not None else None
     events = []
     for fields in log:
+        if fields.get("kind") == b"abandon":
+            continue
         event: dict[str, Any] = {
             "version": int(fields["v"]),
             "moves": json.loads(fields.get("moves", b"{}")),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from engines.registry import AnyGame
-from server.entry import REVEAL, Entry
+from server.entry import ABANDON, REVEAL, Entry
 from server.rooms import phase_name
 
 
@@ -55,6 +55,8 @@ def entry_frames(game: AnyGame, entry: Entry, seat: int | None) -> list[dict[str
         event["seed"] = entry.seed
     if entry.game_id is not None:
         event["game_id"] = entry.game_id
+    if entry.reason is not None:
+        event["reason"] = entry.reason
     frames.append(
         {
             "type": "event",
@@ -66,6 +68,8 @@ def entry_frames(game: AnyGame, entry: Entry, seat: int | None) -> list[dict[str
             "deadline": entry.deadline,
         }
     )
+    if entry.kind == ABANDON:
+        return frames  # the game is over: no phase begins
     sealed = sealed_frame(game, state, entry.room, entry.version, {}, entry.deadline)
     if sealed is not None:
         frames.append(sealed)

@@ -29,6 +29,7 @@ from engines.core import BadOptions, MoveError, Prompt
 from engines.registry import GAMES, AnyGame
 from server import protocol as p
 from server.entry import (
+    ABANDON,
     MOVE,
     START,
     TAKEBACK,
@@ -157,7 +158,7 @@ class Room:
             "started_at": self.started_at,
             "ended_at": self.ended_at,
             "seed_digest": self.seed_digest,
-            "seed": self.seed if self.status == FINISHED else None,
+            "seed": self.seed if self.status in (FINISHED, ABANDONED) else None,
             "seats": [
                 {
                     "seat": i,
@@ -275,12 +276,19 @@ class RoomService:
     the clock members (name, due ms) a step about to be written will need (bots' rescues)."""
 
     def __init__(
-        self, store: Store, *, base_url: str = "", room_ttl: int = 0, chat_keep: int = 50
+        self,
+        store: Store,
+        *,
+        base_url: str = "",
+        room_ttl: int = 0,
+        chat_keep: int = 50,
+        archive_every: int = 50,
     ) -> None:
         self.store = store
         self.base_url = base_url
         self.room_ttl = room_ttl
         self.chat_keep = chat_keep
+        self.archive_every = archive_every
         self.on_turn: list[Hook] = []
         self.on_started: list[Hook] = []
         self.on_visit: list[Hook] = []
@@ -689,8 +697,71 @@ class RoomService:
         if status == FINISHED:
             await self._archive(room.id)
         else:
+            if self._checkpoint(game, state, version):
+                await self._archive(room.id)
             self.turn(room.id)
         return True
+
+    def _checkpoint(self, game: AnyGame, state: Any, version: int) -> bool:
+        """Whether the game under way is archived progressively at ``version`` (a "playing"
+        record): when the new state opens a sealed prompt (a natural break: in Skull King
+        each round's bids, so each round end), and at least every ``archive_every``
+        versions. The server knows no rules: only the prompt and the version."""
+        if self.archive_every > 0 and version % self.archive_every == 0:
+            return True
+        return game.prompt(state).sealed
+
+    async def abandon(self, room_id: str, user_id: str | None, reason: str) -> Room:
+        """End the game under way without finishing it: status ``abandoned``, a last
+        version (kind ``abandon``, the state unchanged) that every socket receives with
+        the seed revealed, and the record on the archive stream marked so. ``user_id``: the
+        host asking (``reason`` "host"); None: the clock (``reason`` "idle")."""
+        for _ in range(RETRIES):
+            room = await self.get(room_id)
+            if user_id is not None:
+                _check_host(room, user_id)
+            playing(room)
+            version = room.version + 1
+            blob = room.state or b""
+            ended = now_iso()
+            entry = Entry(
+                room=room.id,
+                engine=room.engine,
+                version=version,
+                kind=ABANDON,
+                seats=[],
+                moves={},
+                defaults=[],
+                at=ended,
+                state=blob,
+                status=ABANDONED,
+                seed=room.seed,
+                game_id=room.game_id,
+                reason=reason,
+            )
+            won = await self.store.write_step(
+                room.id,
+                expected_version=room.version,
+                expected_rev=None,
+                fields={
+                    "version": str(version),
+                    "status": ABANDONED,
+                    "ended_at": ended,
+                    "deadline": "",
+                },
+                log_fields=to_fields(entry),
+                new_version=version,
+                payload=pack(Published(k="step", room=room.id, entry=entry)),
+                ttl=self.room_ttl,
+            )
+            if not won:
+                continue
+            log.info("abandoned", extra={"room": room.id, "version": version, "kind": reason})
+            await self._list_changed(await self.get(room.id))
+            await self.store.seat_users(room.id, {u: False for u in room.users()}, now_ms())
+            await self._archive(room.id)
+            return await self.get(room.id)
+        raise RoomError(p.BUSY, "the room is busy; try again")
 
     def turn(self, room_id: str) -> None:
         """Tell the listeners (bots) that seats of ``room_id`` may owe a move."""
@@ -705,14 +776,17 @@ class RoomService:
             hook(room_id)
 
     async def _archive(self, room_id: str) -> None:
-        """The finished game's record onto the archive stream. Redis Cluster forbids this
-        in the step's script (another slot), so ``archived`` marks it done for a sweeper."""
+        """The game's record onto the archive stream: the whole game once it is over
+        (finished or abandoned), or a "playing" record at a checkpoint (no seed, no
+        outcome, the events so far). Redis Cluster forbids this in the step's script
+        (another slot), so ``archived`` marks a final record done for a sweeper."""
         room = await self.get(room_id)
-        entries = await self.store.log_range(room_id, 1)
+        entries = await self.store.log_range(room_id, 1, room.version)
         record = build_record(room, [e for _, e in entries])
         await self.store.archive(json.dumps(record, separators=(",", ":")).encode())
-        await self.store.set_fields(room_id, {"archived": "1"})
-        log.info("archived", extra={"room": room_id, "version": room.version})
+        if room.status in (FINISHED, ABANDONED):
+            await self.store.set_fields(room_id, {"archived": "1"})
+        log.info("archived", extra={"room": room_id, "version": room.version, "kind": room.status})
 
     # -- presence -----------------------------------------------------------------------
     async def arrive(self, room_id: str, conn_id: str, seat: int | None) -> None:

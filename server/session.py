@@ -216,6 +216,8 @@ class Session:
             case p.Takeback():
                 room_id, seat = await self.my_seat(None)
                 await rooms.takeback(room_id, seat, m.version)
+            case p.Abandon():
+                await rooms.abandon(self.room_id(), user.id, "host")
             case p.Commit():
                 room_id, seat = await self.my_seat(m.seat)
                 await self.s.sealing.commit(room_id, seat, m.phase, m.digest)

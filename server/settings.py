@@ -68,6 +68,9 @@ class Settings:
     node_ttl_seconds: float = 10.0  # a node silent this long is dead: its sockets stop counting
     sweep_seconds: float = 10.0  # how often a node re-arms the rooms it has sockets in
     room_ttl_seconds: int = 7 * 24 * 3600  # a finished or abandoned room's keys expire after
+    # A game no human player has been connected to for this long is abandoned by the clock.
+    abandon_after_seconds: float = 7 * 24 * 3600.0
+    archive_every_versions: int = 50  # a game under way is archived at least this often
     migrate_on_start: bool = True  # the server upgrades the schema itself (else: refuses)
 
     @classmethod
@@ -92,6 +95,8 @@ class Settings:
             heartbeat_seconds=_float("TORTUGA_HEARTBEAT_SECONDS", 2.0),
             node_ttl_seconds=_float("TORTUGA_NODE_TTL_SECONDS", 10.0),
             sweep_seconds=_float("TORTUGA_SWEEP_SECONDS", 10.0),
+            abandon_after_seconds=_float("TORTUGA_ABANDON_AFTER_SECONDS", 7 * 24 * 3600.0),
+            archive_every_versions=int(_env("TORTUGA_ARCHIVE_EVERY_VERSIONS", "50") or 50),
             migrate_on_start=(_env("TORTUGA_MIGRATE", "1") or "1") not in ("0", "false", "no"),
         )
 

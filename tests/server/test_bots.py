@@ -9,7 +9,16 @@ import logging
 from typing import Any
 
 from test_protocol import started
-from tortuga_client import Client, Node, autoplay, create_room, guest, latest, seat_players
+from tortuga_client import (
+    Client,
+    Node,
+    autoplay,
+    create_room,
+    final_records,
+    guest,
+    latest,
+    seat_players,
+)
 
 from engines.registry import GAMES
 from server.logs import JsonLines
@@ -66,7 +75,7 @@ async def _bots_play(node: Node, redis_client: Any, redis_prefix: str) -> dict[s
     )
     assert host.versions() == list(range(1, end["version"] + 1))
     for _ in range(100):
-        records = await redis_client.xrange(f"{redis_prefix}archive")
+        records = await final_records(redis_client, redis_prefix)
         if records:
             break
         await asyncio.sleep(0.05)

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 import pytest
-from tortuga_client import Client, Node, autoplay, seat_players
+from tortuga_client import Client, Node, autoplay, final_records, seat_players
 
 from engines.registry import GAMES
 
@@ -107,7 +107,7 @@ async def test_full_game_on_two_nodes(
     assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == start["event"]["seed_digest"]
     # The archive record: every event, with the digest of every state.
     for _ in range(100):  # written just after the last step, by the node that won it
-        records = await redis_client.xrange(f"{redis_prefix}archive")
+        records = await final_records(redis_client, redis_prefix)
         if records:
             break
         await asyncio.sleep(0.05)

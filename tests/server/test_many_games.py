@@ -23,7 +23,7 @@ from typing import Any
 
 from human import Human, chance
 from test_clock import FAST, applied
-from tortuga_client import Client, Node, create_room, guest
+from tortuga_client import Client, Node, create_room, final_records, guest
 
 from engines.core import Outcome
 from engines.registry import GAMES
@@ -113,7 +113,7 @@ async def test_a_hundred_games_on_two_nodes(
     for g in games:
         await check_game(redis_client, redis_prefix, g)
     # Every game's archive record, exactly once.
-    records = await redis_client.xrange(f"{redis_prefix}archive")
+    records = await final_records(redis_client, redis_prefix)
     written = collections.Counter(json.loads(r[1][b"record"])["room"] for r in records)
     assert written == {g["room"]: 1 for g in games}
 

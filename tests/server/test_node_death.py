@@ -23,7 +23,7 @@ from typing import Any
 
 import httpx
 from test_clock import applied, clock_of, log_of
-from tortuga_client import SECRET, Client, autoplay, free_port, salted, seat_players
+from tortuga_client import SECRET, Client, autoplay, final_records, free_port, salted, seat_players
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -180,7 +180,7 @@ async def _play(a: NodeProcess, b: Any, redis: Any, prefix: str) -> None:
     assert [e["v"] for e in log] == list(range(1, len(log) + 1))
     assert log[1]["defaults"] == [1, 2] and log[-1]["status"] == "finished"
     for _ in range(100):
-        if records := await redis.xrange(f"{prefix}archive"):
+        if records := await final_records(redis, prefix):
             break
         await asyncio.sleep(0.05)
     assert len(records) == 1

@@ -10,7 +10,7 @@ from typing import Any
 
 from test_protocol import refused, started
 from test_takeover import log_entries
-from tortuga_client import Client, Node, advance, latest, salted
+from tortuga_client import Client, Node, advance, final_records, latest, salted
 
 from engines.registry import GAMES
 from engines.rng import Rng
@@ -125,7 +125,7 @@ async def test_take_back_an_open_move(
     assert "game_id" not in (await clients[1].has_version(v))["event"]
     # The archive record carries the take-backs, and verifies.
     for _ in range(100):  # the winner puts the record on the stream just after the step
-        entries = await redis_client.xrange(f"{redis_prefix}archive")
+        entries = await final_records(redis_client, redis_prefix)
         records = [json.loads(f[b"record"]) for _, f in entries]
         if records := [r for r in records if r["room"] == room]:
             break

@@ -10,7 +10,7 @@ from typing import Any
 
 from human import Human
 from test_clock import FAST, clock_of
-from tortuga_client import Client, Node, seat_players
+from tortuga_client import Client, Node, final_records, seat_players
 
 GRACE = {"grace_seconds": 0.5, **FAST}
 
@@ -132,7 +132,7 @@ async def test_absent_plays_the_default_move(
     assert moved and all(f["event"]["proxies"] == [1] for f in moved)
     for _ in range(100):
         records = [
-            json.loads(f[b"record"]) for _, f in await redis_client.xrange(f"{redis_prefix}archive")
+            json.loads(f[b"record"]) for _, f in await final_records(redis_client, redis_prefix)
         ]
         if record := next((r for r in records if r["room"] == table.id), None):
             break

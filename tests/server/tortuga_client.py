@@ -381,3 +381,10 @@ async def dump(redis: Any, prefix: str) -> dict[str, Any]:
         else:
             out[key] = kind
     return out
+
+
+async def final_records(redis: Any, prefix: str) -> list[tuple[bytes, dict[bytes, bytes]]]:
+    """The archive stream's entries of games that are over (finished or abandoned): the
+    "playing" records a game under way leaves at its checkpoints are left out."""
+    entries = await redis.xrange(f"{prefix}archive")
+    return [e for e in entries if json.loads(e[1][b"record"])["status"] != "playing"]

@@ -1,0 +1,182 @@
+"""Games that end without finishing (abandoned), and games archived while under way.
+
+The host ends a game for everyone (``abandon``: only the host, only while it is played; a
+refusal changes nothing); the clock abandons a game no human player has been connected to
+for ``abandon_after_seconds`` (exactly once, with two nodes' clocks looking). Either way
+every socket gets the last event with the seed, the room leaves the public list and "my
+rooms", and the record goes on the archive stream marked ``abandoned``. A game under way is
+put on the archive stream as a "playing" record (no seed) at each sealed prompt and every
+``archive_every_versions`` versions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from typing import Any
+
+import httpx
+from test_clock import APPLIED, applied, clock_of
+from test_protocol import started
+from tortuga_client import Client, Node, advance, dump, seat_players
+
+from server.store import Keys
+
+FAST = {"clock_poll_seconds": 0.05}
+
+
+async def records(redis: Any, prefix: str) -> list[dict[str, Any]]:
+    """The records on the archive stream, oldest first, with their raw bytes."""
+    out = []
+    for _, fields in await redis.xrange(Keys(prefix).archive):
+        out.append({**json.loads(fields[b"record"]), "raw": fields[b"record"]})
+    return out
+
+
+async def listed(node: Node, client: Client) -> tuple[list[str], list[str]]:
+    """The public room list and the client's "my rooms", as room ids."""
+    auth = {"Authorization": f"Bearer {client.token}"}
+    async with httpx.AsyncClient(base_url=node.url) as http:
+        public = (await http.get("/api/rooms", headers=auth)).json()["rooms"]
+        mine = (await http.get("/api/me/rooms", headers=auth)).json()["rooms"]
+    return [r["id"] for r in public], [r["id"] for r in mine]
+
+
+async def room_hash(redis: Any, prefix: str, room_id: str) -> dict[str, str]:
+    raw = await redis.hgetall(f"{prefix}room:{{{room_id}}}")
+    return {k.decode(): v.decode(errors="replace") for k, v in raw.items()}
+
+
+async def test_the_host_abandons_the_game_for_everyone(
+    two: list[Node], redis_client: Any, redis_prefix: str
+) -> None:
+    # In the lobby: nothing to abandon.
+    lobby = await seat_players(two, 3)
+    assert (await lobby.clients[0].call("abandon"))["code"] == "game-not-started"
+
+    table = await started(two, 3)
+    host, bob, cat = table.clients
+    assert table.id in (await listed(two[0], bob))[0]
+    assert table.id in (await listed(two[1], bob))[1]
+    version = await advance(table.clients)  # the bids: version 2
+
+    before = await dump(redis_client, redis_prefix)
+    assert (await bob.call("abandon"))["code"] == "not-host"
+    assert (await cat.call("abandon", extra=1))["code"] == "bad-message"
+    assert await dump(redis_client, redis_prefix) == before
+
+    assert (await host.call("abandon"))["type"] == "ok"
+    seed = ""
+    for c in table.clients:
+        end = await c.has_version(version + 1)
+        event = end["event"]
+        assert event["kind"] == "abandon" and event["status"] == "abandoned"
+        assert event["reason"] == "host" and event["game_id"] == f"{table.id}-1"
+        assert hashlib.sha256(bytes.fromhex(event["seed"])).hexdigest() == table_digest(c)
+        assert end["view"] == (await c.has_version(version))["view"]  # nothing moved
+        assert not [f for f in c.frames if f["type"] == "sealed" and f["version"] > version]
+        seed = event["seed"]
+    room = await room_hash(redis_client, redis_prefix, table.id)
+    assert room["status"] == "abandoned" and room["ended_at"] and room["archived"] == "1"
+    public, mine = await listed(two[1], bob)
+    assert table.id not in public and table.id not in mine
+
+    # Over: nothing more happens, and every refusal changes nothing.
+    before = await dump(redis_client, redis_prefix)
+    assert (await host.call("abandon"))["code"] == "game-over"
+    assert (await bob.call("abandon"))["code"] == "not-host"
+    assert (await cat.call("act", move={"card": 0}))["code"] == "game-over"
+    assert await dump(redis_client, redis_prefix) == before
+
+    # A latecomer's snapshot says so too, seed included.
+    late = await Client.connect(two[1], "Late")
+    await late.send("join", room=table.id, **{"as": "spectator"})
+    snap = await late.of("snapshot")
+    assert snap["room_state"]["status"] == "abandoned" and snap["seed"] == seed
+    await late.close()
+
+    final = [r for r in await records(redis_client, redis_prefix) if r["status"] != "playing"]
+    assert len(final) == 1
+    (record,) = final
+    assert record["status"] == "abandoned" and record["seed"] == seed
+    assert record["outcome"] is None and record["ended_at"] == room["ended_at"]
+    assert [e["version"] for e in record["events"]] == list(range(1, version + 1))
+
+
+def table_digest(client: Client) -> str:
+    for frame in client.frames:
+        if frame["type"] == "event" and frame["event"].get("seed_digest"):
+            return str(frame["event"]["seed_digest"])
+    raise AssertionError("no seed digest")
+
+
+async def test_a_game_nobody_comes_back_to_is_abandoned_once(
+    start: Any, redis_client: Any, redis_prefix: str
+) -> None:
+    """Every player leaves; a spectator does not keep the game alive. One player coming back
+    in time puts it off; once nobody has been there for ``abandon_after_seconds`` the clock
+    of exactly one node abandons it."""
+    knobs = {**FAST, "abandon_after_seconds": 0.6}
+    nodes = [await start("a", **knobs), await start("b", **knobs)]
+    table = await started(nodes, 3, public=False)
+    host, bob, cat = table.clients
+    watcher = await Client.connect(nodes[0], "Watcher")
+    await watcher.send("join", room=table.id, **{"as": "spectator"})
+    await watcher.of("snapshot")
+
+    for c in (host, cat):
+        await c.close()
+    await asyncio.sleep(0.8)  # bob is still here
+    assert (await room_hash(redis_client, redis_prefix, table.id))["status"] == "playing"
+    await bob.close()
+    await asyncio.sleep(0.3)
+    back = await Client.connect(nodes[1], token=cat.token, user=cat.user)
+    await back.send("join", room=table.id)
+    await back.of("snapshot")
+    await asyncio.sleep(0.8)  # cat came back in time
+    assert (await room_hash(redis_client, redis_prefix, table.id))["status"] == "playing"
+    await back.close()
+
+    end = await watcher.wait(lambda f: f["type"] == "event" and f["version"] == 2, timeout=10)
+    assert end["event"]["kind"] == "abandon" and end["event"]["reason"] == "idle"
+    assert end["event"]["seed"]
+    await asyncio.sleep(0.5)  # every other idle member comes due and does nothing
+    idle = [m for m in applied(nodes) if m.startswith(f"idle|{table.id}|")]
+    assert len(idle) == 1 and applied(nodes)[idle[0]] == 1
+    assert any(r == APPLIED for n in nodes for m, r in clock_of(n).fired if m == idle[0])
+    entries = await redis_client.xrange(f"{redis_prefix}room:{{{table.id}}}:log")
+    assert [f[b"kind"] for _, f in entries] == [b"start", b"abandon"]
+    final = [r for r in await records(redis_client, redis_prefix) if r["status"] != "playing"]
+    assert [r["status"] for r in final] == ["abandoned"]
+    await watcher.close()
+
+
+async def test_checkpoints_put_playing_records_on_the_archive_stream(
+    start: Any, redis_client: Any, redis_prefix: str
+) -> None:
+    """One round of three players: versions 1 (deal, bids sealed) .. 5 (the end). With a
+    checkpoint every 3 versions: "playing" records at 1 (a sealed prompt) and 3, then the
+    finished one. A playing record has no seed, no outcome, no end, and only the events so
+    far; no bid appears anywhere before its reveal."""
+    node = await start("a", archive_every_versions=3)
+    table = await started([node], 3, options={"rounds": 1})
+    for _ in range(4):
+        await advance(table.clients)
+    for _ in range(100):
+        got = await records(redis_client, redis_prefix)
+        if got and got[-1]["status"] == "finished":
+            break
+        await asyncio.sleep(0.05)
+    assert [(r["status"], len(r["events"])) for r in got] == [
+        ("playing", 1),
+        ("playing", 3),
+        ("finished", 5),
+    ]
+    seed = got[-1]["seed"]
+    for r in got[:-1]:
+        assert r["seed"] is None and r["outcome"] is None and r["ended_at"] is None
+        assert seed.encode() not in r["raw"]
+        assert [e["version"] for e in r["events"]] == list(range(1, len(r["events"]) + 1))
+        assert r["events"] == got[-1]["events"][: len(r["events"])]
+    assert got[0]["events"][0]["moves"] == {}  # the deal: the bids are not in it
