@@ -59,6 +59,8 @@ def create_app(settings: Settings) -> Starlette:
             room_ttl=settings.room_ttl_seconds,
             chat_keep=settings.chat_history,
             archive_every=settings.archive_every_versions,
+            archive_rescue=settings.archive_rescue_seconds,
+            lease=settings.clock_lease_seconds,
         )
         sealing = Sealing(rooms)
         # This process's name in presence: the node id and a suffix of its own, so a node

@@ -21,6 +21,11 @@ set it staying alive:
 - ``bot|<room>|<version>|<stage>``: added before a step that gives bots a move is written
   (``BotDriver.before_step``), or by a bot run of a new stage; removed once the bots acted.
   Due only if the node that should have run them died: any node runs them.
+- ``archive|<room>|<version>``: added before the step that ends the game (finished or
+  abandoned) at ``version`` is written; the writer takes it (``Store.take``), puts the final
+  record on the archive stream, sets ``archived=1`` and removes it. Due only if the writer
+  died (or stalled) first: the record is rebuilt from the log and put on the stream
+  (``RoomService.archive_overdue``); a room with ``archived`` makes it stale.
 
 Every node runs ``Clock``: a loop that *claims* due members with one Lua script (the member's
 score moves to the end of a lease, so exactly one node holds it) and fires each through the
@@ -56,7 +61,16 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from server.reveal import DEFAULT, Sealing
-from server.rooms import PLAYING, Room, RoomError, RoomService, now_ms, phase_name
+from server.rooms import (
+    ABANDONED,
+    FINISHED,
+    PLAYING,
+    Room,
+    RoomError,
+    RoomService,
+    now_ms,
+    phase_name,
+)
 from server.store import member, stamp
 
 if TYPE_CHECKING:
@@ -95,6 +109,7 @@ class Clock:
         self.ttl_ms = int(settings.node_ttl_seconds * 1000)
         self.sweep_ms = int(settings.sweep_seconds * 1000)
         self.abandon_after = settings.abandon_after_seconds
+        self.archive_rescue_ms = int(settings.archive_rescue_seconds * 1000)
         # What this node fired, in order: (member, APPLIED | STALE | LATER), for tests.
         self.fired: collections.deque[tuple[str, str]] = collections.deque(maxlen=10_000)
         self._loops: list[asyncio.Task[None]] = []
@@ -161,11 +176,18 @@ class Clock:
 
     async def arm(self, room_id: str) -> None:
         """Put the room's current deadline and the grace times of its dropped seats on the
-        clock, unless they are there already. Idempotent: a member that already fired
+        clock, unless they are there already (or, for a game over whose final record is
+        not on the archive stream, its ``archive`` member). Idempotent: a member that already fired
         fires again as a no-op (its moment has passed)."""
         try:
             room = await self.rooms.get(room_id, presence=True)
         except RoomError:
+            return
+        if room.status in (FINISHED, ABANDONED) and not room.archived:
+            # A game that ended without its final record on the archive stream (by a
+            # node that died before this member existed): rescue it a little later.
+            name = member("archive", room_id, room.version)
+            await self.store.schedule(name, now_ms() + self.archive_rescue_ms)
             return
         if room.status != PLAYING or room.state is None:
             return
@@ -250,6 +272,9 @@ class Clock:
                 return APPLIED
             if kind == "idle":
                 return await self._idle(name, room_id)
+            if kind == "archive":
+                done = await self.rooms.archive_overdue(room_id, int(rest[0]))
+                return APPLIED if done else STALE
             if kind == "grace":
                 seat, dropped = int(rest[0]), rest[1]
                 room = await self.rooms.get(room_id)

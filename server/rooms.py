@@ -114,6 +114,7 @@ class Room:
     absent: str = "bot"
     deadline: int | None = None  # epoch ms: when the prompt of this version times out
     game_no: int = 0  # the room's game (1 once dealt): its archive id is ``<room>-<n>``
+    archived: bool = False  # the game's final record is on the archive stream
     connected: set[int] = field(default_factory=set)
     away: set[int] = field(default_factory=set)  # seats taken over after the grace time
 
@@ -206,6 +207,7 @@ def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = No
         absent=text("absent") or "bot",
         deadline=int(raw["deadline"]) if raw.get("deadline") else None,
         game_no=int(raw.get("game_no") or b"0"),
+        archived=raw.get("archived") == b"1",
         connected=connected,
         away=away,
     )
@@ -283,12 +285,16 @@ class RoomService:
         room_ttl: int = 0,
         chat_keep: int = 50,
         archive_every: int = 50,
+        archive_rescue: float = 5.0,
+        lease: float = 15.0,
     ) -> None:
         self.store = store
         self.base_url = base_url
         self.room_ttl = room_ttl
         self.chat_keep = chat_keep
         self.archive_every = archive_every
+        self.archive_rescue_ms = int(archive_rescue * 1000)
+        self.lease_ms = int(lease * 1000)
         self.on_turn: list[Hook] = []
         self.on_started: list[Hook] = []
         self.on_visit: list[Hook] = []
@@ -667,10 +673,15 @@ class RoomService:
         # What this step will need later goes on the clock before the step exists, so that
         # it is there even if this node dies right after winning. An attempt that loses the
         # race (or is never written) leaves a member that fires as a no-op.
+        # When the step ends the game, that includes the rescue of its final record
+        # (``_archive_end``).
         later = [(member(clock_kind, room.id, version), due)] if due is not None else []
+        rescue = self._archive_member(room.id, version)
         if status == PLAYING:
             for hook in self.before_step:
                 later.extend(hook(room, state, version))
+        else:
+            later.append(rescue)
         if later:
             await self.store.schedule_many(later)
         won = await self.store.write_step(
@@ -695,7 +706,7 @@ class RoomService:
             room.id, {u: status != FINISHED for u in room.users()}, now_ms()
         )
         if status == FINISHED:
-            await self._archive(room.id)
+            await self._archive_end(rescue)
         else:
             if self._checkpoint(game, state, version):
                 await self._archive(room.id)
@@ -724,6 +735,8 @@ class RoomService:
             version = room.version + 1
             blob = room.state or b""
             ended = now_iso()
+            rescue = self._archive_member(room.id, version)
+            await self.store.schedule_many([rescue])  # before the write: see ``_archive_end``
             entry = Entry(
                 room=room.id,
                 engine=room.engine,
@@ -759,7 +772,7 @@ class RoomService:
             log.info("abandoned", extra={"room": room.id, "version": version, "kind": reason})
             await self._list_changed(await self.get(room.id))
             await self.store.seat_users(room.id, {u: False for u in room.users()}, now_ms())
-            await self._archive(room.id)
+            await self._archive_end(rescue)
             return await self.get(room.id)
         raise RoomError(p.BUSY, "the room is busy; try again")
 
@@ -775,11 +788,54 @@ class RoomService:
         for hook in self.on_visit:
             hook(room_id)
 
+    def _archive_member(self, room_id: str, version: int) -> tuple[str, int]:
+        """The clock member that puts the final record on the archive stream if the node
+        that ended the game at ``version`` dies first (``archive|<room>|<version>``), and
+        when it is due."""
+        return member("archive", room_id, version), now_ms() + self.archive_rescue_ms
+
+    async def _archive_end(self, rescue: tuple[str, int]) -> None:
+        """The winner of the game's last version (finished or abandoned) archives it.
+
+        The stream is in another slot than the room (Redis Cluster), so the final record
+        cannot be written by the step's script. Instead the step's writer put ``rescue``
+        (``archive|<room>|<version>``, due ``archive_rescue_seconds`` later) on the clock
+        before writing: if this node dies before the record is on the stream, any node's
+        clock writes it (``archive_overdue``). Here the writer first takes that member
+        (leases it to itself, as a claim would) so that no clock writes the record while
+        it does; if a clock claimed it first (this node stalled past its due time), the
+        record is that clock's to write. Then the record, ``archived=1``, and the member
+        goes. (A racing attempt at the same version added it first: its earlier score
+        still counts as unclaimed.)"""
+        name, due = rescue
+        room_id = name.split("|")[1]
+        lease_end = now_ms() + self.lease_ms
+        if not await self.store.take(name, due, lease_end):
+            log.warning("final record left to the clock", extra={"room": room_id})
+            return
+        await self._archive(room_id)
+        await self.store.done(self.store.keys.clock, name, lease_end)
+
+    async def archive_overdue(self, room_id: str, version: int) -> bool:
+        """The clock's ``archive|<room>|<version>`` member came due: the node that ended
+        the game at ``version`` died (or stalled) before its final record was on the
+        archive stream. Rebuild the record from the room and its log and put it there.
+        False if there is nothing to do: the game did not end at ``version`` (the member of
+        an attempt that lost its race) or its record is there (``archived``)."""
+        room = await self.get(room_id)
+        over = room.status in (FINISHED, ABANDONED)
+        if not over or room.version != version or room.archived:
+            return False
+        await self._archive(room_id)
+        log.warning("final record written by the clock", extra={"room": room_id})
+        return True
+
     async def _archive(self, room_id: str) -> None:
         """The game's record onto the archive stream: the whole game once it is over
-        (finished or abandoned), or a "playing" record at a checkpoint (no seed, no
-        outcome, the events so far). Redis Cluster forbids this in the step's script
-        (another slot), so ``archived`` marks a final record done for a sweeper."""
+        (finished or abandoned; then ``archived=1`` on the room), or a "playing" record at
+        a checkpoint (no seed, no outcome, the events so far). A duplicate is harmless (the
+        archiver's writes are upserts by game id) but the final one is written once in
+        effect: see ``_archive_end``."""
         room = await self.get(room_id)
         entries = await self.store.log_range(room_id, 1, room.version)
         record = build_record(room, [e for _, e in entries])

@@ -71,6 +71,9 @@ class Settings:
     # A game no human player has been connected to for this long is abandoned by the clock.
     abandon_after_seconds: float = 7 * 24 * 3600.0
     archive_every_versions: int = 50  # a game under way is archived at least this often
+    # The final record not on the archive stream by then (its writer died) is put there by
+    # any node's clock (the ``archive|<room>`` member).
+    archive_rescue_seconds: float = 5.0
     migrate_on_start: bool = True  # the server upgrades the schema itself (else: refuses)
 
     @classmethod
@@ -97,6 +100,7 @@ class Settings:
             sweep_seconds=_float("TORTUGA_SWEEP_SECONDS", 10.0),
             abandon_after_seconds=_float("TORTUGA_ABANDON_AFTER_SECONDS", 7 * 24 * 3600.0),
             archive_every_versions=int(_env("TORTUGA_ARCHIVE_EVERY_VERSIONS", "50") or 50),
+            archive_rescue_seconds=_float("TORTUGA_ARCHIVE_RESCUE_SECONDS", 5.0),
             migrate_on_start=(_env("TORTUGA_MIGRATE", "1") or "1") not in ("0", "false", "no"),
         )
 

@@ -232,6 +232,18 @@ end
 return 0
 """
 
+# KEYS: a sorted set ; ARGV: member, latest score, lease end.
+# Lease one member to the caller before it is due -- unless its score is past ``latest``
+# (a claimer leased it already: it is theirs) or it is gone. 1 if taken.
+_TAKE = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) <= tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], 'XX', ARGV[3], ARGV[1])
+  return 1
+end
+return 0
+"""
+
 
 def stamp(at: float) -> str:
     """A time as stored in presence (``drop:<seat>``) and named in grace members."""
@@ -263,6 +275,7 @@ class Store:
         self._away = redis.register_script(_AWAY)
         self._claim = redis.register_script(_CLAIM)
         self._done = redis.register_script(_DONE)
+        self._take = redis.register_script(_TAKE)
         self._chat = redis.register_script(_CHAT)
 
     # -- rooms ------------------------------------------------------------------------
@@ -488,6 +501,11 @@ class Store:
         ``now_ms + lease_ms``."""
         raw: Any = await self._claim(keys=[key], args=[now_ms, now_ms + lease_ms, limit])
         return [cast(str, _s(x)) for x in raw]
+
+    async def take(self, name: str, latest_ms: int, lease_end: int) -> bool:
+        """Lease the clock member ``name`` to the caller until ``lease_end`` if its score is
+        still at most ``latest_ms`` (nobody claimed it). True if taken; ``done`` removes it."""
+        return bool(await self._take(keys=[self.keys.clock], args=[name, latest_ms, lease_end]))
 
     async def done(self, key: str, name: str, lease_end: int) -> None:
         """Remove a claimed member (unless re-armed or claimed again since)."""
