@@ -53,7 +53,10 @@ export class LobbyPage {
     if (Array.isArray(data.rooms)) {
       this.rooms = new Map(data.rooms.map((r) => [r.id, r]));
     }
-    for (const r of data.changed || []) this.rooms.set(r.id, r);
+    for (const r of data.changed || []) {
+      if (r.status === "finished" || r.status === "abandoned") this.rooms.delete(r.id);
+      else this.rooms.set(r.id, r);
+    }
     for (const id of data.removed || []) this.rooms.delete(id);
     this.renderList();
   }
@@ -82,7 +85,8 @@ export class LobbyPage {
         const r = await api.room(code);
         const me = identity.get();
         const seated = me && (r.seats || []).some((s) => s.user === me.user.id);
-        if (!seated && (r.status === "lobby" || r.status === "playing")) {
+        // An abandoned game leaves "my rooms" (as the server's list drops it).
+        if (r.status === "abandoned" || (!seated && (r.status === "lobby" || r.status === "playing"))) {
           myRooms.remove(code);
           return;
         }

@@ -160,6 +160,10 @@ export class ReplayPage {
         h("button", { type: "button", "aria-label": "last step", onclick: () => this.go(frames.length - 1) }, "▶|"),
         slider,
         h("span", { class: "small", role: "status" }, `Step ${this.at + 1} of ${frames.length} (version ${frame.version})`)),
+      this.record && this.record.status === "abandoned"
+        ? h("p", { class: "note", dataset: { status: "abandoned" } },
+          "This game was ended before the finish (abandoned): the replay stops where it was left; no winner, no rating.")
+        : null,
       h("p", { class: "note", "aria-live": "polite" }, this.describeStep(frame) || "—"),
       h("section", { class: "table-area", "aria-label": "the table", dataset: { phase: v.phase } },
         statusLine(ctx), playersPanel(ctx), trickPanel(ctx), hands),

@@ -1,4 +1,6 @@
-// A room: the seats before the start, then the table, then the final scores.
+// A room: the seats before the start, then the table, then the final scores -- or, when the
+// host ends the game (or nobody plays for a long time), the abandoned table: scores so far,
+// the revealed seed, no more moves.
 //
 // The server is the authority: this page shows the view its seat receives and sends what
 // the player chooses among view.legal. Sealed bids go through seal.js (commit, then reveal);
@@ -10,7 +12,7 @@ import { Connection } from "./conn.js";
 import { verifyDeals } from "./deal.js";
 import { announce, h, replaceChildren } from "./dom.js";
 import * as sealing from "./seal.js";
-import { identity, myRooms, notifyPref, seenDeals } from "./store.js";
+import { endings, identity, myRooms, notifyPref, seenDeals } from "./store.js";
 import {
   choiceDialog, handPanel, owing, playersPanel, seatName, sheetPanel, statusLine, trickPanel,
 } from "./table.js";
@@ -44,7 +46,16 @@ export class RoomPage {
     this.wasMyMove = false;
     this.joined = false;
     this.notFound = false;
+    this.confirmEnd = false;  // the host clicked "End game…": ask before ending it for everyone
+    this.ending = false;  // the abandon message is on its way
+    this.endReason = endings.get(code);  // "host" or "idle" once abandoned (the event says)
+    this.archived = null;  // null: not looked up; "checking"; true/false: the archive has it
     this.start();
+  }
+
+  /** The game was abandoned: nothing more is played (the server refuses it with game-over). */
+  get ended() {
+    return !!(this.room && this.room.status === "abandoned");
   }
 
   get me() {
@@ -171,7 +182,15 @@ export class RoomPage {
     }
     const proxies = ev.proxies || [];
     const timeouts = (ev.defaults || []).filter((s) => !proxies.includes(s));
-    if (ev.kind === "takeback") {
+    if (ev.kind === "abandon") {
+      this.endReason = ev.reason || null;
+      if (this.endReason) endings.set(this.code, this.endReason);
+      this.confirmEnd = false;
+      this.ending = false;
+      this.takeback = null;
+      sealing.forget(this.code);  // a sealed bid in progress ends unrevealed
+      announce(this.endedText());
+    } else if (ev.kind === "takeback") {
       const who = (ev.seats || []).map((s) => (s === this.seat ? "You" : seatName(this.room, this.view, s)));
       const text = `${who.join(", ") || "A player"} took back ${who[0] === "You" ? "your" : "their"} card`;
       this.flash(text, "note");
@@ -186,7 +205,7 @@ export class RoomPage {
       this.flash(ev.kind === "reveal" ? `The game's default bid was made for ${who} (no valid bid in time)`
         : `The game's default move was played for ${who} (time ran out)`, "note");
     }
-    if (!this.view || !this.view.prompt || !this.view.prompt.sealed) this.seal = null;
+    if (!this.view || !this.view.prompt || !this.view.prompt.sealed || this.ended) this.seal = null;
     this.choice = null;
     this.sending = false;
     this.afterView();
@@ -240,6 +259,11 @@ export class RoomPage {
   }
 
   onSealed(msg, render = true) {
+    if (this.ended) {
+      this.seal = null;
+      if (render) this.render();
+      return;
+    }
     const same = this.seal && this.seal.phase === msg.phase;
     this.seal = {
       phase: msg.phase,
@@ -343,6 +367,19 @@ export class RoomPage {
   onError(msg) {
     this.sending = false;
     const code = msg.code;
+    if (this.ending) {
+      this.ending = false;
+      this.confirmEnd = false;
+      const why = {
+        "not-host": "Only the host can end the game.",
+        "game-over": "The game is already over.",
+        "game-not-started": "The game has not started yet.",
+      }[code];
+      if (why) {
+        this.flash(why);
+        return;
+      }
+    }
     if (code === "not-a-player" && this.as === "player" && !this.joined) {
       this.as = "spectator";
       this.conn.send({ type: "join", room: this.code, as: "spectator" });
@@ -384,7 +421,7 @@ export class RoomPage {
 
   /** After a reload or a reconnect: reveal (or re-commit) what this tab sealed before. */
   syncSeal() {
-    if (!this.mySealSeat()) return;
+    if (!this.mySealSeat() || this.ended) return;
     const stored = sealing.load(this.code, this.seal.phase);
     if (!stored || stored.seat !== this.seat) return;
     const mine = this.seal.committed[this.seat];
@@ -398,7 +435,7 @@ export class RoomPage {
   }
 
   async commitBid(bid) {
-    if (!this.mySealSeat() || this.seal.committed[this.seat] || this.sending) return;
+    if (!this.mySealSeat() || this.seal.committed[this.seat] || this.sending || this.ended) return;
     this.sending = true;
     const move = { bid };
     const phase = this.seal.phase;
@@ -411,7 +448,7 @@ export class RoomPage {
 
   // -- moves -----------------------------------------------------------------------------
   play(card, moves) {
-    if (this.sending) return;
+    if (this.sending || this.ended) return;
     if (moves.length > 1 || moves[0].as) {
       this.choice = { card, moves };
       this.render();
@@ -430,7 +467,7 @@ export class RoomPage {
   }
 
   onKey(ev) {
-    if (!this.view || ev.target.closest("input, textarea, select")) return;
+    if (!this.view || this.ended || ev.target.closest("input, textarea, select")) return;
     if (this.view.phase === "bid" && /^[0-9]$/.test(ev.key) && this.mySealSeat() && !this.seal.committed[this.seat]) {
       const n = Number(ev.key);
       if ((this.view.legal || []).some((m) => m.bid === n)) {
@@ -457,6 +494,15 @@ export class RoomPage {
         });
       }
     }
+    if (this.ended) {
+      // Off "my rooms" (the server drops it too); the seed is out: check the deals so far.
+      myRooms.remove(this.code);
+      this.wasMyMove = false;
+      document.title = `${this.room.title || "Room"} ${this.code} (ended) — ${BASE_TITLE}`;
+      this.runVerify();
+      this.checkArchive();
+      return;
+    }
     const myMove = this.isMyMove();
     if (this.seat !== null && this.me) {
       const t = v.phase === "over" ? "finished" : myMove ? "your move" : this.turnText();
@@ -474,7 +520,7 @@ export class RoomPage {
 
   isMyMove() {
     const v = this.view;
-    if (!v || this.seat === null) return false;
+    if (!v || this.seat === null || this.ended) return false;
     if (v.phase === "play") return owing(v)[0] === this.seat;
     if (v.phase === "bid") return !!(this.mySealSeat() && !this.seal.committed[this.seat]);
     return false;
@@ -519,11 +565,34 @@ export class RoomPage {
     this.render();
   }
 
+  /** Whether the archive holds the abandoned game yet (the archiver stores it within
+   * seconds; a site without a database never does): the replay link shows once it does. */
+  async checkArchive() {
+    const gameId = this.room && this.room.game_id;
+    if (!gameId || this.archived !== null) return;
+    this.archived = "checking";
+    for (const wait of [0, 300, 600, 1000, 1500, 2000, 3000, 5000]) {
+      if (wait) await new Promise((r) => setTimeout(r, wait));
+      try {
+        const record = await api.game(gameId);
+        if (record && (record.status === "abandoned" || record.status === "finished")) {
+          this.archived = true;
+          this.render();
+          return;
+        }
+      } catch (err) {
+        if (err.status !== 404) break;  // no history API here, or it failed: no link
+      }
+    }
+    this.archived = false;
+    this.render();
+  }
+
   // -- clocks ------------------------------------------------------------------------------
   /** The due time (epoch ms) of what the table waits for now, or null (no deadline). */
   deadline() {
     const v = this.view;
-    if (!v || v.phase === "over") return null;
+    if (!v || v.phase === "over" || this.ended) return null;
     let value = this.moveDeadline;
     if (v.prompt && v.prompt.sealed && this.seal) value = this.seal.open ? this.seal.open_by : this.seal.commit_by;
     if (value === undefined || value === null) return null;
@@ -585,7 +654,8 @@ export class RoomPage {
       parts.push(h("p", { class: this.error.kind === "note" ? "note" : "error-box", role: "alert" }, this.error.text));
     }
     if (this.view) {
-      if (this.view.phase === "over") parts.push(this.gameOver());
+      if (this.ended) parts.push(this.abandonedPanel());
+      else if (this.view.phase === "over") parts.push(this.gameOver());
       parts.push(this.table());
       parts.push(sheetPanel(this.ctx()));
       parts.push(h("div", { class: "grid2" }, this.invitePanel(), this.chatPanel()));
@@ -598,10 +668,20 @@ export class RoomPage {
 
   ctx() {
     const c = this.clockText();
+    // An abandoned game is frozen where it stopped: nobody owes anything, nothing is legal.
+    const view = this.ended && this.view ? { ...this.view, legal: [], prompt: null } : this.view;
     return {
-      view: this.view, room: this.room, seat: this.seat, seal: this.seal,
+      view, room: this.room, seat: this.seat, seal: this.ended ? null : this.seal,
       connected: this.connected, away: this.away, clockText: c && c.text, clockLow: c && c.low, busy: this.sending,
+      ended: this.ended ? this.endedText() : null,
     };
+  }
+
+  endedText() {
+    return {
+      host: "The game was ended by the host",
+      idle: "The game was ended after a long time without moves",
+    }[this.endReason] || "The game was ended before the finish";
   }
 
   header() {
@@ -737,7 +817,9 @@ export class RoomPage {
           ? `✓ All ${this.revealCheck.checked} bids match their seals.`
           : `✗ Bids that do not match their seals: ${this.revealCheck.bad.map((s) => seatName(this.room, v, s)).join(", ")}`));
     }
-    if (this.seat !== null && v.hand && v.phase !== "over") {
+    if (this.ended) {
+      if (this.seat !== null && v.hand) parts.push(handPanel(ctx, () => {}));
+    } else if (this.seat !== null && v.hand && v.phase !== "over") {
       if (v.phase === "bid") parts.push(this.bidBox());
       if (this.choice) {
         parts.push(h("div", { class: "prompt-box" }, choiceDialog(v.game, this.choice.card, this.choice.moves,
@@ -753,6 +835,7 @@ export class RoomPage {
     } else if (this.seat === null) {
       parts.push(h("p", { class: "small", dataset: { role: "spectator-note" } }, "You are watching: nobody's hand is shown."));
     }
+    parts.push(this.endControl());
     return h("section", { class: "table-area", "aria-label": "the table", dataset: { phase: v.phase, round: String(v.round) } }, parts);
   }
 
@@ -788,36 +871,100 @@ export class RoomPage {
         h("span", { class: "small" }, "Bids stay secret until everyone has bid, then all flip together.")));
   }
 
+  /** The host's "End game" button while the game is played, with a confirm step. */
+  endControl() {
+    const r = this.room;
+    if (!r || r.status !== "playing" || !this.me || r.host !== this.me.id || !this.view || this.view.phase === "over") return null;
+    if (!this.confirmEnd) {
+      return h("div", { class: "row host-controls" },
+        h("button", { type: "button", class: "danger", dataset: { key: "end-game" },
+          onclick: () => {
+            this.confirmEnd = true;
+            this.render();
+            const keep = this.el.querySelector("[data-key='end-keep']");
+            if (keep) keep.focus();
+          } }, "End game…"));
+    }
+    return h("div", { class: "prompt-box end-confirm", role: "alertdialog", "aria-label": "end the game",
+      "aria-describedby": "end-confirm-text" },
+      h("h2", {}, "End the game for everyone?"),
+      h("p", { id: "end-confirm-text" },
+        "Nobody can play on: the scores so far stand (no winner, no rating), and the seed is revealed."),
+      h("div", { class: "row" },
+        h("button", { type: "button", class: "danger", dataset: { key: "end-yes" }, disabled: this.ending,
+          onclick: () => {
+            if (this.ending) return;
+            this.ending = true;
+            this.conn.send({ type: "abandon" });
+            this.render();
+          } }, this.ending ? "Ending the game…" : "Yes, end the game for everyone"),
+        h("button", { type: "button", class: "secondary", dataset: { key: "end-keep" },
+          onclick: () => { this.confirmEnd = false; this.render(); } }, "Keep playing")));
+  }
+
+  /** The deal check's badge once the seed is out (game over or abandoned). */
+  verifyBadge() {
+    if (!this.room.seed) return h("span", { class: "badge" }, "waiting for the seed…");
+    if (!this.verify) return h("span", { class: "badge" }, "verifying the deals…");
+    if (this.verify.ok) {
+      return h("span", { class: "badge ok verified", dataset: { verified: "1" } },
+        this.seat !== null
+          ? `✓ verified: the seed matches its fingerprint and the ${this.verify.checked} hand${this.verify.checked === 1 ? "" : "s"} you were dealt`
+          : `✓ verified: the seed matches its fingerprint and the dealers of ${this.verify.checked} rounds`);
+    }
+    const badRounds = (this.verify.rounds || []).filter((r) => !r.ok).map((r) => r.round);
+    // An abandoned game may stop before this browser saw a deal: the seed still checks.
+    const seedOnly = this.ended && !this.verify.error && this.verify.seedOk && this.verify.checked === 0;
+    return h("span", { class: ["badge", seedOnly ? "ok" : "bad", "verified"], dataset: { verified: seedOnly ? "seed" : "0" } },
+      this.verify.error ? `✗ could not verify: ${this.verify.error}`
+        : !this.verify.seedOk ? "✗ the seed does not match the fingerprint published at the start"
+          : seedOnly ? "✓ the seed matches its fingerprint (no deal seen by this browser to check)"
+            : this.verify.checked === 0 ? "no deals seen by this browser to check"
+              : `✗ deals that do not match the seed: round ${badRounds.join(", ")}`);
+  }
+
+  seedLines() {
+    return [
+      this.room.seed ? h("p", { class: "small" }, "Seed: ", h("span", { class: "seed" }, this.room.seed)) : null,
+      this.room.seed_digest ? h("p", { class: "small" }, "Fingerprint published at the start (SHA-256 of the seed): ",
+        h("span", { class: "seed" }, this.room.seed_digest)) : null,
+    ];
+  }
+
+  /** The game ended unfinished: why, the scores so far, the seed and its check, the replay. */
+  abandonedPanel() {
+    const v = this.view;
+    const scores = v.scores || [];
+    const order = [...Array(v.players).keys()].sort((a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || a - b);
+    const gameId = this.room.game_id;
+    const where = v.phase === "bid" ? `during the bids of round ${v.round} of ${v.rounds}`
+      : v.phase === "play" ? `in round ${v.round} of ${v.rounds}` : "";
+    let replay = null;
+    if (gameId && this.archived === true) replay = h("a", { href: `/replay/${encodeURIComponent(gameId)}` }, "Watch the replay");
+    else if (gameId && this.archived === "checking") replay = h("span", { class: "small muted" }, "looking for the replay…");
+    return h("section", { class: "panel gameover abandoned", "aria-label": "game ended", dataset: { reason: this.endReason || "" } },
+      h("h2", { role: "status" }, this.endedText()),
+      h("p", { class: "small" }, `It stopped ${where ? `${where}: ` : ""}no winner, no rating; nobody can move any more.`),
+      h("h3", {}, "Scores so far"),
+      h("ol", { class: "final so-far" }, order.map((s) => h("li", { dataset: { seat: String(s) } },
+        h("strong", {}, seatName(this.room, v, s)), ` — ${scores[s] ?? 0} points`, s === this.seat ? " — you" : ""))),
+      h("p", {}, this.verifyBadge()),
+      this.seedLines(),
+      h("p", {}, replay, replay ? " · " : null, h("a", { href: "/" }, "Back to the lobby")));
+  }
+
   gameOver() {
     const v = this.view;
     const out = v.outcome || { scores: v.scores, ranks: [] };
     const order = [...Array(v.players).keys()].sort((a, b) => (out.ranks[a] ?? 0) - (out.ranks[b] ?? 0));
     const gameId = this.room.game_id;  // the archive id of this room's game, from the server
-    let badge;
-    if (!this.room.seed) badge = h("span", { class: "badge" }, "waiting for the seed…");
-    else if (!this.verify) badge = h("span", { class: "badge" }, "verifying the deals…");
-    else if (this.verify.ok) {
-      badge = h("span", { class: "badge ok verified", dataset: { verified: "1" } },
-        this.seat !== null
-          ? `✓ verified: the seed matches its fingerprint and the ${this.verify.checked} hand${this.verify.checked === 1 ? "" : "s"} you were dealt`
-          : `✓ verified: the seed matches its fingerprint and the dealers of ${this.verify.checked} rounds`);
-    } else {
-      const badRounds = (this.verify.rounds || []).filter((r) => !r.ok).map((r) => r.round);
-      badge = h("span", { class: "badge bad verified", dataset: { verified: "0" } },
-        this.verify.error ? `✗ could not verify: ${this.verify.error}`
-          : !this.verify.seedOk ? "✗ the seed does not match the fingerprint published at the start"
-            : this.verify.checked === 0 ? "no deals seen by this browser to check"
-              : `✗ deals that do not match the seed: round ${badRounds.join(", ")}`);
-    }
     return h("section", { class: "panel gameover", "aria-label": "final scores" },
       h("h2", {}, "Game over — final scores"),
       h("ol", { class: "final" }, order.map((s) => h("li", { dataset: { seat: String(s), rank: String(out.ranks[s] ?? "") } },
         h("strong", {}, seatName(this.room, v, s)), ` — ${out.scores[s]} points`,
         out.ranks[s] === 1 ? " ★ winner" : "", ` (rank ${out.ranks[s] ?? "?"})`, s === this.seat ? " — you" : ""))),
-      h("p", {}, badge),
-      this.room.seed ? h("p", { class: "small" }, "Seed: ", h("span", { class: "seed" }, this.room.seed)) : null,
-      this.room.seed_digest ? h("p", { class: "small" }, "Fingerprint published at the start (SHA-256 of the seed): ",
-        h("span", { class: "seed" }, this.room.seed_digest)) : null,
+      h("p", {}, this.verifyBadge()),
+      this.seedLines(),
       h("p", {}, gameId ? h("a", { href: `/replay/${encodeURIComponent(gameId)}` }, "Watch the replay") : null,
         gameId ? " · " : null, h("a", { href: "/" }, "Back to the lobby")));
   }

@@ -5,6 +5,7 @@ const ID = "tortuga.identity";
 const ROOMS = "tortuga.rooms";
 const NOTIFY = "tortuga.notify";
 const SEEN = "tortuga.seen.";
+const ENDED = "tortuga.ended.";
 
 function read(key, fallback) {
   try {
@@ -58,6 +59,13 @@ export const seenDeals = {
     write(SEEN + room, data);
     return data;
   },
+};
+
+/** Why a room's game was abandoned ("host" or "idle"), as the last event said: snapshots
+ * and room summaries carry the status but not the reason, so a reload reads it here. */
+export const endings = {
+  get: (room) => read(ENDED + room, null),
+  set: (room, reason) => write(ENDED + room, reason),
 };
 
 export const notifyPref = {

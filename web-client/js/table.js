@@ -32,15 +32,17 @@ export function owing(view) {
   return (view && view.prompt && view.prompt.seats) || [];
 }
 
-/** The status line: round, phase, whose turn, the clock. */
+/** The status line: round, phase, whose turn (or why the game ended early), the clock. */
 export function statusLine(ctx) {
-  const { view, room, seat, seal, clockText, clockLow } = ctx;
+  const { view, room, seat, seal, clockText, clockLow, ended } = ctx;
   const parts = [];
   parts.push(h("span", { class: "round" }, `Round ${view.round} of ${view.rounds}`));
   parts.push(h("span", {}, `${view.cards} card${view.cards === 1 ? "" : "s"} each`));
   parts.push(h("span", {}, `Dealer: ${seatName(room, view, view.dealer)}`));
   let turn = "";
-  if (view.phase === "bid") {
+  if (ended) {
+    turn = ended;
+  } else if (view.phase === "bid") {
     const waiting = owing(view).filter((s) => !(seal && seal.committed && s in seal.committed));
     if (seal && seal.open) turn = "Revealing the bids…";
     else if (seat !== null && waiting.includes(seat)) turn = "Your bid — everyone bids at once";
@@ -61,13 +63,13 @@ export function statusLine(ctx) {
 
 /** One box per player (and the ghost): bid, tricks, score, sealed state, presence. */
 export function playersPanel(ctx) {
-  const { view, room, seat, seal, connected, away } = ctx;
+  const { view, room, seat, seal, connected, away, ended } = ctx;
   const boxes = [];
   const prompt = owing(view);
   for (let s = 0; s < view.players; s++) {
     const bid = view.bids ? view.bids[s] : null;
     let sealedState = null;
-    if (view.phase === "bid") {
+    if (view.phase === "bid" && !ended) {
       const done = seal && seal.committed && s in seal.committed;
       const shown = seal && seal.flipped && seal.flipped[s] !== undefined ? seal.flipped[s] : null;
       sealedState = h("div", { class: "sealed-state", dataset: { committed: done ? "1" : "0" } },
