@@ -303,3 +303,112 @@ def test_every_revealed_bid_is_checked_against_its_seal(mia: Any) -> None:
     assert "Ned" not in page.inner_text("[data-check='bad']")
     assert sent_reveal["move"] == {"bid": 1}
     assert "Ned" in page.inner_text(".note")  # his default bid is announced
+
+
+def test_a_game_abandoned_for_idleness_during_the_bids(mia: Any) -> None:
+    """The clock abandons the game while Mia's bid is sealed but not yet opened: the bid is
+    never revealed, the page says why, checks the seed and her hand, and plays nothing more."""
+    from engines.registry import get
+
+    page, start = mia
+    game = get("skull-king")
+    seed = bytes(range(32))
+    state = game.start(game.options({"rounds": 2}), 3, seed)
+    bidding = game.view(state, 0)  # the real deal of round 1 from this seed
+    summary = {**_summary(), "version": 1, "seed_digest": hashlib.sha256(seed).hexdigest()}
+    phase = "bid@1"
+    script = Script(
+        [
+            {
+                "type": "snapshot",
+                "room": CODE,
+                "version": 1,
+                "seat": 0,
+                "role": "player",
+                "view": bidding,
+                "room_state": summary,
+                "seed_digest": summary["seed_digest"],
+                "seed": None,
+            },
+            {
+                "type": "sealed",
+                "room": CODE,
+                "version": 1,
+                "phase": phase,
+                "kind": "bid",
+                "seats": [0, 1, 2],
+                "committed": {},
+                "open": False,
+                "revealed": [],
+                "commit_by": None,
+                "open_by": None,
+            },
+        ]
+    )
+
+    def server(msg: dict[str, Any]) -> None:
+        if msg["type"] == "commit":
+            script.push(
+                {
+                    "type": "committed",
+                    "room": CODE,
+                    "version": 1,
+                    "phase": phase,
+                    "seat": 0,
+                    "digest": msg["digest"],
+                }
+            )
+
+    script.on_message = server
+    # This site's archive does not answer: no replay link.
+    page.route("**/api/history/**", lambda route: route.fulfill(status=503, json={}))
+    start(script)
+    page.wait_for_selector(".bids button")
+    page.get_by_role("button", name="End game…").wait_for()  # Mia is the host
+    page.click(".bids button[data-bid='1']")
+    page.get_by_role("button", name="Seal my bid: 1").click()
+    page.wait_for_selector("[data-sealed='1']")
+    assert page.evaluate("sessionStorage.length") == 1  # the seal, kept to reveal it later
+
+    script.push(
+        {
+            "type": "event",
+            "room": CODE,
+            "version": 2,
+            "seat": 0,
+            "view": bidding,
+            "event": {
+                "kind": "abandon",
+                "seats": [],
+                "moves": {},
+                "defaults": [],
+                "proxies": [],
+                "at": "",
+                "status": "abandoned",
+                "reason": "idle",
+                "game_id": f"{CODE}-1",
+                "seed": seed.hex(),
+            },
+            "deadline": None,
+        }
+    )
+    panel = page.locator(".gameover.abandoned[data-reason='idle']")
+    panel.wait_for()
+    assert "ended after a long time without moves" in panel.inner_text()
+    assert "during the bids of round 1 of 2" in panel.inner_text()
+    page.wait_for_selector(".abandoned [data-verified='1']")
+    assert seed.hex() in panel.inner_text()
+    assert page.locator(".bids button").count() == 0
+    assert page.locator("[data-sealed]").count() == 0
+    assert page.locator("button.card:not([disabled])").count() == 0
+    assert page.locator("[data-key='end-game']").count() == 0
+    assert page.locator("[data-committed]").count() == 0  # no "… choosing a bid" any more
+    page.wait_for_function("() => !document.body.innerText.includes('looking for the replay')")
+    assert page.get_by_role("link", name="Watch the replay").count() == 0
+    # The sealed bid is forgotten, never revealed; a digit key bids nothing.
+    assert page.evaluate("sessionStorage.length") == 0
+    page.keyboard.press("0")
+    page.wait_for_timeout(200)
+    assert [m["type"] for m in script.sent if m["type"] in ("commit", "reveal", "act")] == [
+        "commit"
+    ]
