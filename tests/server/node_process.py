@@ -5,18 +5,31 @@ TORTUGA_REDIS_URL, TORTUGA_REDIS_PREFIX, TORTUGA_SECRET, TORTUGA_PORT, TORTUGA_N
 the clock knobs. No database (no TORTUGA_DATABASE_URL): the history is not this test's.
 Unlike ``tortuga serve`` it never starts an embedded Redis or Postgres.
 
+TORTUGA_TEST_DIE_BEFORE_ARCHIVE=1: the process SIGKILLs itself right after it wrote the
+last version of a game, before its final record is on the archive stream.
+
     python tests/server/node_process.py
 """
 
 from __future__ import annotations
 
+import os
+import signal
+
 import uvicorn
 
 from server.app import create_app
+from server.rooms import RoomService
 from server.settings import Settings
 
 
+async def _die(self: RoomService, rescue: tuple[str, int]) -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
 def main() -> None:
+    if os.environ.get("TORTUGA_TEST_DIE_BEFORE_ARCHIVE") == "1":
+        RoomService._archive_end = _die  # type: ignore[method-assign]
     settings = Settings.from_env()
     if not settings.redis_url:
         raise SystemExit("TORTUGA_REDIS_URL is required")

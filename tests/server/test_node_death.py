@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -22,8 +23,21 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from test_clock import applied, clock_of, log_of
-from tortuga_client import SECRET, Client, autoplay, final_records, free_port, salted, seat_players
+from test_clock import APPLIED, applied, clock_of, fired, log_of
+from tortuga_client import (
+    SECRET,
+    Client,
+    advance,
+    autoplay,
+    choose,
+    final_records,
+    free_port,
+    latest,
+    salted,
+    seat_players,
+)
+
+from engines.rng import Rng
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -215,3 +229,62 @@ async def test_a_node_taken_for_dead_announces_its_sockets_again(
     )
     assert back["away"] == []
     assert mine[0] in await redis_client.hkeys(presence)
+
+
+async def test_a_node_killed_between_the_last_write_and_the_record(
+    start: Any, redis_url: str, redis_prefix: str, redis_client: Any
+) -> None:
+    """Node a (its own process) writes the last move of a game and is SIGKILLed before the
+    final record is on the archive stream (TORTUGA_TEST_DIE_BEFORE_ARCHIVE). Node b's clock
+    finds ``archive|<room>|<version>`` due, rebuilds the record from the log and puts it
+    on the stream: exactly one final record, ``archived`` set, the member gone."""
+    b = await start("b", clock_poll_seconds=0.05, archive_rescue_seconds=0.5)
+    a = await spawn_node(
+        redis_url,
+        redis_prefix,
+        "a",
+        TORTUGA_BOT_DELAY="0",
+        TORTUGA_ARCHIVE_RESCUE_SECONDS="0.5",
+        TORTUGA_CLOCK_POLL_SECONDS="0.05",
+        TORTUGA_TEST_DIE_BEFORE_ARCHIVE="1",
+    )
+    try:
+        table = await seat_players([a], 3, options={"rounds": 1})  # type: ignore[list-item]
+        assert (await table.clients[0].call("start"))["type"] == "ok"
+        for c in table.clients:
+            await c.has_version(1)
+        for _ in range(3):  # the bids, two of the three cards: version 4
+            version = await advance(table.clients)
+        assert version == 4
+        view = latest(table.clients[0])["view"]
+        (seat,) = view["prompt"]["seats"]
+        mover = table.clients[seat]
+        move = choose("skull-king", latest(mover)["view"], Rng(b"last", "test"))
+        await mover.send("act", move=move, version=version)  # the last card: a dies
+        assert await asyncio.to_thread(a.process.wait, 10) == -signal.SIGKILL
+        room_key = f"{redis_prefix}room:{{{table.id}}}"
+        assert (await redis_client.hget(room_key, "status")) == b"finished"
+        assert await redis_client.hget(room_key, "archived") is None
+
+        name = f"archive|{table.id}|5"
+        for _ in range(200):
+            if await redis_client.hget(room_key, "archived") == b"1":
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(1.0)  # nothing more comes
+        assert fired([b], name) == [APPLIED]
+        records = await final_records(redis_client, redis_prefix)
+        assert len(records) == 1
+        record = json.loads(records[0][1][b"record"])
+        assert record["status"] == "finished" and record["outcome"] is not None
+        assert record["seed"] == (await redis_client.hget(room_key, "seed")).decode()
+        assert [e["version"] for e in record["events"]] == [1, 2, 3, 4, 5]
+        assert await redis_client.zscore(f"{redis_prefix}clock", name) is None
+    except BaseException:
+        print(a.output())
+        raise
+    finally:
+        if a.process.poll() is None:
+            a.process.kill()
+        a.process.wait(10)
+        a.stderr.close()
