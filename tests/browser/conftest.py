@@ -75,7 +75,11 @@ def chromium() -> Iterator[Any]:
     while it is up, so it must not outlive the module (async tests elsewhere need the thread).
     Request it AFTER ``site`` (which sets up Redis/Postgres with asyncio)."""
     if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}")
+        # CI and `./tortuga test` (as root) install Debian's chromium; never a download.
+        message = f"no Chromium at {CHROMIUM}: apt-get install chromium chromium-driver"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
