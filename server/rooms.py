@@ -115,6 +115,7 @@ class Room:
     deadline: int | None = None  # epoch ms: when the prompt of this version times out
     game_no: int = 0  # the room's game (1 once dealt): its archive id is ``<room>-<n>``
     archived: bool = False  # the game's final record is on the archive stream
+    ended_reason: str | None = None  # abandoned games: "host" or "idle"
     connected: set[int] = field(default_factory=set)
     away: set[int] = field(default_factory=set)  # seats taken over after the grace time
 
@@ -160,6 +161,7 @@ class Room:
             "ended_at": self.ended_at,
             "seed_digest": self.seed_digest,
             "seed": self.seed if self.status in (FINISHED, ABANDONED) else None,
+            "reason": self.ended_reason,
             "seats": [
                 {
                     "seat": i,
@@ -208,6 +210,7 @@ def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = No
         deadline=int(raw["deadline"]) if raw.get("deadline") else None,
         game_no=int(raw.get("game_no") or b"0"),
         archived=raw.get("archived") == b"1",
+        ended_reason=text("ended_reason") or None,
         connected=connected,
         away=away,
     )
@@ -760,6 +763,7 @@ class RoomService:
                     "version": str(version),
                     "status": ABANDONED,
                     "ended_at": ended,
+                    "ended_reason": reason,
                     "deadline": "",
                 },
                 log_fields=to_fields(entry),

@@ -94,6 +94,7 @@ async def test_the_host_abandons_the_game_for_everyone(
     await late.send("join", room=table.id, **{"as": "spectator"})
     snap = await late.of("snapshot")
     assert snap["room_state"]["status"] == "abandoned" and snap["seed"] == seed
+    assert snap["room_state"]["reason"] == "host"  # a reload still knows why
     await late.close()
 
     final = [r for r in await records(redis_client, redis_prefix) if r["status"] != "playing"]
@@ -141,6 +142,7 @@ async def test_a_game_nobody_comes_back_to_is_abandoned_once(
     end = await watcher.wait(lambda f: f["type"] == "event" and f["version"] == 2, timeout=10)
     assert end["event"]["kind"] == "abandon" and end["event"]["reason"] == "idle"
     assert end["event"]["seed"]
+    assert (await room_hash(redis_client, redis_prefix, table.id))["ended_reason"] == "idle"
     await asyncio.sleep(0.5)  # every other idle member comes due and does nothing
     idle = [m for m in applied(nodes) if m.startswith(f"idle|{table.id}|")]
     assert len(idle) == 1 and applied(nodes)[idle[0]] == 1

@@ -70,6 +70,7 @@ export class RoomPage {
     }
     try {
       this.room = await api.room(this.code);
+      if (this.room.reason) this.endReason = this.room.reason;
     } catch (err) {
       if (err.status === 404) {
         this.notFound = true;
@@ -178,6 +179,7 @@ export class RoomPage {
       if (ev.seed) this.room.seed = ev.seed;
       if (ev.seed_digest) this.room.seed_digest = ev.seed_digest;
       if (ev.game_id) this.room.game_id = ev.game_id;
+      if (ev.reason) this.room.reason = ev.reason;
       this.room.version = msg.version;
     }
     const proxies = ev.proxies || [];
@@ -246,6 +248,7 @@ export class RoomPage {
     if (!this.room) return;
     if (msg.seed_digest) this.room.seed_digest = msg.seed_digest;
     if (msg.seed) this.room.seed = msg.seed;
+    if (this.room.reason) this.endReason = this.room.reason;  // the server's word wins
   }
 
   onResumed(msg) {

@@ -62,7 +62,7 @@ export const seenDeals = {
 };
 
 /** Why a room's game was abandoned ("host" or "idle"), as the last event said: snapshots
- * and room summaries carry the status but not the reason, so a reload reads it here. */
+ * and room summaries carry it too (`reason`); this copy covers an older server. */
 export const endings = {
   get: (room) => read(ENDED + room, null),
   set: (room, reason) => write(ENDED + room, reason),
