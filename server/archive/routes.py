@@ -20,9 +20,11 @@ Errors are JSON in the lobby's shape: ``{"error": {"code", "message"}}`` with ``
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
+from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route, Router
@@ -58,49 +60,50 @@ def _int(request: Request, name: str, default: int) -> int:
         raise ValueError(f"{name} is a whole number") from None
 
 
-async def user_games(request: Request) -> Response:
-    try:
-        limit, offset = _int(request, "limit", 50), _int(request, "offset", 0)
-    except ValueError as exc:
-        return _error(400, "bad-request", str(exc))
+async def _answer(request: Request, query: Callable[[AsyncSession], Awaitable[Any]]) -> Response:
+    """Run one history query in a session; its "no such game" / "not over" become errors."""
     async with _db(request).session() as session:
         try:
-            data = await history.user_games(
-                session, request.path_params["user_id"], limit=limit, offset=offset
-            )
-        except history.NotFound as exc:
-            return _error(404, "not-found", str(exc))
-    return _json(data)
-
-
-async def game(request: Request) -> Response:
-    async with _db(request).session() as session:
-        try:
-            data = await history.game_record(session, request.path_params["game_id"])
-        except history.NotFound as exc:
-            return _error(404, "not-found", str(exc))
-    return _json(data)
-
-
-async def replay(request: Request) -> Response:
-    async with _db(request).session() as session:
-        try:
-            data = await history.replay_game(session, request.path_params["game_id"])
+            return _json(await query(session))
         except history.NotFound as exc:
             return _error(404, "not-found", str(exc))
         except history.NotOver as exc:
             return _error(409, "not-over", str(exc))
-    return _json(data)
+
+
+def _page(request: Request) -> tuple[int, int]:
+    """``limit`` and ``offset`` from the query string (ValueError names the bad one)."""
+    return _int(request, "limit", 50), _int(request, "offset", 0)
+
+
+async def user_games(request: Request) -> Response:
+    try:
+        limit, offset = _page(request)
+    except ValueError as exc:
+        return _error(400, "bad-request", str(exc))
+    user_id = request.path_params["user_id"]
+    return await _answer(
+        request, lambda s: history.user_games(s, user_id, limit=limit, offset=offset)
+    )
+
+
+async def game(request: Request) -> Response:
+    game_id = request.path_params["game_id"]
+    return await _answer(request, lambda s: history.game_record(s, game_id))
+
+
+async def replay(request: Request) -> Response:
+    game_id = request.path_params["game_id"]
+    return await _answer(request, lambda s: history.replay_game(s, game_id))
 
 
 async def verify(request: Request) -> Response:
     game_id = request.path_params["game_id"]
-    async with _db(request).session() as session:
-        try:
-            log = await history.game_log(session, game_id)
-        except history.NotFound as exc:
-            return _error(404, "not-found", str(exc))
-    return _json(verify_log(log).to_json())
+
+    async def check(session: AsyncSession) -> Any:
+        return verify_log(await history.game_log(session, game_id)).to_json()
+
+    return await _answer(request, check)
 
 
 async def leaderboard(request: Request) -> Response:
@@ -108,12 +111,12 @@ async def leaderboard(request: Request) -> Response:
     if engine not in registry.GAMES:
         return _error(404, "not-found", f"no game {engine!r}; known: {', '.join(registry.GAMES)}")
     try:
-        limit, offset = _int(request, "limit", 50), _int(request, "offset", 0)
+        limit, offset = _page(request)
     except ValueError as exc:
         return _error(400, "bad-request", str(exc))
-    async with _db(request).session() as session:
-        data = await history.leaderboard(session, engine, limit=limit, offset=offset)
-    return _json(data)
+    return await _answer(
+        request, lambda s: history.leaderboard(s, engine, limit=limit, offset=offset)
+    )
 
 
 routes = [
