@@ -67,18 +67,31 @@ class Prompt:
     ``seats`` each owe exactly one move. ``sealed`` means a simultaneous reveal: the
     server collects every seat's move (commit/reveal) and calls ``step`` once with all of
     them. Open prompts with several seats take their moves one at a time. No seats: over.
+
+    ``private`` means the moves that answer this prompt are the movers' own business: the
+    server never shows a seat's move to anyone else (another seat, a spectator, a history
+    reader) before the game is over; what the others may learn comes through their views.
+    Open moves are already shown only to their mover; ``private`` matters for a sealed
+    prompt (parallel private decisions, e.g. ditching cards), whose opened moves would
+    otherwise be shown to all once revealed. The commitments (digests) stay public.
     """
 
     seats: tuple[int, ...]
     kind: str
     sealed: bool = False
+    private: bool = False
 
     @property
     def over(self) -> bool:
         return not self.seats
 
     def to_json(self) -> dict[str, JSON]:
-        return {"seats": list(self.seats), "kind": self.kind, "sealed": self.sealed}
+        return {
+            "seats": list(self.seats),
+            "kind": self.kind,
+            "sealed": self.sealed,
+            "private": self.private,
+        }
 
 
 OVER = Prompt((), "over", False)

@@ -41,6 +41,7 @@ class Entry(msgspec.Struct, kw_only=True):
     undoes: int | None = None  # a take-back: the version it undid
     game_id: str | None = None  # on the start and the end: the game's archive id
     reason: str | None = None  # an abandon: "host" (the host ended it) or "idle" (the clock)
+    private: bool = False  # a private sealed phase: each move is shown only to its mover
 
 
 def now_iso() -> str:
@@ -81,6 +82,8 @@ def to_fields(entry: Entry) -> dict[str, bytes | str]:
         out["deadline"] = str(entry.deadline)
     if entry.undoes is not None:
         out["undoes"] = str(entry.undoes)
+    if entry.private:
+        out["private"] = "1"
     out["state"] = entry.state
     return out
 
@@ -115,6 +118,7 @@ def from_fields(fields: dict[str, bytes]) -> Entry:
         reason=text("reason"),
         deadline=int(fields["deadline"]) if fields.get("deadline") else None,
         undoes=int(fields["undoes"]) if fields.get("undoes") else None,
+        private=fields.get("private") == b"1",
     )
 
 

@@ -19,6 +19,8 @@ def entry_frames(game: AnyGame, entry: Entry, seat: int | None) -> list[dict[str
     """``revealed`` (after a sealed phase), ``event``, then ``sealed`` if one begins."""
     state = game.decode(entry.state)
     frames: list[dict[str, Any]] = []
+    public = entry.kind == REVEAL and not entry.private
+    own = str(seat) if seat is not None else None
     if entry.kind == REVEAL:
         frames.append(
             {
@@ -26,18 +28,15 @@ def entry_frames(game: AnyGame, entry: Entry, seat: int | None) -> list[dict[str
                 "room": entry.room,
                 "version": entry.version,
                 "phase": entry.phase,
-                "moves": entry.moves,
-                "opened": entry.opened,
-                "salts": entry.salts,
+                "moves": _shown(entry.moves, own, public),
+                "opened": _shown(entry.opened, own, public),
+                "salts": _shown(entry.salts, own, public),
                 "defaults": entry.defaults,
                 "proxies": entry.proxies,
+                "private": entry.private,
             }
         )
-    moves = (
-        entry.moves
-        if entry.kind == REVEAL
-        else {s: m for s, m in entry.moves.items() if seat is not None and s == str(seat)}
-    )
+    moves = _shown(entry.moves, own, public) or {}
     event: dict[str, Any] = {
         "kind": entry.kind,
         "seats": entry.seats,
@@ -74,6 +73,15 @@ def entry_frames(game: AnyGame, entry: Entry, seat: int | None) -> list[dict[str
     if sealed is not None:
         frames.append(sealed)
     return frames
+
+
+def _shown(by_seat: dict[str, Any] | None, own: str | None, public: bool) -> dict[str, Any] | None:
+    """What a recipient sees of a per-seat mapping of moves: all of it when ``public``
+    (a sealed phase's moves, once revealed), else only its own seat's entry (open moves,
+    and a private sealed phase's moves: the others learn only what their views show)."""
+    if by_seat is None or public:
+        return by_seat
+    return {s: m for s, m in by_seat.items() if s == own}
 
 
 def sealed_frame(

@@ -199,6 +199,7 @@ class Sealing:
                 "phase": phase,
                 "salts": {str(s): o["salt"] for s, o in openings.items() if o["salt"]},
                 "opened": {str(s): o["move"] for s, o in openings.items()},
+                "private": prompt.private,
             },
         )
 

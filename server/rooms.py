@@ -665,6 +665,7 @@ class RoomService:
             phase=extra.get("phase"),
             salts=extra.get("salts"),
             opened=extra.get("opened"),
+            private=bool(extra.get("private")),
             seed_digest=extra.get("seed_digest"),
             seed=seed if status == FINISHED else None,
             deadline=due,

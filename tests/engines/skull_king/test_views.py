@@ -122,7 +122,7 @@ def test_scores_and_sheet_in_the_view(game: SkullKing) -> None:
     outcome = game.outcome(final)
     assert outcome is not None
     assert view["outcome"] == outcome.to_json()
-    assert view["prompt"] == {"seats": [], "kind": "over", "sealed": False}
+    assert view["prompt"] == {"seats": [], "kind": "over", "sealed": False, "private": False}
 
 
 @pytest.mark.parametrize("game", GAMES, ids=IDS)
