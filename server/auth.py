@@ -14,8 +14,9 @@ import hmac
 import json
 import secrets
 import time
-import unicodedata
 from dataclasses import dataclass
+
+from server.text import BadText, clean_text
 
 MAX_NAME = 32
 
@@ -46,15 +47,11 @@ def _unb64(text: str) -> bytes:
 
 
 def clean_name(raw: object) -> str:
-    """A display name: trimmed, 1..32 characters, no control characters."""
-    if not isinstance(raw, str):
-        raise BadName("a name is text")
-    name = " ".join(raw.split())
-    if not 1 <= len(name) <= MAX_NAME:
-        raise BadName(f"a name has 1 to {MAX_NAME} characters")
-    if any(unicodedata.category(ch).startswith("C") for ch in name):
-        raise BadName("a name has no control characters")
-    return name
+    """A display name under the text policy (server/text.py): 1..32 characters."""
+    try:
+        return clean_text(raw, MAX_NAME, "a name")
+    except BadText as exc:
+        raise BadName(exc.message) from None
 
 
 class Tokens:

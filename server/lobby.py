@@ -51,19 +51,38 @@ def _user(request: Request) -> User:
     return _services(request).tokens.from_header(request.headers.get("authorization"))
 
 
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, refused (``body-too-large``, 413) as soon as it is known to pass
+    ``limit`` bytes: at once when ``Content-Length`` says so, else while streaming (a chunked
+    body), without reading the rest."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.isdigit():
+            raise RoomError(p.BAD_MESSAGE, "Content-Length is a number of bytes")
+        if int(declared) > limit:
+            raise RoomError(p.BODY_TOO_LARGE, f"a request body has at most {limit} bytes")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise RoomError(p.BODY_TOO_LARGE, f"a request body has at most {limit} bytes")
+    return bytes(body)
+
+
 async def _body(request: Request, kind: type[Any]) -> Any:
-    raw = await request.body()
-    if len(raw) > _services(request).settings.max_frame_bytes:
-        raise RoomError(p.FRAME_TOO_LARGE, "the request body is too large")
+    settings = _services(request).settings
+    raw = await read_body(request, settings.max_frame_bytes)
     try:
-        return msgspec.json.decode(raw, type=kind)
+        obj = p.parse_json(raw, settings.max_json_depth, "the body")
+    except p.ProtocolError as exc:
+        raise RoomError(exc.code, exc.message) from None
+    try:
+        return msgspec.convert(obj, type=kind)
     except msgspec.ValidationError as exc:
         raise RoomError(p.BAD_MESSAGE, str(exc)) from None
-    except msgspec.DecodeError:
-        raise RoomError(p.BAD_JSON, "the body is not JSON") from None
 
 
-_STATUS = {p.NO_SUCH_ROOM: 404, "no-such-game": 404, p.BAD_TOKEN: 401}
+_STATUS = {p.NO_SUCH_ROOM: 404, "no-such-game": 404, p.BAD_TOKEN: 401, p.BODY_TOO_LARGE: 413}
 
 
 def handle(endpoint: Any) -> Any:

@@ -8,6 +8,7 @@ plain JSON objects built by the functions at the end; ``encode`` turns one into 
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -17,6 +18,7 @@ BAD_JSON = "bad-json"
 UNKNOWN_TYPE = "unknown-type"
 BAD_MESSAGE = "bad-message"
 FRAME_TOO_LARGE = "frame-too-large"
+BODY_TOO_LARGE = "body-too-large"
 RATE_LIMITED = "rate-limited"
 BAD_TOKEN = "bad-token"
 NO_SUCH_ROOM = "no-such-room"
@@ -51,6 +53,7 @@ NOT_COMMITTED = "not-committed"
 ALREADY_REVEALED = "already-revealed"
 DIGEST_MISMATCH = "digest-mismatch"
 CHAT_TOO_LONG = "chat-too-long"
+BAD_TEXT = "bad-text"
 BAD_DEADLINES = "bad-deadlines"
 TAKEBACK_OFF = "takeback-off"
 TAKEBACK_TOO_LATE = "takeback-too-late"
@@ -216,15 +219,45 @@ class ProtocolError(Exception):
         self.message = message
 
 
-def decode(frame: str | bytes, max_bytes: int) -> Inbound:
+MAX_DEPTH = 32  # JSON nesting a client may send (a move is a few levels deep)
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def nesting(raw: bytes) -> int:
+    """How deeply the arrays and objects of JSON text ``raw`` nest (strings skipped).
+
+    Decoders recurse per level: text nested deeper than the interpreter's recursion limit
+    raises RecursionError instead of a decode error, so depth is checked before decoding."""
+    brackets = _STRING.sub(b"", raw).translate(None, _NOT_BRACKETS)
+    depth = deepest = 0
+    for b in brackets:
+        if b in (0x5B, 0x7B):  # [ {
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
+def parse_json(raw: str | bytes, max_depth: int = MAX_DEPTH, what: str = "the frame") -> Any:
+    """JSON text as Python values; ProtocolError ``bad-json`` if it is not JSON or nests
+    deeper than ``max_depth``."""
+    data = raw.encode() if isinstance(raw, str) else raw
+    if nesting(data) > max_depth:
+        raise ProtocolError(BAD_JSON, f"{what} nests deeper than {max_depth} levels")
+    try:
+        return msgspec.json.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        raise ProtocolError(BAD_JSON, f"{what} is not JSON") from None
+
+
+def decode(frame: str | bytes, max_bytes: int, max_depth: int = MAX_DEPTH) -> Inbound:
     """One client frame as a message, or ProtocolError naming what is wrong with it."""
     size = len(frame.encode() if isinstance(frame, str) else frame)
     if size > max_bytes:
         raise ProtocolError(FRAME_TOO_LARGE, f"a frame has at most {max_bytes} bytes")
-    try:
-        obj = msgspec.json.decode(frame)
-    except msgspec.DecodeError:
-        raise ProtocolError(BAD_JSON, "the frame is not JSON") from None
+    obj = parse_json(frame, max_depth)
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
         raise ProtocolError(BAD_MESSAGE, 'a message is a JSON object with a "type"')
     if obj["type"] not in TYPES:
@@ -235,11 +268,13 @@ def decode(frame: str | bytes, max_bytes: int) -> Inbound:
         raise ProtocolError(BAD_MESSAGE, str(exc)[:200]) from None
 
 
-def ref_of(frame: str | bytes) -> Ref:
+def ref_of(frame: str | bytes, max_bytes: int = 64 * 1024) -> Ref:
     """The ``ref`` of a frame that failed validation, when it can be read at all."""
+    if len(frame) > max_bytes:
+        return None
     try:
-        obj = msgspec.json.decode(frame)
-    except msgspec.DecodeError:
+        obj = parse_json(frame)
+    except ProtocolError:
         return None
     ref = obj.get("ref") if isinstance(obj, dict) else None
     return ref if isinstance(ref, str | int) and not isinstance(ref, bool) else None

@@ -21,6 +21,7 @@ from server.hub import Connection, Hub
 from server.reveal import Sealing
 from server.rooms import LOBBY, Room, RoomError, RoomService
 from server.settings import Settings
+from server.text import BadText, clean_text
 
 log = logging.getLogger("tortuga.session")
 
@@ -111,7 +112,7 @@ class Session:
                     return
                 continue
             try:
-                inbound = p.decode(frame, settings.max_frame_bytes)
+                inbound = p.decode(frame, settings.max_frame_bytes, settings.max_json_depth)
             except p.ProtocolError as exc:
                 ref = p.ref_of(frame) if exc.code != p.FRAME_TOO_LARGE else None
                 self.error(exc.code, exc.message, ref)
@@ -231,11 +232,11 @@ class Session:
 
     async def chat(self, m: p.Chat) -> None:
         room_id = self.room_id()
-        text = m.text.strip()
-        if not text:
-            raise RoomError(p.BAD_MESSAGE, "say something")
-        if len(text) > self.s.settings.chat_max_chars:
-            raise RoomError(p.CHAT_TOO_LONG, f"at most {self.s.settings.chat_max_chars} characters")
+        try:
+            text = clean_text(m.text, self.s.settings.chat_max_chars, "a chat message")
+        except BadText as exc:
+            code = {"empty": p.BAD_MESSAGE, "too-long": p.CHAT_TOO_LONG}.get(exc.reason)
+            raise RoomError(code or p.BAD_TEXT, exc.message) from None
         if not self.chat_bucket.take():
             raise RoomError(p.RATE_LIMITED, "one chat message at a time")
         await self.s.rooms.chat(room_id, self.conn.user.id, self.conn.user.name, text)

@@ -49,7 +49,8 @@ class Settings:
     node_id: str = field(default_factory=lambda: secrets.token_hex(4))
     # Seats and sockets.
     grace_seconds: float = 60.0  # a dropped player's seat is held this long
-    max_frame_bytes: int = 16 * 1024
+    max_frame_bytes: int = 16 * 1024  # a websocket frame, and an HTTP request body
+    max_json_depth: int = 32  # nesting of arrays and objects in a frame or a body
     rate_per_second: float = 20.0  # messages per socket, sustained
     rate_burst: int = 40
     flood_strikes: int = 20  # rate-limited messages before the socket is closed

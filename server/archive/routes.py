@@ -50,14 +50,17 @@ def _db(request: Request) -> Database:
     return db
 
 
-def _int(request: Request, name: str, default: int) -> int:
+MAX_OFFSET = 1_000_000  # deeper pages than this are refused (Postgres takes 64-bit offsets)
+
+
+def _int(request: Request, name: str, default: int, low: int, high: int) -> int:
+    """A whole-number query parameter in ``low..high`` (ValueError names the bad one)."""
     raw = request.query_params.get(name)
     if raw is None:
         return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise ValueError(f"{name} is a whole number") from None
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 9 or not low <= int(raw) <= high:
+        raise ValueError(f"{name} is a whole number from {low} to {high}")
+    return int(raw)
 
 
 async def _answer(request: Request, query: Callable[[AsyncSession], Awaitable[Any]]) -> Response:
@@ -73,7 +76,10 @@ async def _answer(request: Request, query: Callable[[AsyncSession], Awaitable[An
 
 def _page(request: Request) -> tuple[int, int]:
     """``limit`` and ``offset`` from the query string (ValueError names the bad one)."""
-    return _int(request, "limit", 50), _int(request, "offset", 0)
+    return (
+        _int(request, "limit", 50, 1, history.MAX_LIMIT),
+        _int(request, "offset", 0, 0, MAX_OFFSET),
+    )
 
 
 async def user_games(request: Request) -> Response:

@@ -92,3 +92,30 @@ async def test_history_endpoints(client: httpx.AsyncClient, db: Database) -> Non
     assert r.status_code == 404 and r.json()["error"]["code"] == "not-found"
     r = await client.get("/api/history/leaderboard/skull-king?offset=z")
     assert r.status_code == 400 and r.json()["error"]["code"] == "bad-request"
+
+
+async def test_query_parameters_out_of_range_are_bad_requests(
+    client: httpx.AsyncClient, db: Database
+) -> None:
+    """A huge ``offset`` answered 500 (a number too large for Postgres). Every query
+    parameter's range is checked first: a clear 400 ``bad-request`` naming it."""
+    anne = f"u-{secrets.token_hex(4)}"
+    await store(db, play_record(players=3, rounds=1, users=[anne, None, None]))
+    paths = [f"/api/history/users/{anne}/games", "/api/history/leaderboard/skull-king"]
+    for path in paths:
+        for name, value in [
+            ("offset", "9" * 40),
+            ("offset", "99999999999999999999"),
+            ("offset", "-1"),
+            ("offset", "1e3"),
+            ("limit", "0"),
+            ("limit", "-5"),
+            ("limit", "100000"),
+            ("limit", "٣"),  # a digit, but not an ASCII one
+        ]:
+            r = await client.get(path, params={name: value})
+            assert r.status_code == 400, (path, name, value, r.text)
+            error = r.json()["error"]
+            assert error["code"] == "bad-request" and name in error["message"]
+        r = await client.get(path, params={"limit": "200", "offset": "1000000"})
+        assert r.status_code == 200 and r.json()["offset"] == 1000000

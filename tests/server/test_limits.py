@@ -1,0 +1,113 @@
+"""Cheap denial of service, refused cheaply: request bodies, nesting, text (issue 10).
+
+Each test talks to a real node on the real Redis. A request the server must refuse before
+reading it all is sent over a raw socket, so that the test decides how much is ever sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx
+from tortuga_client import Client, Node, create_room, dump, guest
+
+
+async def _raw_request(node: Node, head: str, body_parts: list[bytes]) -> bytes:
+    """Send a request head and some body bytes (never the whole body), then read the
+    status line the server answers with; b"" if it answers nothing in 10 s."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", node.settings.port)
+    try:
+        writer.write(head.encode())
+        for part in body_parts:
+            writer.write(part)
+        await writer.drain()
+        try:
+            return await asyncio.wait_for(reader.readline(), 10)
+        except TimeoutError:
+            return b""
+    finally:
+        writer.close()
+
+
+async def test_a_body_declared_too_large_is_refused_unread(node: Node) -> None:
+    """Issue 10: "refuse on Content-Length over the limit with 413". A 300 MB body is announced and
+    never sent; the answer comes at once, from the head alone."""
+    head = (
+        "POST /api/guest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        "Content-Length: 300000000\r\n\r\n"
+    )
+    status = await _raw_request(node, head, [b'{"name": "'])
+    assert status.startswith(b"HTTP/1.1 413"), status
+
+
+async def test_a_chunked_body_is_cut_off_past_the_limit(node: Node) -> None:
+    """Issue 10: "stop reading a stream once it passes the limit". A chunked body (no length) that
+    goes on past ``max_frame_bytes`` and never ends is refused with 413."""
+    head = (
+        "POST /api/guest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        "Transfer-Encoding: chunked\r\n\r\n"
+    )
+    chunk = b"x" * 4096
+    parts = [b"%x\r\n%s\r\n" % (len(chunk), chunk) for _ in range(8)]  # 32 KiB, no end
+    status = await _raw_request(node, head, parts)
+    assert status.startswith(b"HTTP/1.1 413"), status
+    async with httpx.AsyncClient(base_url=node.url) as http:
+        r = await http.post("/api/guest", content=b'{"name": "' + b"x" * 20000 + b'"}')
+        assert r.status_code == 413 and r.json()["error"]["code"] == "body-too-large"
+
+
+async def test_deep_json_is_bad_json_everywhere(
+    node: Node, redis_client: Any, redis_prefix: str
+) -> None:
+    """Deeply nested JSON used to raise RecursionError: a 500 on the HTTP routes, the socket
+    closed with a traceback. Now it is ``bad-json``, and the socket goes on."""
+    deep = "[" * 5000 + "]" * 5000
+    token, _ = await guest(node, "Anne")
+    async with httpx.AsyncClient(base_url=node.url) as http:
+        r = await http.post("/api/guest", content=f'{{"name": "Anne", "x": {deep}}}')
+        assert r.status_code == 400 and r.json()["error"]["code"] == "bad-json", r.text
+        r = await http.post(
+            "/api/rooms",
+            content=f'{{"game": "skull-king", "options": {deep}}}',
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert r.status_code == 400 and r.json()["error"]["code"] == "bad-json", r.text
+    c = await Client.connect(node, "Ben")
+    before = await dump(redis_client, redis_prefix)
+    await c.send_raw(f'{{"type": "act", "move": {deep}, "ref": "r1"}}')
+    error = await c.of("error")
+    assert error["code"] == "bad-json" and "nests" in error["message"]
+    # A 33-level move is refused too; 32 levels of anything is still decoded.
+    await c.send_raw(json.dumps({"type": "ping", "t": [[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}))
+    assert (await c.of("pong"))["t"][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0] == [1]
+    assert await dump(redis_client, redis_prefix) == before
+    await c.send("ping", t=2)
+    assert (await c.of("pong"))["t"] == 2 and c.closed is None
+
+
+async def test_one_text_policy_for_names_and_chat(
+    node: Node, redis_client: Any, redis_prefix: str
+) -> None:
+    """Chat accepted NUL, ESC and U+202E, which names refuse. One policy for both: no
+    control, format (bidi) or unassigned characters; white space collapsed."""
+    async with httpx.AsyncClient(base_url=node.url) as http:
+        for bad in ("Anne\u202e", "A\x00nne", "\x1b[31mAnne", "An\u2066ne"):
+            r = await http.post("/api/guest", json={"name": bad})
+            assert r.json()["error"]["code"] == "bad-name", bad
+    token, user = await guest(node, "Anne")
+    room = await create_room(node, token)
+    c = await Client.connect(node, token=token, user=user)
+    await c.send("join", room=room["id"])
+    await c.of("snapshot")
+    before = await dump(redis_client, redis_prefix)
+    for bad in ("hi\x00", "\x1b[2Jgone", "evil \u202egnp.exe", "a\u2067b", "\ufffe"):
+        answer = await c.call("chat", text=bad)
+        assert answer["type"] == "error" and answer["code"] == "bad-text", (bad, answer)
+    assert (await c.call("chat", text="   "))["code"] == "bad-message"
+    assert (await c.call("chat", text="x" * 501))["code"] == "chat-too-long"
+    assert await dump(redis_client, redis_prefix) == before
+    assert (await c.call("chat", text="  yo\n\tho  \U0001f3f4\u200d\u2620\ufe0f "))["type"] == "ok"
+    said = await c.of("chat")
+    assert said["text"] == "yo ho \U0001f3f4\u200d\u2620\ufe0f"
