@@ -66,7 +66,9 @@ def create_app(settings: Settings) -> Starlette:
         # This process's name in presence: the node id and a suffix of its own, so a node
         # restarted under the same id is not mistaken for its dead predecessor.
         instance = f"{settings.node_id}.{secrets.token_hex(3)}"
-        hub = Hub(redis, rooms, instance, settings.resume_max_versions)
+        hub = Hub(
+            redis, rooms, instance, settings.resume_max_versions, settings.max_sockets_per_user
+        )
         bots = BotDriver(
             rooms, sealing, settings.secret, settings.bot_delay, settings.bot_rescue_seconds
         )

@@ -11,6 +11,7 @@ receives every version exactly once and in order, even if a publication was lost
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import itertools
 import logging
@@ -247,12 +248,19 @@ class Hub:
     entries can be found and dropped (server/clock.py)."""
 
     def __init__(
-        self, redis: aioredis.Redis, rooms: RoomService, instance: str, resume_max: int
+        self,
+        redis: aioredis.Redis,
+        rooms: RoomService,
+        instance: str,
+        resume_max: int,
+        sockets_per_user: int = 0,
     ) -> None:
         self.redis = redis
         self.rooms = rooms
         self.instance = instance
         self.resume_max = resume_max
+        self.sockets_per_user = sockets_per_user  # 0: no cap
+        self.sockets_of: collections.Counter[str] = collections.Counter()
         self.pubsub = redis.pubsub()
         self.by_room: dict[str, set[Connection]] = defaultdict(set)
         self.watchers: set[Connection] = set()
@@ -281,6 +289,19 @@ class Hub:
         for task in list(self._tasks):
             task.cancel()
         await self.pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    def admit(self, user: User) -> bool:
+        """Count one more open socket of ``user`` on this node, unless it has its cap."""
+        if self.sockets_per_user and self.sockets_of[user.id] >= self.sockets_per_user:
+            return False
+        self.sockets_of[user.id] += 1
+        return True
+
+    def release(self, user: User) -> None:
+        """One socket of ``user`` closed (admitted before)."""
+        self.sockets_of[user.id] -= 1
+        if self.sockets_of[user.id] <= 0:
+            del self.sockets_of[user.id]
 
     def connection(self, user: User, socket: WebSocket) -> Connection:
         conn = Connection(f"{self.instance}:{next(self._counter)}", user, socket, self)

@@ -54,6 +54,7 @@ ALREADY_REVEALED = "already-revealed"
 DIGEST_MISMATCH = "digest-mismatch"
 CHAT_TOO_LONG = "chat-too-long"
 BAD_TEXT = "bad-text"
+TOO_MANY_SOCKETS = "too-many-sockets"
 BAD_DEADLINES = "bad-deadlines"
 TAKEBACK_OFF = "takeback-off"
 TAKEBACK_TOO_LATE = "takeback-too-late"
@@ -64,6 +65,7 @@ BUSY = "busy"
 # Websocket close codes (4000-4999 belong to applications).
 CLOSE_BAD_TOKEN = 4001
 CLOSE_FLOOD = 4008
+CLOSE_TOO_MANY = 4009
 
 RoomId = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{4,40}$")]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=63)]

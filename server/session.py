@@ -16,10 +16,10 @@ from typing import Any
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from server import protocol as p
-from server.auth import BadToken, Tokens
+from server.auth import BadToken, Tokens, User
 from server.hub import Connection, Hub
 from server.reveal import Sealing
-from server.rooms import LOBBY, Room, RoomError, RoomService
+from server.rooms import LOBBY, Room, RoomError, RoomService, now_ms
 from server.settings import Settings
 from server.text import BadText, clean_text
 
@@ -63,6 +63,19 @@ async def serve(socket: WebSocket, services: Services) -> None:
         await socket.send_text(p.encode(p.error(p.BAD_TOKEN, str(exc))))
         await socket.close(p.CLOSE_BAD_TOKEN, "bad token")
         return
+    if not services.hub.admit(user):
+        limit = services.settings.max_sockets_per_user
+        message = f"at most {limit} open sockets per user on a node"
+        await socket.send_text(p.encode(p.error(p.TOO_MANY_SOCKETS, message)))
+        await socket.close(p.CLOSE_TOO_MANY, "too many sockets")
+        return
+    try:
+        await _serve(socket, services, user)
+    finally:
+        services.hub.release(user)
+
+
+async def _serve(socket: WebSocket, services: Services, user: User) -> None:
     conn = services.hub.connection(user, socket)
     session = Session(conn, services)
     conn.send({"type": "hello", "user": user.to_json(), "node": services.settings.node_id})
@@ -86,7 +99,6 @@ class Session:
         self.s = services
         settings = services.settings
         self.bucket = TokenBucket(settings.rate_per_second, settings.rate_burst)
-        self.chat_bucket = TokenBucket(settings.chat_per_second, settings.chat_burst)
         self.strikes = 0
 
     def error(self, code: str, message: str, ref: p.Ref = None) -> None:
@@ -237,7 +249,11 @@ class Session:
         except BadText as exc:
             code = {"empty": p.BAD_MESSAGE, "too-long": p.CHAT_TOO_LONG}.get(exc.reason)
             raise RoomError(code or p.BAD_TEXT, exc.message) from None
-        if not self.chat_bucket.take():
+        # One bucket per user, in Redis: every socket of the user, on every node, draws on it.
+        settings = self.s.settings
+        store = self.s.rooms.store
+        key = store.keys.user_chat(self.conn.user.id)
+        if not await store.take_token(key, now_ms(), settings.chat_per_second, settings.chat_burst):
             raise RoomError(p.RATE_LIMITED, "one chat message at a time")
         await self.s.rooms.chat(room_id, self.conn.user.id, self.conn.user.name, text)
 

@@ -55,10 +55,12 @@ class Settings:
     rate_burst: int = 40
     flood_strikes: int = 20  # rate-limited messages before the socket is closed
     chat_max_chars: int = 500
-    chat_per_second: float = 1.0  # chat messages per socket, sustained (its own bucket)
+    chat_per_second: float = 1.0  # chat messages per user (all sockets, all nodes), sustained
     chat_burst: int = 5
     chat_history: int = 50  # recent chat messages a room keeps (snapshots and resumes carry them)
-    resume_max_versions: int = 500  # a resume further behind than this gets a snapshot
+    max_sockets_per_user: int = 8  # open websockets of one user on one node
+    # A resume further behind than this gets one snapshot instead of every version missed.
+    resume_max_versions: int = 32
     rooms_listed: int = 100  # public rooms in one list
     bot_delay: float = 0.6  # seconds a bot "thinks" (0 in tests)
     # Clocks and nodes (server/clock.py).

@@ -65,6 +65,14 @@ class Keys:
         ms), for "my rooms" on any browser of theirs. Hash-tagged by the user."""
         return f"{self.prefix}user:{{{user_id}}}:rooms"
 
+    def user_chat(self, user_id: str) -> str:
+        """Hash: the user's chat token bucket (``t`` tokens at ``at`` ms), on every node."""
+        return f"{self.prefix}user:{{{user_id}}}:chat"
+
+    def guests(self, address: str) -> str:
+        """String: guest identities issued to one client address this hour (a counter)."""
+        return f"{self.prefix}guests:{{{address}}}"
+
     @property
     def rooms_channel(self) -> str:
         """Pub/sub channel: changes of the public room list."""
@@ -245,6 +253,26 @@ return 0
 """
 
 
+# KEYS: a bucket hash ; ARGV: now (ms), tokens per second, burst, ttl (s).
+# A token bucket shared by every node: take one token if there is one. 1 if taken.
+_BUCKET = """
+local now = tonumber(ARGV[1])
+local burst = tonumber(ARGV[3])
+local saved = redis.call('HMGET', KEYS[1], 't', 'at')
+local tokens = tonumber(saved[1]) or burst
+local at = tonumber(saved[2]) or now
+if now > at then tokens = math.min(burst, tokens + (now - at) / 1000 * tonumber(ARGV[2])) end
+local taken = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  taken = 1
+end
+redis.call('HSET', KEYS[1], 't', tostring(tokens), 'at', tostring(math.max(now, at)))
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
+return taken
+"""
+
+
 def stamp(at: float) -> str:
     """A time as stored in presence (``drop:<seat>``) and named in grace members."""
     return f"{at:.3f}"
@@ -277,6 +305,7 @@ class Store:
         self._done = redis.register_script(_DONE)
         self._take = redis.register_script(_TAKE)
         self._chat = redis.register_script(_CHAT)
+        self._bucket = redis.register_script(_BUCKET)
 
     # -- rooms ------------------------------------------------------------------------
     async def create_room(self, room_id: str, fields: Mapping[str, bytes | str]) -> bool:
@@ -436,6 +465,13 @@ class Store:
         k = self.keys
         args: list[bytes | str] = [message, str(keep), k.channel(room_id), payload]
         return bool(await self._chat(keys=[k.room(room_id), k.chat(room_id)], args=args))
+
+    async def take_token(self, key: str, now_ms: int, rate: float, burst: int) -> bool:
+        """Take one token from the shared bucket ``key`` (``rate`` per second, at most
+        ``burst`` saved); False if it is empty. The bucket expires once it would be full."""
+        ttl = max(1, int(burst / rate) + 1) if rate > 0 else 24 * 3600
+        args: list[int | str] = [now_ms, repr(float(rate)), burst, min(ttl, 24 * 3600)]
+        return bool(await self._bucket(keys=[key], args=args))
 
     async def chat_history(self, room_id: str) -> list[bytes]:
         """The room's recent chat messages, oldest first."""

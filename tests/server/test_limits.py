@@ -7,10 +7,12 @@ reading it all is sent over a raw socket, so that the test decides how much is e
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from typing import Any
 
 import httpx
+import websockets
 from tortuga_client import Client, Node, create_room, dump, guest
 
 
@@ -111,3 +113,92 @@ async def test_one_text_policy_for_names_and_chat(
     assert (await c.call("chat", text="  yo\n\tho  \U0001f3f4\u200d\u2620\ufe0f "))["type"] == "ok"
     said = await c.of("chat")
     assert said["text"] == "yo ho \U0001f3f4\u200d\u2620\ufe0f"
+
+
+async def test_sockets_are_capped_per_user(start: Any) -> None:
+    """One token held 600 sockets in a room. A node keeps at most ``max_sockets_per_user``
+    open sockets of one user: the next is told ``too-many-sockets`` and closed (4009)."""
+    node = await start("a", max_sockets_per_user=3)
+    token, user = await guest(node, "Anne")
+    room = await create_room(node, token)
+    held = [await Client.connect(node, token=token, user=user) for _ in range(3)]
+    for c in held:
+        await c.send("join", room=room["id"], **{"as": "spectator"})
+        await c.of("snapshot")
+    ws = await websockets.connect(f"{node.ws_url}?token={token}")
+    error = json.loads(await ws.recv())
+    assert error["type"] == "error" and error["code"] == "too-many-sockets"
+    with contextlib.suppress(websockets.ConnectionClosed):
+        await ws.recv()
+    assert ws.close_code == 4009
+    other = await Client.connect(node, "Ben")  # another user is not counted with Anne
+    await other.send("ping", t=1)
+    assert (await other.of("pong"))["t"] == 1
+    # A socket that closes makes room for another.
+    await held[0].close()
+    for _ in range(100):
+        ws = await websockets.connect(f"{node.ws_url}?token={token}")
+        first = json.loads(await ws.recv())
+        await ws.close()
+        if first["type"] == "hello":
+            break
+        await asyncio.sleep(0.05)
+    assert first["type"] == "hello"
+
+
+async def test_chat_rate_is_per_user_across_sockets_and_nodes(start: Any) -> None:
+    """20 sockets posted 100 chat lines in 2 s, each socket with its own bucket. The bucket
+    is the user's, in Redis: every socket of the user on every node draws on the same
+    ``chat_burst`` (here 5, refilling about never)."""
+    slow = {"chat_per_second": 0.0001, "chat_burst": 5, "max_sockets_per_user": 20}
+    nodes = [await start("a", **slow), await start("b", **slow)]
+    token, user = await guest(nodes[0], "Anne")
+    room = await create_room(nodes[0], token)
+    sockets = []
+    for i in range(20):
+        c = await Client.connect(nodes[i % 2], token=token, user=user)
+        await c.send("join", room=room["id"], **{"as": "spectator"})
+        await c.of("snapshot")
+        sockets.append(c)
+    answers = await asyncio.gather(
+        *(
+            c.call("chat", text=f"line {i} from {n}")
+            for n, c in enumerate(sockets)
+            for i in range(5)
+        )
+    )
+    said = [a for a in answers if a["type"] == "ok"]
+    refused = [a for a in answers if a["type"] == "error"]
+    assert len(said) == 5 and len(refused) == 95
+    assert {a["code"] for a in refused} == {"rate-limited"}
+    # Another user has a bucket of their own.
+    ben = await Client.connect(nodes[1], "Ben")
+    await ben.send("join", room=room["id"], **{"as": "spectator"})
+    await ben.of("snapshot")
+    assert (await ben.call("chat", text="hello"))["type"] == "ok"
+
+
+async def test_a_resume_from_far_behind_gets_one_snapshot(node: Node) -> None:
+    """Six sockets resuming from version 0 drove a node to 92 % of a core, each replayed
+    every version. Further behind than ``resume_max_versions`` (32 by default), a resume
+    gets one snapshot."""
+    token, user = await guest(node, "Anne")
+    room = await create_room(node, token, seats=2, options={"rounds": 6})
+    host = await Client.connect(node, token=token, user=user)
+    await host.send("join", room=room["id"], **{"as": "spectator"})
+    await host.of("snapshot")
+    for seat in range(2):
+        assert (await host.call("add_bot", seat=seat))["type"] == "ok"
+    assert (await host.call("start"))["type"] == "ok"
+    end = await host.wait(lambda f: f["type"] == "event" and f["event"]["status"] == "finished")
+    assert end["version"] > 40
+    assert node.settings.resume_max_versions == 32
+    late = await Client.connect(node, token=token, user=user)
+    await late.send("resume", room=room["id"], version=0)
+    snapshot = await late.of("snapshot")
+    assert snapshot["version"] == end["version"] and late.versions() == []
+    # Close behind, the missed versions are replayed as before.
+    near = await Client.connect(node, token=token, user=user)
+    await near.send("resume", room=room["id"], version=end["version"] - 5)
+    await near.of("resumed")
+    assert near.versions() == list(range(end["version"] - 4, end["version"] + 1))
