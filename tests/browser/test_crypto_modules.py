@@ -103,7 +103,7 @@ def test_rng_matches_python_for_random_seeds(page: Any) -> None:
 def test_deck_names_match_the_engine(page: Any) -> None:
     for game in (SKULL_KING, BID_TRICKS):
         names = page.evaluate(
-            """async (id) => (await import("/static/js/cards.js")).deckNames(id)""", game.id
+            """async (id) => (await import("/static/js/games/skull-king/cards.js")).deckNames(id)""", game.id
         )
         assert names == list(game.cards.names)
 
@@ -119,7 +119,7 @@ def test_deals_match_the_engine(page: Any) -> None:
                 expected[round_] = [[game.cards.names[c] for c in h] for h in dealt.hands]
             got = page.evaluate(
                 """async ([game, hex, players]) => {
-                  const deal = await import("/static/js/deal.js");
+                  const deal = await import("/static/js/games/skull-king/deal.js");
                   const { fromHex } = await import("/static/js/sha256.js");
                   const seed = fromHex(hex);
                   const out = {};
@@ -153,7 +153,7 @@ def test_verify_deals_accepts_the_truth_and_refuses_a_lie(page: Any) -> None:
         "seat": 1,
         "seen": seen,
     }
-    run = """async (a) => (await import("/static/js/deal.js")).verifyDeals(a)"""
+    run = """async (a) => (await import("/static/js/games/skull-king/deal.js")).verifyDeals(a)"""
     good = page.evaluate(run, args)
     assert good["ok"] and good["seedOk"] and good["checked"] == 3
     lie = json.loads(json.dumps(args))

@@ -3,9 +3,9 @@
 // with whose move it is, and the finished ones this browser remembers.
 
 import { api } from "./api.js";
-import { EDITIONS } from "./cards.js";
 import { Connection } from "./conn.js";
 import { h, replaceChildren } from "./dom.js";
+import { clientGames, gameModule, hasClient } from "./games/registry.js";
 import { identity, myRooms } from "./store.js";
 import { nameForm, setConnState, setWho } from "./ui.js";
 
@@ -30,7 +30,7 @@ export class LobbyPage {
       await nameForm(this.el, { intro: "Choose a name: your friends see it at the table." });
     }
     setWho();
-    this.games = await api.games().catch(() => null);
+    this.games = await offeredGames();
     try {
       const list = await api.rooms();
       for (const r of listOf(list)) this.rooms.set(r.id, r);
@@ -100,9 +100,7 @@ export class LobbyPage {
   }
 
   gameList() {
-    const games = listOf(this.games, "games");
-    if (games.length) return games;
-    return Object.values(EDITIONS).map((e) => ({ id: e.id, title: e.title, seats: { min: e.players[0], max: e.players[1] } }));
+    return this.games || [];
   }
 
   render() {
@@ -274,8 +272,20 @@ function seatRange(g) {
   if (g.seats && typeof g.seats === "object" && !Array.isArray(g.seats)) return [g.seats.min ?? 2, g.seats.max ?? 6];
   if (Array.isArray(g.seats)) return [Math.min(...g.seats), Math.max(...g.seats)];
   if (g.min_players) return [g.min_players, g.max_players];
-  const e = EDITIONS[g.id];
-  return e ? e.players : [2, 6];
+  return [2, 6];
+}
+
+/** The games to offer: the server's games that this client can draw (a game's engine may be
+ * registered on the server before its table exists here); without the server's list, the
+ * client's own modules. */
+async function offeredGames() {
+  const listed = listOf(await api.games().catch(() => null), "games").filter((g) => hasClient(g.id));
+  if (listed.length) return listed;
+  return Promise.all(clientGames().map(async (id) => {
+    const m = await gameModule(id);
+    const [min, max] = m.players(id);
+    return { id, title: m.title(id), seats: { min, max } };
+  }));
 }
 
 /** A room code from a bare code or an invite link (…/r/CODE). */

@@ -1,13 +1,12 @@
 // The replay of a finished game: every version as seen after the end (all hands shown),
 // stepped with buttons, a slider or the arrow keys. The deals are recomputed in this browser
-// from the revealed seed and compared with the hands of every round.
+// from the revealed seed and compared with the hands of every round. This is the frame; the
+// game's module (games/registry.js) draws each step and recomputes the deals.
 
 import { api } from "./api.js";
-import { edition, playLabel } from "./cards.js";
-import { dealRound } from "./deal.js";
 import { h, replaceChildren } from "./dom.js";
+import { gameModule } from "./games/registry.js";
 import { fromHex, sha256, toHex } from "./sha256.js";
-import { cardFace, playersPanel, seatName, sheetPanel, statusLine, trickPanel } from "./table.js";
 
 export class ReplayPage {
   constructor(el, gameId) {
@@ -38,6 +37,15 @@ export class ReplayPage {
       return;
     }
     const frames = this.data.frames || [];
+    const first = frames.find((f) => f.view && f.view.game);
+    const gameId = (this.record && this.record.game) || (first && first.view.game);
+    this.game = gameId ? await gameModule(gameId) : null;
+    if (!this.game) {
+      replaceChildren(this.el, h("div", { class: "panel" }, h("h1", {}, "Replay"),
+        h("p", { role: "alert" }, "This client cannot draw this game's table yet."),
+        h("p", {}, h("a", { href: "/" }, "Back to the lobby"))));
+      return;
+    }
     this.at = frames.length ? frames.length - 1 : 0;
     const q = new URLSearchParams(location.search).get("v");
     if (q !== null) {
@@ -55,6 +63,12 @@ export class ReplayPage {
     this.checkDeals();
   }
 
+  name(seat, view) {
+    const named = this.game.seatName ? this.game.seatName(this.room, view, seat) : null;
+    const s = this.room.seats[seat];
+    return named || (s && s.name) || `Seat ${seat + 1}`;
+  }
+
   get room() {
     const seats = (this.record && this.record.seats) || [];
     return { seats: seats.map((s) => ({ seat: s.seat, name: s.name, bot: s.bot })) };
@@ -68,18 +82,7 @@ export class ReplayPage {
     try {
       const seed = fromHex(seedHex);
       const digestOk = !this.record || !this.record.seed_digest || toHex(await sha256(seed)) === this.record.seed_digest;
-      let rounds = 0, bad = [];
-      let seen = -1;
-      for (const f of frames) {
-        const v = f.view;
-        if (!v || !v.hands || v.phase !== "bid" || v.round === seen) continue;
-        seen = v.round;
-        const dealt = await dealRound(v.game, seed, v.players, v.round);
-        const same = dealt.length === v.hands.length && dealt.every((hand, i) =>
-          [...hand].sort().join() === [...v.hands[i]].sort().join());
-        rounds += 1;
-        if (!same) bad.push(v.round);
-      }
+      const { rounds, bad } = await this.game.checkReplayDeals(frames, seed);
       this.check = { ok: digestOk && rounds > 0 && !bad.length, digestOk, rounds, bad };
     } catch (err) {
       this.check = { ok: false, error: err.message, rounds: 0, bad: [] };
@@ -110,19 +113,12 @@ export class ReplayPage {
 
   describeStep(frame) {
     const v = frame.view;
+    const name = (s) => this.name(s, v);
     if (frame.takeback) {
-      const who = (frame.seats || []).map((s) => seatName(this.room, v, s)).join(", ") || "A player";
-      return `${who} took back their card (version ${frame.takeback})`;
+      const who = (frame.seats || []).map(name).join(", ") || "A player";
+      return `${who} took back their move (version ${frame.takeback})`;
     }
-    const proxies = frame.proxies || [];
-    const moves = Object.entries(frame.moves || {});
-    if (!moves.length) return frame.version === 1 ? "The deal" : "";
-    const bids = moves.filter(([, m]) => m && "bid" in m);
-    const by = (s) => (proxies.includes(Number(s)) ? " (played by a bot while away)"
-      : (frame.defaults || []).includes(Number(s)) ? " (time ran out)" : "");
-    if (bids.length) return `Bids revealed: ${bids.map(([s, m]) => `${seatName(this.room, v, Number(s))} ${m.bid}${by(s)}`).join(", ")}`;
-    return moves.map(([s, m]) => `${seatName(this.room, v, Number(s))} played ${m.play ? playLabel(v.game, { card: m.play, as: m.as }) : JSON.stringify(m)}`
-      + by(s)).join("; ");
+    return this.game.describeStep(frame, name);
   }
 
   render() {
@@ -134,8 +130,9 @@ export class ReplayPage {
     const frame = frames[this.at];
     const v = frame.view;
     const room = this.room;
-    const ctx = { view: v, room, seat: null, seal: null, connected: null };
-    const title = edition(v.game).title;
+    const ctx = { view: v, room, seat: null, seal: null, connected: null, away: null, ui: {}, notes: [], controls: [],
+      name: (s) => this.name(s, v), clock: null, ended: null, busy: true };
+    const title = this.game.title(v.game);
     const slider = h("input", { type: "range", min: "0", max: String(frames.length - 1), value: String(this.at),
       "aria-label": "step", oninput: (ev) => this.go(Number(ev.target.value)) });
     const report = this.data.report || {};
@@ -143,11 +140,6 @@ export class ReplayPage {
     if (!this.check) deals = h("span", { class: "badge" }, "recomputing the deals…");
     else if (this.check.ok) deals = h("span", { class: "badge ok", dataset: { verified: "1" } }, `✓ all ${this.check.rounds} deals recomputed in your browser from the seed`);
     else deals = h("span", { class: "badge bad", dataset: { verified: "0" } }, this.check.error || (!this.check.digestOk ? "✗ the seed does not match its fingerprint" : `✗ deals that differ: round ${this.check.bad.join(", ")}`));
-    const hands = v.hands ? h("section", { class: "hands-all", "aria-label": "all hands" },
-      h("h2", {}, "All hands"),
-      v.hands.map((hand, i) => h("div", { class: "hand-row", dataset: { seat: String(i) } },
-        h("span", { class: "who" }, seatName(room, v, i)),
-        hand.length ? hand.map((c) => cardFace(v.game, c, { small: true })) : h("span", { class: "small" }, "—")))) : null;
     replaceChildren(this.el,
       h("div", { class: "row" }, h("h1", {}, `Replay — ${title}, game ${this.gameId}`),
         h("span", { class: report.ok || this.data.verified ? "badge ok" : "badge bad" },
@@ -166,8 +158,8 @@ export class ReplayPage {
         : null,
       h("p", { class: "note", "aria-live": "polite" }, this.describeStep(frame) || "—"),
       h("section", { class: "table-area", "aria-label": "the table", dataset: { phase: v.phase } },
-        statusLine(ctx), playersPanel(ctx), trickPanel(ctx), hands),
-      sheetPanel(ctx),
+        this.game.replayTable(ctx)),
+      this.game.sheet ? this.game.sheet(ctx) : null,
       this.record && this.record.seed ? h("p", { class: "small" }, "Seed: ", h("span", { class: "seed" }, this.record.seed)) : null,
       h("p", {}, h("a", { href: "/" }, "Back to the lobby")));
   }

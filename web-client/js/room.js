@@ -3,19 +3,17 @@
 // the revealed seed, no more moves.
 //
 // The server is the authority: this page shows the view its seat receives and sends what
-// the player chooses among view.legal. Sealed bids go through seal.js (commit, then reveal);
-// the socket reconnects by itself and resumes from the last version this page saw.
+// the player chooses among view.legal. This is the game-independent shell: the room's life,
+// the seats, sealed phases (seal.js: commit, then reveal), reconnecting, deadlines, chat,
+// invite, notifications, the game over frame. The table itself is drawn by the game's module
+// (games/registry.js; the contract is docs/CLIENT.md).
 
 import { api } from "./api.js";
-import { edition } from "./cards.js";
 import { Connection } from "./conn.js";
-import { verifyDeals } from "./deal.js";
 import { announce, h, replaceChildren } from "./dom.js";
+import { gameModule } from "./games/registry.js";
 import * as sealing from "./seal.js";
 import { endings, identity, myRooms, notifyPref, seenDeals } from "./store.js";
-import {
-  choiceDialog, handPanel, owing, playersPanel, seatName, sheetPanel, statusLine, trickPanel,
-} from "./table.js";
 import { nameForm, setConnState, setWho } from "./ui.js";
 
 const BASE_TITLE = "Tortuga";
@@ -35,8 +33,9 @@ export class RoomPage {
     this.connected = null;
     this.away = null;
     this.watchers = 0;
-    this.choice = null;
-    this.selectedBid = null;
+    this.game = null;  // the game's client module (games/registry.js)
+    this.noClient = false;  // the server has this game, this client has no table for it
+    this.ui = {};  // the game module's own state between renders (a chosen bid, a dialog)
     this.sending = false;
     this.error = null;
     this.verify = null;
@@ -58,6 +57,23 @@ export class RoomPage {
     return !!(this.room && this.room.status === "abandoned");
   }
 
+  /** A seat's name as the table shows it (the module may name seats of its own, e.g. a ghost). */
+  name(seat) {
+    const named = this.game && this.game.seatName ? this.game.seatName(this.room, this.view, seat) : null;
+    if (named) return named;
+    const s = this.room && this.room.seats && this.room.seats[seat];
+    return (s && s.name) || `Seat ${seat + 1}`;
+  }
+
+  /** Load the game's client module once the room's game is known. */
+  async loadGame() {
+    if (this.game || this.noClient || !this.room) return;
+    this.game = await gameModule(this.room.game);
+    if (!this.game) this.noClient = true;
+    this.afterView();
+    this.render();
+  }
+
   get me() {
     const id = identity.get();
     return id ? id.user : null;
@@ -71,6 +87,7 @@ export class RoomPage {
     try {
       this.room = await api.room(this.code);
       if (this.room.reason) this.endReason = this.room.reason;
+      await this.loadGame();
     } catch (err) {
       if (err.status === 404) {
         this.notFound = true;
@@ -143,6 +160,7 @@ export class RoomPage {
     this.takeback = null;
     this.autoSit();
     this.rememberLobbySeat();
+    this.loadGame();
     const sealed = msg.sealed || msg.seal || null;
     this.seal = null;
     if (sealed) this.onSealed(sealed, false);
@@ -193,22 +211,22 @@ export class RoomPage {
       sealing.forget(this.code);  // a sealed bid in progress ends unrevealed
       announce(this.endedText());
     } else if (ev.kind === "takeback") {
-      const who = (ev.seats || []).map((s) => (s === this.seat ? "You" : seatName(this.room, this.view, s)));
+      const who = (ev.seats || []).map((s) => (s === this.seat ? "You" : this.name(s)));
       const text = `${who.join(", ") || "A player"} took back ${who[0] === "You" ? "your" : "their"} card`;
       this.flash(text, "note");
       announce(text);
     } else if (proxies.length) {
-      const who = proxies.map((s) => seatName(this.room, this.view, s)).join(", ");
+      const who = proxies.map((s) => this.name(s)).join(", ");
       const by = this.room && this.room.absent === "default" ? "the game's default while away" : "a bot while away";
       this.flash(ev.kind === "reveal" ? `The bid for ${who} was made by ${by}`
         : `The card for ${who} was played by ${by}`, "note");
     } else if (timeouts.length) {
-      const who = timeouts.map((s) => seatName(this.room, this.view, s)).join(", ");
+      const who = timeouts.map((s) => this.name(s)).join(", ");
       this.flash(ev.kind === "reveal" ? `The game's default bid was made for ${who} (no valid bid in time)`
         : `The game's default move was played for ${who} (time ran out)`, "note");
     }
     if (!this.view || !this.view.prompt || !this.view.prompt.sealed || this.ended) this.seal = null;
-    this.choice = null;
+    if (this.game && this.game.viewChanged) this.game.viewChanged(this.ctx());
     this.sending = false;
     this.afterView();
     this.render();
@@ -221,12 +239,8 @@ export class RoomPage {
     if (!(ev.seats || []).length || ev.seats.some((s) => s !== this.seat)) return false;
     if ((ev.defaults || []).length || (ev.proxies || []).length) return false;
     if (!ev.moves || !(String(this.seat) in ev.moves)) return false;
-    const v = this.view;
-    // A move that ended the round or the game revealed something: it stands.
-    if (!v || v.phase !== "play" || (previous && previous.round !== v.round)) return false;
-    // ... and so did a card the ghost hand played after it.
-    if (previous && previous.ghost && v.ghost && previous.ghost.pile !== v.ghost.pile) return false;
-    return true;
+    // A move that revealed something stands (the module knows what its game reveals).
+    return !!(this.game && this.game.mayTakeBack && this.game.mayTakeBack(previous, this.view));
   }
 
   takeBack() {
@@ -276,11 +290,11 @@ export class RoomPage {
       committed: { ...(same ? this.seal.committed : {}), ...(msg.committed || {}) },
       open: !!msg.open,
       revealed: msg.revealed || [],
-      flipped: null,
+      opened: null,
       commit_by: msg.commit_by ?? null,
       open_by: msg.open_by ?? null,
     };
-    if (!same) this.selectedBid = null;
+    if (!same) this.ui = {};
     this.afterView();
     this.syncSeal();
     if (render) this.render();
@@ -320,11 +334,10 @@ export class RoomPage {
       phase: msg.phase, ok: bad.length === 0 && checked > 0, bad, checked, round: this.view && this.view.round,
     };
 
-    const flipped = {};
-    for (const [seat, move] of Object.entries(msg.moves || {})) if (move && "bid" in move) flipped[seat] = move.bid;
-    if (this.seal && this.seal.phase === msg.phase) this.seal.flipped = flipped;
-    const text = Object.entries(flipped).map(([s, b]) => `${seatName(this.room, this.view, Number(s))} ${b}`).join(", ");
-    if (text) announce(`Bids revealed: ${text}`);
+    const moves = msg.moves || {};
+    if (this.seal && this.seal.phase === msg.phase) this.seal.opened = moves;
+    const text = this.game && this.game.revealText ? this.game.revealText(this.ctx(), moves) : "";
+    if (text) announce(text);
     sealing.forget(this.code, msg.phase);
     this.render();
   }
@@ -437,65 +450,42 @@ export class RoomPage {
     }
   }
 
-  async commitBid(bid) {
+  /** Seal my move of the sealed phase: commit its digest now, reveal it once all committed. */
+  async commitSealed(move) {
     if (!this.mySealSeat() || this.seal.committed[this.seat] || this.sending || this.ended) return;
     this.sending = true;
-    const move = { bid };
     const phase = this.seal.phase;
     const sealed = await sealing.seal(this.code, phase, this.seat, move);
     sealing.forget(this.code, null, { keep: phase });
     this.conn.send({ type: "commit", phase, digest: sealed.digest });
-    announce(`Your bid of ${bid} is sealed`);
+    announce("Your choice is sealed");
     this.render();
   }
 
   // -- moves -----------------------------------------------------------------------------
-  play(card, moves) {
+  /** Send an open move (one of view.legal, chosen by the game module). */
+  act(move) {
     if (this.sending || this.ended) return;
-    if (moves.length > 1 || moves[0].as) {
-      this.choice = { card, moves };
-      this.render();
-      const first = this.el.querySelector(".choice-dialog button");
-      if (first) first.focus();
-      return;
-    }
-    this.sendMove(moves[0]);
-  }
-
-  sendMove(move) {
-    this.choice = null;
     this.sending = true;
     this.conn.send({ type: "act", move, version: this.version });
     this.render();
   }
 
   onKey(ev) {
-    if (!this.view || this.ended || ev.target.closest("input, textarea, select")) return;
-    if (this.view.phase === "bid" && /^[0-9]$/.test(ev.key) && this.mySealSeat() && !this.seal.committed[this.seat]) {
-      const n = Number(ev.key);
-      if ((this.view.legal || []).some((m) => m.bid === n)) {
-        this.selectedBid = n;
-        this.render();
-      }
-    }
-    if (ev.key === "Escape" && this.choice) {
-      this.choice = null;
-      this.render();
-    }
+    if (!this.view || !this.game || this.ended || ev.target.closest("input, textarea, select")) return;
+    if (this.game.key && this.game.key(ev, this.ctx())) this.render();
   }
 
   // -- bookkeeping after every new view --------------------------------------------------------
   afterView() {
     const v = this.view;
-    if (!v || !this.room) return;
-    if (v.phase === "bid" && v.dealer !== undefined) {
-      const complete = v.seat !== null && v.hand && v.hand.length === v.cards;
-      if (complete || v.seat === null) {
-        seenDeals.record(this.code, {
-          game: v.game, players: v.players, seat: v.seat, round: v.round,
-          hand: complete ? v.hand : null, dealer: v.dealer, seedDigest: this.room.seed_digest,
-        });
-      }
+    if (!v || !this.room || !this.game) return;
+    const dealt = this.game.dealSeen ? this.game.dealSeen(v) : null;
+    if (dealt) {
+      seenDeals.record(this.code, {
+        game: v.game, players: v.players, seat: v.seat, round: dealt.round,
+        hand: dealt.hand, dealer: dealt.dealer, seedDigest: this.room.seed_digest,
+      });
     }
     if (this.ended) {
       // Off "my rooms" (the server drops it too); the seed is out: check the deals so far.
@@ -510,7 +500,7 @@ export class RoomPage {
     if (this.seat !== null && this.me) {
       const t = v.phase === "over" ? "finished" : myMove ? "your move" : this.turnText();
       myRooms.put(this.code, {
-        game: v.game, title: this.room.title || edition(v.game).title, seat: this.seat,
+        game: v.game, title: this.room.title || this.game.title(v.game), seat: this.seat,
         status: v.phase === "over" ? "finished" : "playing", yourMove: myMove, turn: t,
         round: v.round, rounds: v.rounds, version: this.version, latest: this.version,
       });
@@ -521,20 +511,17 @@ export class RoomPage {
     if (v.phase === "over") this.runVerify();
   }
 
+  /** Whether the prompt waits for my seat (in a sealed phase: until I committed). */
   isMyMove() {
     const v = this.view;
-    if (!v || this.seat === null || this.ended) return false;
-    if (v.phase === "play") return owing(v)[0] === this.seat;
-    if (v.phase === "bid") return !!(this.mySealSeat() && !this.seal.committed[this.seat]);
-    return false;
+    if (!v || this.seat === null || this.ended || !v.prompt) return false;
+    if (!(v.prompt.seats || []).includes(this.seat)) return false;
+    if (v.prompt.sealed) return !!(this.mySealSeat() && !this.seal.committed[this.seat]);
+    return true;
   }
 
   turnText() {
-    const v = this.view;
-    if (!v) return "";
-    if (v.phase === "bid") return "bidding";
-    if (v.phase === "play") return `${seatName(this.room, v, owing(v)[0])} to play`;
-    return "";
+    return this.view && this.game ? this.game.turnText(this.ctx()) : "";
   }
 
   notify() {
@@ -551,13 +538,13 @@ export class RoomPage {
   }
 
   async runVerify() {
-    if (this.verify || this.verifying || !this.room || !this.room.seed) return;
+    if (this.verify || this.verifying || !this.room || !this.room.seed || !this.game) return;
     this.verifying = true;
     const seen = seenDeals.get(this.code);
     try {
       const rounds = {};
       if (seen) for (const [r, w] of Object.entries(seen.rounds)) rounds[r] = { hand: w.hand, dealer: w.dealer };
-      this.verify = await verifyDeals({
+      this.verify = await this.game.verifyDeals({
         game: this.view.game, seedHex: this.room.seed, seedDigest: this.room.seed_digest,
         players: this.view.players, seat: seen ? seen.seat : this.seat, seen: rounds,
       });
@@ -656,11 +643,15 @@ export class RoomPage {
     if (this.error) {
       parts.push(h("p", { class: this.error.kind === "note" ? "note" : "error-box", role: "alert" }, this.error.text));
     }
-    if (this.view) {
+    if (this.view && this.noClient) {
+      parts.push(h("p", { class: "note" }, "This client cannot draw this game's table yet."));
+    } else if (this.view && !this.game) {
+      parts.push(h("p", { class: "muted" }, "Loading the table…"));
+    } else if (this.view) {
       if (this.ended) parts.push(this.abandonedPanel());
       else if (this.view.phase === "over") parts.push(this.gameOver());
       parts.push(this.table());
-      parts.push(sheetPanel(this.ctx()));
+      if (this.game.sheet) parts.push(this.game.sheet(this.ctx()));
       parts.push(h("div", { class: "grid2" }, this.invitePanel(), this.chatPanel()));
     } else {
       parts.push(this.lobby());
@@ -669,14 +660,30 @@ export class RoomPage {
     replaceChildren(this.el, parts);
   }
 
+  /** What the shell gives the game module at every render (docs/CLIENT.md). */
   ctx() {
     const c = this.clockText();
     // An abandoned game is frozen where it stopped: nobody owes anything, nothing is legal.
     const view = this.ended && this.view ? { ...this.view, legal: [], prompt: null } : this.view;
+    const seal = this.ended ? null : this.seal;
+    const stored = seal && this.seat !== null ? sealing.load(this.code, seal.phase) : null;
     return {
-      view, room: this.room, seat: this.seat, seal: this.ended ? null : this.seal,
-      connected: this.connected, away: this.away, clockText: c && c.text, clockLow: c && c.low, busy: this.sending,
+      view, room: this.room, seat: this.seat, seal,
+      sealedMove: stored && stored.seat === this.seat ? stored.move : null,
+      connected: this.connected, away: this.away, busy: this.sending,
       ended: this.ended ? this.endedText() : null,
+      clock: c ? h("span", { class: ["clock", c.low && "low"], "aria-label": `time left ${c.text}` }, `time left ${c.text}`) : null,
+      notes: [this.revealNote()].filter(Boolean),
+      controls: [this.takeBackRow()].filter(Boolean),
+      ui: this.ui,
+      name: (s) => this.name(s),
+      act: (move) => this.act(move),
+      commit: (move) => this.commitSealed(move),
+      rerender: () => this.render(),
+      focus: (selector) => {
+        const el = this.el.querySelector(selector);
+        if (el) el.focus();
+      },
     };
   }
 
@@ -692,7 +699,7 @@ export class RoomPage {
     const status = { lobby: "waiting for players", playing: "playing", finished: "finished", abandoned: "abandoned" }[r.status] || r.status;
     const spectating = this.view && this.seat === null;
     return h("div", { class: "row" },
-      h("h1", {}, `${r.title || edition(r.game).title} — room `, h("span", { class: "code" }, this.code)),
+      h("h1", {}, `${r.title || (this.game ? this.game.title(r.game) : r.game)} — room `, h("span", { class: "code" }, this.code)),
       h("span", { class: "badge" }, status),
       spectating ? h("span", { class: "badge", dataset: { role: "spectator" } }, "you are watching") : null,
       h("span", { class: "badge", dataset: { spectators: String(this.watchers) } },
@@ -810,68 +817,29 @@ export class RoomPage {
   }
 
   // -- the table ---------------------------------------------------------------------------------
+  /** The table, drawn by the game module; the shell adds the seal check and the take-back. */
   table() {
-    const ctx = this.ctx();
     const v = this.view;
-    const parts = [statusLine(ctx), playersPanel(ctx), trickPanel(ctx)];
-    if (this.revealCheck && v.phase === "play" && v.round === this.revealCheck.round && this.revealCheck.checked) {
-      parts.push(h("p", { class: "small", dataset: { check: this.revealCheck.ok ? "ok" : "bad" } },
-        this.revealCheck.ok
-          ? `✓ All ${this.revealCheck.checked} bids match their seals.`
-          : `✗ Bids that do not match their seals: ${this.revealCheck.bad.map((s) => seatName(this.room, v, s)).join(", ")}`));
-    }
-    if (this.ended) {
-      if (this.seat !== null && v.hand) parts.push(handPanel(ctx, () => {}));
-    } else if (this.seat !== null && v.hand && v.phase !== "over") {
-      if (v.phase === "bid") parts.push(this.bidBox());
-      if (this.choice) {
-        parts.push(h("div", { class: "prompt-box" }, choiceDialog(v.game, this.choice.card, this.choice.moves,
-          (m) => this.sendMove(m), () => { this.choice = null; this.render(); })));
-      }
-      if (this.takeback !== null && this.takeback === this.version) {
-        parts.push(h("div", { class: "row takeback" },
-          h("button", { type: "button", class: "secondary", dataset: { key: "takeback" }, disabled: this.sending,
-            onclick: () => this.takeBack() }, "↶ Take back"),
-          h("span", { class: "small hint" }, "You may take your card back until the next player acts.")));
-      }
-      parts.push(handPanel(ctx, (card, moves) => this.play(card, moves)));
-    } else if (this.seat === null) {
-      parts.push(h("p", { class: "small", dataset: { role: "spectator-note" } }, "You are watching: nobody's hand is shown."));
-    }
-    parts.push(this.endControl());
-    return h("section", { class: "table-area", "aria-label": "the table", dataset: { phase: v.phase, round: String(v.round) } }, parts);
+    return h("section", { class: "table-area", "aria-label": "the table", dataset: { phase: v.phase, round: v.round === undefined ? null : String(v.round) } },
+      this.game.table(this.ctx()), this.endControl());
   }
 
-  bidBox() {
+  /** Under the trick: whether the sealed moves just opened match their seals. */
+  revealNote() {
+    const c = this.revealCheck;
     const v = this.view;
-    const s = this.seal;
-    if (!s || !this.mySealSeat()) return h("div", { class: "prompt-box" }, h("p", {}, "Waiting for the bidding to open…"));
-    const mine = s.committed[this.seat];
-    const stored = sealing.load(this.code, s.phase);
-    if (mine === "default") {
-      return h("div", { class: "prompt-box", dataset: { sealed: "default" } },
-        h("h2", {}, "Time ran out for your bid"), h("p", {}, "The game's default bid will be made for you."));
-    }
-    if (mine) {
-      const n = Object.keys(s.committed).length;
-      return h("div", { class: "prompt-box", dataset: { sealed: "1" } },
-        h("h2", {}, stored ? `Your bid of ${stored.move.bid} is sealed ✓` : "Your bid is sealed ✓"),
-        h("p", {}, s.open ? "Everyone has bid: revealing…" : `${n} of ${s.seats.length} bids sealed. Waiting for the others…`),
-        stored ? null : h("p", { class: "small" },
-          "This bid was sealed elsewhere (another tab, or a bot while you were away): it is revealed from there."));
-    }
-    const bids = (v.legal || []).filter((m) => "bid" in m).map((m) => m.bid);
-    const buttons = bids.map((b) => h("button", { type: "button", "aria-pressed": this.selectedBid === b ? "true" : "false",
-      dataset: { bid: String(b), key: `bid-${b}` }, "aria-label": `bid ${b}`,
-      onclick: () => { this.selectedBid = b; this.render(); } }, String(b)));
-    return h("div", { class: "prompt-box", role: "group", "aria-label": "your bid" },
-      h("h2", {}, `How many tricks will you win? (0–${bids[bids.length - 1] ?? 0})`),
-      h("div", { class: "bids" }, buttons),
-      h("div", { class: "row" },
-        h("button", { type: "button", dataset: { key: "seal" }, disabled: this.selectedBid === null || this.sending,
-          onclick: () => this.commitBid(this.selectedBid) },
-        this.selectedBid === null ? "Choose a bid" : `Seal my bid: ${this.selectedBid}`),
-        h("span", { class: "small" }, "Bids stay secret until everyone has bid, then all flip together.")));
+    if (!c || !c.checked || v.round !== c.round || (v.prompt && v.prompt.sealed)) return null;
+    return h("p", { class: "small", dataset: { check: c.ok ? "ok" : "bad" } },
+      c.ok ? `✓ All ${c.checked} sealed moves match their seals.`
+        : `✗ Sealed moves that do not match their seals: ${c.bad.map((s) => this.name(s)).join(", ")}`);
+  }
+
+  takeBackRow() {
+    if (this.takeback === null || this.takeback !== this.version || this.ended) return null;
+    return h("div", { class: "row takeback" },
+      h("button", { type: "button", class: "secondary", dataset: { key: "takeback" }, disabled: this.sending,
+        onclick: () => this.takeBack() }, "↶ Take back"),
+      h("span", { class: "small hint" }, "You may take your card back until the next player acts."));
   }
 
   /** The host's "End game" button while the game is played, with a confirm step. */
@@ -911,9 +879,7 @@ export class RoomPage {
     if (!this.verify) return h("span", { class: "badge" }, "verifying the deals…");
     if (this.verify.ok) {
       return h("span", { class: "badge ok verified", dataset: { verified: "1" } },
-        this.seat !== null
-          ? `✓ verified: the seed matches its fingerprint and the ${this.verify.checked} hand${this.verify.checked === 1 ? "" : "s"} you were dealt`
-          : `✓ verified: the seed matches its fingerprint and the dealers of ${this.verify.checked} rounds`);
+        `✓ verified: the seed matches its fingerprint and ${this.game.checkedText(this.verify.checked, this.seat === null)}`);
     }
     const badRounds = (this.verify.rounds || []).filter((r) => !r.ok).map((r) => r.round);
     // An abandoned game may stop before this browser saw a deal: the seed still checks.
@@ -923,7 +889,7 @@ export class RoomPage {
         : !this.verify.seedOk ? "✗ the seed does not match the fingerprint published at the start"
           : seedOnly ? "✓ the seed matches its fingerprint (no deal seen by this browser to check)"
             : this.verify.checked === 0 ? "no deals seen by this browser to check"
-              : `✗ deals that do not match the seed: round ${badRounds.join(", ")}`);
+              : `✗ deals that do not match the seed: ${this.game.badRoundsText(badRounds)}`);
   }
 
   seedLines() {
@@ -937,11 +903,10 @@ export class RoomPage {
   /** The game ended unfinished: why, the scores so far, the seed and its check, the replay. */
   abandonedPanel() {
     const v = this.view;
-    const scores = v.scores || [];
+    const scores = this.game.scores(v);
     const order = [...Array(v.players).keys()].sort((a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || a - b);
     const gameId = this.room.game_id;
-    const where = v.phase === "bid" ? `during the bids of round ${v.round} of ${v.rounds}`
-      : v.phase === "play" ? `in round ${v.round} of ${v.rounds}` : "";
+    const where = this.game.stoppedText ? this.game.stoppedText(v) : "";
     let replay = null;
     if (gameId && this.archived === true) replay = h("a", { href: `/replay/${encodeURIComponent(gameId)}` }, "Watch the replay");
     else if (gameId && this.archived === "checking") replay = h("span", { class: "small muted" }, "looking for the replay…");
@@ -950,7 +915,7 @@ export class RoomPage {
       h("p", { class: "small" }, `It stopped ${where ? `${where}: ` : ""}no winner, no rating; nobody can move any more.`),
       h("h3", {}, "Scores so far"),
       h("ol", { class: "final so-far" }, order.map((s) => h("li", { dataset: { seat: String(s) } },
-        h("strong", {}, seatName(this.room, v, s)), ` — ${scores[s] ?? 0} points`, s === this.seat ? " — you" : ""))),
+        h("strong", {}, this.name(s)), ` — ${scores[s] ?? 0} points`, s === this.seat ? " — you" : ""))),
       h("p", {}, this.verifyBadge()),
       this.seedLines(),
       h("p", {}, replay, replay ? " · " : null, h("a", { href: "/" }, "Back to the lobby")));
@@ -964,7 +929,7 @@ export class RoomPage {
     return h("section", { class: "panel gameover", "aria-label": "final scores" },
       h("h2", {}, "Game over — final scores"),
       h("ol", { class: "final" }, order.map((s) => h("li", { dataset: { seat: String(s), rank: String(out.ranks[s] ?? "") } },
-        h("strong", {}, seatName(this.room, v, s)), ` — ${out.scores[s]} points`,
+        h("strong", {}, this.name(s)), ` — ${out.scores[s]} points`,
         out.ranks[s] === 1 ? " ★ winner" : "", ` (rank ${out.ranks[s] ?? "?"})`, s === this.seat ? " — you" : ""))),
       h("p", {}, this.verifyBadge()),
       this.seedLines(),

@@ -2,7 +2,7 @@
 // rules are never decided here -- what may be played comes from view.legal.
 
 import { describe, playLabel, sortHand } from "./cards.js";
-import { h } from "./dom.js";
+import { h } from "../../dom.js";
 
 /** A card face. `as` ("pirate"/"escape") is written under a choice card that was played. */
 export function cardFace(game, name, { small = false, as = null, tag = "div", props = {} } = {}) {
@@ -34,7 +34,7 @@ export function owing(view) {
 
 /** The status line: round, phase, whose turn (or why the game ended early), the clock. */
 export function statusLine(ctx) {
-  const { view, room, seat, seal, clockText, clockLow, ended } = ctx;
+  const { view, room, seat, seal, ended } = ctx;
   const parts = [];
   parts.push(h("span", { class: "round" }, `Round ${view.round} of ${view.rounds}`));
   parts.push(h("span", {}, `${view.cards} card${view.cards === 1 ? "" : "s"} each`));
@@ -54,10 +54,7 @@ export function statusLine(ctx) {
     turn = "Game over";
   }
   parts.push(h("span", { class: "turn", role: "status" }, turn));
-  if (clockText) {
-    parts.push(h("span", { class: ["clock", clockLow && "low"], "aria-label": `time left ${clockText}` },
-      `time left ${clockText}`));
-  }
+  if (ctx.clock) parts.push(ctx.clock);
   return h("div", { class: "status-line" }, parts);
 }
 
@@ -71,7 +68,8 @@ export function playersPanel(ctx) {
     let sealedState = null;
     if (view.phase === "bid" && !ended) {
       const done = seal && seal.committed && s in seal.committed;
-      const shown = seal && seal.flipped && seal.flipped[s] !== undefined ? seal.flipped[s] : null;
+      const opened = seal && seal.opened && seal.opened[s];
+      const shown = opened && "bid" in opened ? opened.bid : null;
       sealedState = h("div", { class: "sealed-state", dataset: { committed: done ? "1" : "0" } },
         shown !== null ? `Bid ${shown}` : done ? "bid sealed ✓" : "… choosing a bid");
     }

@@ -6,8 +6,8 @@
 // Rng(seed, "dealer").below(players) and the deal moves one seat per round.
 
 import { deckNames } from "./cards.js";
-import { Rng } from "./rng.js";
-import { fromHex, sha256, toHex } from "./sha256.js";
+import { Rng } from "../../rng.js";
+import { fromHex, sha256, toHex } from "../../sha256.js";
 
 export function handsCount(players) {
   return players === 2 ? 3 : players;

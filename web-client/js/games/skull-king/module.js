@@ -1,0 +1,209 @@
+// The client module of Skull King and Pirate Tricks: Bid & Make It (one module, two game
+// ids). It draws the table from a seat's view (engines/skull_king/views.py) and turns clicks
+// into moves taken from view.legal; the shell (room.js, replay.js) does everything else.
+// The contract is docs/CLIENT.md.
+
+import { h } from "../../dom.js";
+import { describe, edition, playLabel } from "./cards.js";
+import { dealRound, verifyDeals } from "./deal.js";
+import {
+  cardFace, choiceDialog, handPanel, playersPanel, seatName, sheetPanel, statusLine, trickPanel,
+} from "./table.js";
+
+/** The bid box of the sealed bidding: choose, then seal (ctx.seal commits it). */
+function bidBox(ctx) {
+  const { view: v, seal: s, seat, ui } = ctx;
+  if (!s || !s.seats.includes(seat)) return h("div", { class: "prompt-box" }, h("p", {}, "Waiting for the bidding to open…"));
+  const mine = s.committed[seat];
+  const stored = ctx.sealedMove;
+  if (mine === "default") {
+    return h("div", { class: "prompt-box", dataset: { sealed: "default" } },
+      h("h2", {}, "Time ran out for your bid"), h("p", {}, "The game's default bid will be made for you."));
+  }
+  if (mine) {
+    const n = Object.keys(s.committed).length;
+    return h("div", { class: "prompt-box", dataset: { sealed: "1" } },
+      h("h2", {}, stored ? `Your bid of ${stored.bid} is sealed ✓` : "Your bid is sealed ✓"),
+      h("p", {}, s.open ? "Everyone has bid: revealing…" : `${n} of ${s.seats.length} bids sealed. Waiting for the others…`),
+      stored ? null : h("p", { class: "small" },
+        "This bid was sealed elsewhere (another tab, or a bot while you were away): it is revealed from there."));
+  }
+  const bids = (v.legal || []).filter((m) => "bid" in m).map((m) => m.bid);
+  if (ui.bid !== undefined && ui.bid !== null && !bids.includes(ui.bid)) ui.bid = null;
+  const selected = ui.bid ?? null;
+  const buttons = bids.map((b) => h("button", { type: "button", "aria-pressed": selected === b ? "true" : "false",
+    dataset: { bid: String(b), key: `bid-${b}` }, "aria-label": `bid ${b}`,
+    onclick: () => { ui.bid = b; ctx.rerender(); } }, String(b)));
+  return h("div", { class: "prompt-box", role: "group", "aria-label": "your bid" },
+    h("h2", {}, `How many tricks will you win? (0–${bids[bids.length - 1] ?? 0})`),
+    h("div", { class: "bids" }, buttons),
+    h("div", { class: "row" },
+      h("button", { type: "button", dataset: { key: "seal" }, disabled: selected === null || ctx.busy,
+        onclick: () => ctx.commit({ bid: selected }) },
+      selected === null ? "Choose a bid" : `Seal my bid: ${selected}`),
+      h("span", { class: "small" }, "Bids stay secret until everyone has bid, then all flip together.")));
+}
+
+/** A card click: one move, or Scary Mary / Rogue's choice (pirate or escape) first. */
+function playCard(ctx, card, moves) {
+  if (ctx.busy) return;
+  if (moves.length > 1 || moves[0].as) {
+    ctx.ui.choice = { card, moves };
+    ctx.rerender();
+    ctx.focus(".choice-dialog button");
+    return;
+  }
+  ctx.act(moves[0]);
+}
+
+const skullKing = {
+  ids: ["skull-king", "bid-tricks"],
+
+  title: (gameId) => edition(gameId).title,
+  players: (gameId) => edition(gameId).players,
+
+  seatName,
+
+  table(ctx) {
+    const v = ctx.view;
+    const parts = [statusLine(ctx), playersPanel(ctx), trickPanel(ctx), ...ctx.notes];
+    if (ctx.seat === null || !v.hand) {
+      if (ctx.seat === null) {
+        parts.push(h("p", { class: "small", dataset: { role: "spectator-note" } }, "You are watching: nobody's hand is shown."));
+      }
+      return parts;
+    }
+    if (ctx.ended || v.phase === "over") {
+      if (ctx.ended) parts.push(handPanel(ctx, () => {}));
+      return parts;
+    }
+    if (v.phase === "bid") parts.push(bidBox(ctx));
+    const choice = ctx.ui.choice;
+    if (choice && v.phase === "play") {
+      parts.push(h("div", { class: "prompt-box" }, choiceDialog(v.game, choice.card, choice.moves,
+        (m) => { ctx.ui.choice = null; ctx.act(m); },
+        () => { ctx.ui.choice = null; ctx.rerender(); })));
+    }
+    parts.push(...ctx.controls);
+    parts.push(handPanel(ctx, (card, moves) => playCard(ctx, card, moves)));
+    return parts;
+  },
+
+  sheet: (ctx) => sheetPanel(ctx),
+
+  /** A new view arrived: forget a half-made choice. */
+  viewChanged(ctx) {
+    ctx.ui.choice = null;
+  },
+
+  turnText(ctx) {
+    const v = ctx.view;
+    if (v.phase === "bid") return "bidding";
+    if (v.phase === "play") return `${seatName(ctx.room, v, (v.prompt && v.prompt.seats[0]) ?? v.turn)} to play`;
+    return "";
+  },
+
+  revealText(ctx, moves) {
+    const bids = Object.entries(moves).filter(([, m]) => m && "bid" in m);
+    return bids.length ? `Bids revealed: ${bids.map(([s, m]) => `${ctx.name(Number(s))} ${m.bid}`).join(", ")}` : "";
+  },
+
+  /** Digits choose a bid; Escape closes the pirate-or-escape choice. True: handled. */
+  key(ev, ctx) {
+    const v = ctx.view;
+    const s = ctx.seal;
+    if (v.phase === "bid" && /^[0-9]$/.test(ev.key) && s && s.seats.includes(ctx.seat) && !s.committed[ctx.seat]) {
+      const n = Number(ev.key);
+      if ((v.legal || []).some((m) => m.bid === n)) {
+        ctx.ui.bid = n;
+        return true;
+      }
+    }
+    if (ev.key === "Escape" && ctx.ui.choice) {
+      ctx.ui.choice = null;
+      return true;
+    }
+    return false;
+  },
+
+  /** My own card may be taken back unless it ended the round or the ghost played after it. */
+  mayTakeBack(previous, view) {
+    if (!view || view.phase !== "play" || (previous && previous.round !== view.round)) return false;
+    return !(previous && previous.ghost && view.ghost && previous.ghost.pile !== view.ghost.pile);
+  },
+
+  // -- the deal check (the verified badge) ------------------------------------------------
+  /** What this browser saw of a deal, kept for the check once the seed is out; null: nothing new. */
+  dealSeen(view) {
+    if (view.phase !== "bid" || view.dealer === undefined) return null;
+    const complete = view.seat !== null && view.hand && view.hand.length === view.cards;
+    if (!complete && view.seat !== null) return null;
+    return { round: view.round, hand: complete ? view.hand : null, dealer: view.dealer };
+  },
+
+  /** The deals seen, recomputed from the revealed seed: {ok, seedOk, checked, rounds}. */
+  verifyDeals: (args) => verifyDeals(args),
+
+  /** What `checked` counts, for the badge. */
+  checkedText(n, spectator) {
+    return spectator ? `the dealers of ${n} round${n === 1 ? "" : "s"}` : `the ${n} hand${n === 1 ? "" : "s"} you were dealt`;
+  },
+
+  badRoundsText: (rounds) => `round${rounds.length === 1 ? "" : "s"} ${rounds.join(", ")}`,
+
+  // -- the end -------------------------------------------------------------------------------
+  scores: (view) => view.scores || [],
+
+  /** Where an abandoned game stopped. */
+  stoppedText(view) {
+    return view.phase === "bid" ? `during the bids of round ${view.round} of ${view.rounds}`
+      : view.phase === "play" ? `in round ${view.round} of ${view.rounds}` : "";
+  },
+
+  // -- the replay --------------------------------------------------------------------------
+  replayTable(ctx) {
+    const v = ctx.view;
+    const hands = v.hands ? h("section", { class: "hands-all", "aria-label": "all hands" },
+      h("h2", {}, "All hands"),
+      v.hands.map((hand, i) => h("div", { class: "hand-row", dataset: { seat: String(i) } },
+        h("span", { class: "who" }, seatName(ctx.room, v, i)),
+        hand.length ? hand.map((c) => cardFace(v.game, c, { small: true })) : h("span", { class: "small" }, "—")))) : null;
+    return [statusLine(ctx), playersPanel(ctx), trickPanel(ctx), hands];
+  },
+
+  /** One step of the replay in words ("" when there is nothing to say). */
+  describeStep(frame, name) {
+    const v = frame.view;
+    const moves = Object.entries(frame.moves || {});
+    if (!moves.length) return frame.version === 1 ? "The deal" : "";
+    const proxies = frame.proxies || [];
+    const by = (s) => (proxies.includes(Number(s)) ? " (played by a bot while away)"
+      : (frame.defaults || []).includes(Number(s)) ? " (time ran out)" : "");
+    const bids = moves.filter(([, m]) => m && "bid" in m);
+    if (bids.length) return `Bids revealed: ${bids.map(([s, m]) => `${name(Number(s))} ${m.bid}${by(s)}`).join(", ")}`;
+    return moves.map(([s, m]) => `${name(Number(s))} played ${m.play ? playLabel(v.game, { card: m.play, as: m.as }) : JSON.stringify(m)}`
+      + by(s)).join("; ");
+  },
+
+  /** Every round's deal recomputed from the seed against the replayed hands: {rounds, bad}. */
+  async checkReplayDeals(frames, seed) {
+    let rounds = 0;
+    const bad = [];
+    let seen = -1;
+    for (const f of frames) {
+      const v = f.view;
+      if (!v || !v.hands || v.phase !== "bid" || v.round === seen) continue;
+      seen = v.round;
+      const dealt = await dealRound(v.game, seed, v.players, v.round);
+      const same = dealt.length === v.hands.length && dealt.every((hand, i) =>
+        [...hand].sort().join() === [...v.hands[i]].sort().join());
+      rounds += 1;
+      if (!same) bad.push(v.round);
+    }
+    return { rounds, bad };
+  },
+
+  describe,
+};
+
+export default skullKing;
