@@ -103,7 +103,9 @@ def test_rng_matches_python_for_random_seeds(page: Any) -> None:
 def test_deck_names_match_the_engine(page: Any) -> None:
     for game in (SKULL_KING, BID_TRICKS):
         names = page.evaluate(
-            """async (id) => (await import("/static/js/games/skull-king/cards.js")).deckNames(id)""", game.id
+            """async (id) =>
+            (await import("/static/js/games/skull-king/cards.js")).deckNames(id)""",
+            game.id,
         )
         assert names == list(game.cards.names)
 
