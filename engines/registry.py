@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from engines.core import Game
+from engines.loon_tricks import LOON_TRICKS
 from engines.skull_king import BID_TRICKS, SKULL_KING
 
 AnyGame = Game[Any, Any, Any]
 
-GAMES: dict[str, AnyGame] = {game.id: game for game in (SKULL_KING, BID_TRICKS)}
+GAMES: dict[str, AnyGame] = {game.id: game for game in (SKULL_KING, BID_TRICKS, LOON_TRICKS)}
 
 
 def get(game_id: str) -> AnyGame:
