@@ -14,7 +14,11 @@ driver reads presence right before it acts); if the bot had committed for them i
 phase, the bot still opens that commitment (the player cannot: they never knew the salt).
 
 After every accepted write the winning node calls ``schedule``; a bot that owes a move acts
-after ``bot_delay``. So that a bot still acts when that node dies first, a "bot due" member
+after ``bot_delay``. A run that wakes to find the room at another version or stage than the
+one it planned for does nothing: that step started a run of its own, so each bot move is
+paced by its own delay however many triggers (visits, sweeps) fired.
+
+So that a bot still acts when that node dies first, a "bot due" member
 (``bot|room|version|stage``) waits in the clock set, due ``bot_rescue_seconds`` after the
 longest delay: the step's writer adds it before writing the step (``before_step``), a run
 for a new stage (a phase opened, a seat taken over) adds it itself. The run removes it once
@@ -139,8 +143,17 @@ class BotDriver:
                 if wait:
                     await asyncio.sleep(wait)
                     # The world may have moved on: a player came back, a move was made.
+                    planned = (room.version, stage)
                     room = await self.rooms.get(room_id, presence=True)
                     stage, actions = await self._plan(room)
+                    if (room.version, stage) != planned:
+                        # Another run (a socket's visit, the sweep, a second trigger) moved
+                        # the room on while this one slept. The new step or stage started a
+                        # run of its own, with its own delay: acting now would play the next
+                        # bot's move at once, and runs left over like this would keep bots
+                        # moving far faster than ``bot_delay``.
+                        await self.store.unschedule(due)
+                        return
             for action in actions:
                 await self._quietly(self._do(room, action))
             if rescue:

@@ -124,3 +124,49 @@ async def test_sealed_default_hook(node: Node, redis_client: Any, redis_prefix: 
     assert revealed["defaults"] == [1, 2] and set(revealed["moves"]) == {"0", "1", "2"}
     assert set(revealed["salts"]) == {"0"}
     await a.has_version(2)
+
+
+async def test_a_run_that_slept_through_a_step_leaves_the_next_move_to_its_own_run(
+    start: Any,
+) -> None:
+    """TORTUGA_BOT_DELAY paces every bot move. Extra runs (a socket's visit, the clock's
+    sweep every few seconds) used to wake after another run had moved the room on and play
+    the next bot's move at once: bots played 60-140 ms apart with a 0.6 s delay. A run that
+    wakes to a later version does nothing; the step that made it started its own run."""
+    from server.bots import BotDriver
+
+    # The node's own driver waits a minute: here the test's driver plays, run by run.
+    node = await start("a", bot_delay=60.0)
+    services = node.server.config.app.state.services  # type: ignore[attr-defined]
+    rooms = services.rooms
+    token, user = await guest(node, "Host")
+    room = await create_room(node, token, game="skull-king", seats=3, options={"rounds": 2})
+    host = await Client.connect(node, token=token, user=user)
+    await host.send("join", room=room["id"], **{"as": "spectator"})
+    await host.of("snapshot")
+    for seat in range(3):
+        assert (await host.call("add_bot", seat=seat, level="random"))["type"] == "ok"
+    assert (await host.call("start"))["type"] == "ok"
+    planned = asyncio.Event()
+
+    class Watched(BotDriver):
+        def due(self, room_id: str, version: int, stage: str) -> tuple[str, int]:
+            if version == 2:
+                planned.set()  # a run planned at version 2: it sleeps right after
+            return super().due(room_id, version, stage)
+
+    driver = Watched(rooms, services.sealing, b"test-bots", delay=1.0)
+    for _ in range(10):  # commits, openings: until the first card is owed
+        now = await rooms.get(room["id"])
+        if now.version > 1:
+            break
+        await driver.run(room["id"], rescue=False)
+    version = (await rooms.get(room["id"])).version
+    assert version == 2  # the bids are in: a bot owes the first card
+
+    sleeper = asyncio.create_task(driver.run(room["id"]))  # plans at version 2, sleeps
+    await planned.wait()
+    await driver.run(room["id"], rescue=False)  # another trigger: the card is played now
+    assert (await rooms.get(room["id"])).version == 3
+    await sleeper  # wakes at version 3: the next card is not its to play
+    assert (await rooms.get(room["id"])).version == 3
