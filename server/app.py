@@ -29,7 +29,7 @@ from server.archive.archiver import start as start_archiver
 from server.archive.commands import check_schema, migrate
 from server.archive.db import Database
 from server.archive.routes import routes as history_routes
-from server.auth import Tokens
+from server.auth import Identity, Tokens
 from server.bots import BotDriver
 from server.clock import Clock
 from server.hub import Hub
@@ -45,8 +45,8 @@ log = logging.getLogger("tortuga.app")
 def create_app(settings: Settings) -> Starlette:
     if not settings.redis_url:
         raise ValueError("create_app needs settings.redis_url (resolve the embedded Redis first)")
-    tokens = Tokens(settings.secret)
-    base_url = (settings.public_url or f"http://{settings.host}:{settings.port}").rstrip("/")
+    tokens = Tokens(settings.secret, settings.token_ttl_seconds)
+    base_url = settings.base_url()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -78,7 +78,8 @@ def create_app(settings: Settings) -> Starlette:
         rooms.on_started.append(clock.started)
         rooms.on_visit.append(clock.visit)
         rooms.on_seat_dropped.append(clock.seat_dropped)
-        app.state.services = Services(settings, tokens, rooms, sealing, hub)
+        identity = Identity(tokens, store.token_generation, settings.token_refresh_seconds)
+        app.state.services = Services(settings, tokens, rooms, sealing, hub, identity)
         app.state.clock = clock
         app.state.redis = redis
         app.state.db = None

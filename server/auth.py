@@ -1,9 +1,15 @@
 """Guest identities and the signed tokens that carry them.
 
 A token is ``base64url(payload) "." base64url(HMAC-SHA256(secret, payload))`` where the
-payload is the JSON ``{"u": user id, "n": name, "t": issued at}``. The signature binds the
-id and the name together, so a token can neither be forged nor edited into another user's.
-Every node of a site shares the secret, so a token works on any node.
+payload is the JSON ``{"u": user id, "n": name, "t": issued at, "e": expires at, "g":
+generation}`` (times in epoch seconds). The signature binds them together, so a token can
+neither be forged nor edited into another user's or given a longer life. Every node of a
+site shares the secret, so a token works on any node.
+
+A token dies three ways: it expires (``settings.token_ttl_seconds`` after it was issued; a
+token in use is refreshed long before: ``Identity.fresh``), its signature is not this
+site's, or its user signed out everywhere -- which raises the user's generation number in
+Redis (``Store.sign_out``), so every token issued before with a lower ``g`` is refused.
 """
 
 from __future__ import annotations
@@ -14,11 +20,13 @@ import hmac
 import json
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from server.text import BadText, clean_text
 
 MAX_NAME = 32
+DEFAULT_TTL = 30 * 24 * 3600  # seconds a token lives (refreshed while it is used)
 
 
 class BadToken(Exception):
@@ -36,6 +44,17 @@ class User:
 
     def to_json(self) -> dict[str, str]:
         return {"id": self.id, "name": self.name}
+
+
+@dataclass(frozen=True, slots=True)
+class Claims:
+    """What a genuine token says: who, when it was issued and expires (epoch seconds), and
+    the user's generation number it was issued under."""
+
+    user: User
+    issued: int
+    expires: int
+    gen: int
 
 
 def _b64(data: bytes) -> str:
@@ -57,10 +76,11 @@ def clean_name(raw: object) -> str:
 class Tokens:
     """Issues and checks the tokens of one site (one secret)."""
 
-    def __init__(self, secret: bytes) -> None:
+    def __init__(self, secret: bytes, ttl: float = DEFAULT_TTL) -> None:
         if len(secret) < 16:
             raise ValueError("the signing secret needs at least 16 bytes")
         self._key = hashlib.sha256(b"tortuga-token:" + secret).digest()
+        self.ttl = int(ttl)
 
     def _sign(self, payload: bytes) -> str:
         return _b64(hmac.new(self._key, payload, hashlib.sha256).digest())
@@ -70,14 +90,17 @@ class Tokens:
         user = User(f"g_{secrets.token_urlsafe(9)}", clean_name(name))
         return self.issue(user), user
 
-    def issue(self, user: User) -> str:
+    def issue(self, user: User, gen: int = 0, now: float | None = None) -> str:
+        issued = int(time.time() if now is None else now)
         payload = json.dumps(
-            {"u": user.id, "n": user.name, "t": int(time.time())}, separators=(",", ":")
+            {"u": user.id, "n": user.name, "t": issued, "e": issued + self.ttl, "g": gen},
+            separators=(",", ":"),
         ).encode()
         return f"{_b64(payload)}.{self._sign(payload)}"
 
-    def check(self, token: str | None) -> User:
-        """The user a token names; BadToken unless this site signed it."""
+    def claims(self, token: str | None, now: float | None = None) -> Claims:
+        """What a token says; BadToken unless this site signed it and it has not expired.
+        (Whether its user signed out since is ``Identity.check``'s question.)"""
         if not token or token.count(".") != 1 or len(token) > 1024:
             raise BadToken("no token")
         body, signature = token.split(".")
@@ -89,12 +112,63 @@ class Tokens:
             raise BadToken("the token's signature does not match")
         try:
             data = json.loads(payload)
-            return User(str(data["u"]), str(data["n"]))
-        except (ValueError, KeyError, TypeError):
+            issued = int(data["t"])
+            # A token from before expiries were written lives ``ttl`` from its issue.
+            claims = Claims(
+                User(str(data["u"]), str(data["n"])),
+                issued,
+                int(data.get("e", issued + self.ttl)),
+                int(data.get("g", 0)),
+            )
+        except (ValueError, KeyError, TypeError, AttributeError):
             raise BadToken("malformed token") from None
+        if claims.expires <= (time.time() if now is None else now):
+            raise BadToken("the token has expired: sign in again")
+        return claims
 
-    def from_header(self, header: str | None) -> User:
-        """The user of an ``Authorization: Bearer <token>`` header."""
-        if not header or not header.startswith("Bearer "):
-            raise BadToken("no bearer token")
-        return self.check(header[len("Bearer ") :].strip())
+    def check(self, token: str | None) -> User:
+        """The user a token names; BadToken unless this site signed it (and it is alive)."""
+        return self.claims(token).user
+
+
+def bearer(header: str | None) -> str:
+    """The token of an ``Authorization: Bearer <token>`` header."""
+    if not header or not header.startswith("Bearer "):
+        raise BadToken("no bearer token")
+    return header[len("Bearer ") :].strip()
+
+
+class Identity:
+    """Tokens checked against the users' generation numbers (sign out everywhere), and
+    refreshed while they are used.
+
+    ``generation(user_id)`` reads the user's current generation (0 until they first signed
+    out everywhere). A token is refreshed -- a new one with the same generation and a new
+    expiry -- once it is older than ``refresh_after`` seconds: HTTP answers carry it in
+    the ``X-Tortuga-Token`` header, the websocket's ``hello`` in ``token``."""
+
+    def __init__(
+        self,
+        tokens: Tokens,
+        generation: Callable[[str], Awaitable[int]],
+        refresh_after: float,
+    ) -> None:
+        self.tokens = tokens
+        self.generation = generation
+        self.refresh_after = refresh_after
+
+    async def check(self, token: str | None) -> Claims:
+        claims = self.tokens.claims(token)
+        if claims.gen < await self.generation(claims.user.id):
+            raise BadToken("this token was signed out: sign in again")
+        return claims
+
+    async def from_header(self, header: str | None) -> Claims:
+        return await self.check(bearer(header))
+
+    def fresh(self, claims: Claims, now: float | None = None) -> str | None:
+        """A new token for a token in use that is due for it, else None."""
+        at = time.time() if now is None else now
+        if at - claims.issued < self.refresh_after:
+            return None
+        return self.tokens.issue(claims.user, claims.gen, at)

@@ -1,6 +1,7 @@
 """HTTP: guest identities, the games on offer, creating and listing rooms.
 
-Every route but ``POST /api/guest`` needs ``Authorization: Bearer <token>``. Errors are
+Every route but ``POST /api/guest`` needs ``Authorization: Bearer <token>``; an answer to a
+token due for refreshing carries a fresh one in ``X-Tortuga-Token``. Errors are
 ``{"error": {"code", "message"}}`` with the same codes as the websocket.
 """
 
@@ -16,10 +17,11 @@ from starlette.routing import Route
 
 from engines.registry import GAMES
 from server import protocol as p
-from server.auth import BadName, BadToken, User
+from server.auth import BadName, BadToken, Claims, User
 from server.rooms import NewRoom, RoomError
 from server.session import Services
 
+TOKEN_HEADER = "X-Tortuga-Token"  # a fresh token for the one the request used
 ROOM_CODE = re.compile(r"[A-Za-z0-9_-]{4,40}")
 
 
@@ -47,8 +49,13 @@ def _services(request: Request) -> Services:
     return services
 
 
-def _user(request: Request) -> User:
-    return _services(request).tokens.from_header(request.headers.get("authorization"))
+async def _user(request: Request) -> User:
+    """The token's user (BadToken: none, forged, expired or signed out). The token is kept
+    on the request so that the answer can carry a fresh one (``handle``)."""
+    identity = _services(request).identity
+    claims = await identity.from_header(request.headers.get("authorization"))
+    request.state.claims = claims
+    return claims.user
 
 
 async def read_body(request: Request, limit: int) -> bytes:
@@ -90,11 +97,17 @@ def handle(endpoint: Any) -> Any:
 
     async def wrapped(request: Request) -> Response:
         try:
-            return await endpoint(request)  # type: ignore[no-any-return]
+            response: Response = await endpoint(request)
         except BadToken as exc:
             return _error(401, p.BAD_TOKEN, str(exc))
         except RoomError as exc:
             return _error(_STATUS.get(exc.code, 400), exc.code, exc.message)
+        claims = getattr(request.state, "claims", None)
+        if isinstance(claims, Claims):
+            fresh = _services(request).identity.fresh(claims)
+            if fresh is not None:
+                response.headers[TOKEN_HEADER] = fresh
+        return response
 
     return wrapped
 
@@ -111,7 +124,7 @@ async def guest(request: Request) -> Response:
 
 @handle
 async def games(request: Request) -> Response:
-    _user(request)
+    await _user(request)
     return JSONResponse(
         {
             "games": [
@@ -130,7 +143,7 @@ async def games(request: Request) -> Response:
 
 @handle
 async def create_room(request: Request) -> Response:
-    user = _user(request)
+    user = await _user(request)
     body: CreateRoom = await _body(request, CreateRoom)
     game = GAMES.get(body.game)
     seats = body.seats if body.seats is not None else (game.seats.start if game else 0)
@@ -150,14 +163,14 @@ async def create_room(request: Request) -> Response:
 
 @handle
 async def list_rooms(request: Request) -> Response:
-    _user(request)
+    await _user(request)
     services = _services(request)
     return JSONResponse({"rooms": await services.rooms.list_public(services.settings.rooms_listed)})
 
 
 @handle
 async def get_room(request: Request) -> Response:
-    user = _user(request)
+    user = await _user(request)
     code = request.path_params["code"]
     if not isinstance(code, str) or not ROOM_CODE.fullmatch(code):
         raise RoomError(p.NO_SUCH_ROOM, "there is no such room")
@@ -169,10 +182,22 @@ async def get_room(request: Request) -> Response:
 
 
 @handle
+async def sign_out(request: Request) -> Response:
+    """Sign out everywhere: every token of the user issued so far dies (on every node at
+    once: the generation is in Redis). The answer is a token of the new generation, for
+    the browser that asked; it may drop it to sign out here too."""
+    user = await _user(request)
+    services = _services(request)
+    gen = await services.rooms.store.sign_out(user.id)
+    request.state.claims = None
+    return JSONResponse({"token": services.tokens.issue(user, gen), "user": user.to_json()})
+
+
+@handle
 async def my_rooms(request: Request) -> Response:
     """The rooms the token's user sits in (lobby and playing), most recent activity first,
     each with ``seat`` and ``turn`` (whose move; ``turn.you``: this user owes one)."""
-    user = _user(request)
+    user = await _user(request)
     return JSONResponse({"rooms": await _services(request).rooms.my_rooms(user.id)})
 
 
@@ -183,4 +208,5 @@ routes = [
     Route("/api/rooms", create_room, methods=["POST"]),
     Route("/api/rooms/{code}", get_room, methods=["GET"]),
     Route("/api/me/rooms", my_rooms, methods=["GET"]),
+    Route("/api/me/signout", sign_out, methods=["POST"]),
 ]

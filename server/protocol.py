@@ -66,6 +66,7 @@ BUSY = "busy"
 CLOSE_BAD_TOKEN = 4001
 CLOSE_FLOOD = 4008
 CLOSE_TOO_MANY = 4009
+CLOSE_FORBIDDEN_ORIGIN = 4003  # before the upgrade: the client sees HTTP 403
 
 RoomId = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{4,40}$")]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=63)]

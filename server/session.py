@@ -13,10 +13,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from server import protocol as p
-from server.auth import BadToken, Tokens, User
+from server.auth import BadToken, Claims, Identity, Tokens, User
 from server.hub import Connection, Hub
 from server.reveal import Sealing
 from server.rooms import LOBBY, Room, RoomError, RoomService, now_ms
@@ -52,17 +53,51 @@ class Services:
     rooms: RoomService
     sealing: Sealing
     hub: Hub
+    identity: Identity
+
+
+class _Auth(msgspec.Struct, tag_field="type", tag="auth", forbid_unknown_fields=True):
+    token: str
+    ref: p.Ref = None
+
+
+async def authenticate(socket: WebSocket, services: Services) -> Claims:
+    """The first frame must be ``auth {token}`` (never the URL: it ends up in logs);
+    BadToken otherwise, or if it does not come within ``auth_timeout_seconds``."""
+    if "token" in socket.query_params:
+        raise BadToken("send the token in the first frame (auth), never in the URL")
+    try:
+        message = await asyncio.wait_for(socket.receive(), services.settings.auth_timeout_seconds)
+    except TimeoutError:
+        raise BadToken("no auth frame") from None
+    frame = message.get("text") or message.get("bytes") or b""
+    if message["type"] != "websocket.receive" or len(frame) > 4096:
+        raise BadToken("the first frame is auth {token}")
+    try:
+        auth = msgspec.json.decode(frame, type=_Auth)
+    except msgspec.DecodeError:
+        raise BadToken("the first frame is auth {token}") from None
+    return await services.identity.check(auth.token)
 
 
 async def serve(socket: WebSocket, services: Services) -> None:
-    """The life of one websocket (``/ws?token=...``)."""
+    """The life of one websocket (``/ws``): the Origin is checked before the upgrade is
+    accepted, then the first frame authenticates it."""
+    origin = socket.headers.get("origin")
+    if origin is not None and origin.rstrip("/") not in services.settings.origins():
+        log.warning("websocket from a foreign origin", extra={"kind": origin[:100]})
+        await socket.close(p.CLOSE_FORBIDDEN_ORIGIN)  # before accept: HTTP 403
+        return
     await socket.accept()
     try:
-        user = services.tokens.check(socket.query_params.get("token"))
+        claims = await authenticate(socket, services)
     except BadToken as exc:
         await socket.send_text(p.encode(p.error(p.BAD_TOKEN, str(exc))))
         await socket.close(p.CLOSE_BAD_TOKEN, "bad token")
         return
+    except WebSocketDisconnect:
+        return
+    user = claims.user
     if not services.hub.admit(user):
         limit = services.settings.max_sockets_per_user
         message = f"at most {limit} open sockets per user on a node"
@@ -70,15 +105,24 @@ async def serve(socket: WebSocket, services: Services) -> None:
         await socket.close(p.CLOSE_TOO_MANY, "too many sockets")
         return
     try:
-        await _serve(socket, services, user)
+        await _serve(socket, services, claims)
     finally:
         services.hub.release(user)
 
 
-async def _serve(socket: WebSocket, services: Services, user: User) -> None:
+async def _serve(socket: WebSocket, services: Services, claims: Claims) -> None:
+    user = claims.user
     conn = services.hub.connection(user, socket)
     session = Session(conn, services)
-    conn.send({"type": "hello", "user": user.to_json(), "node": services.settings.node_id})
+    hello: dict[str, Any] = {
+        "type": "hello",
+        "user": user.to_json(),
+        "node": services.settings.node_id,
+    }
+    fresh = services.identity.fresh(claims)
+    if fresh is not None:
+        hello["token"] = fresh
+    conn.send(hello)
     try:
         await session.receive_all()
     finally:

@@ -10,6 +10,7 @@ import os
 import secrets
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 
 def _env(name: str, default: str | None = None) -> str | None:
@@ -47,6 +48,14 @@ class Settings:
     secret: bytes = field(default=b"", repr=False)
     admin_password: str | None = field(default=None, repr=False)
     node_id: str = field(default_factory=lambda: secrets.token_hex(4))
+    # Tokens (server/auth.py): how long one lives, and how old one in use gets before the
+    # server hands out a fresh one (HTTP header X-Tortuga-Token, the websocket's hello).
+    token_ttl_seconds: float = 30 * 24 * 3600.0
+    token_refresh_seconds: float = 24 * 3600.0
+    # Websocket upgrades are refused unless their Origin is one of these (a request
+    # without Origin is no browser's: allowed). Empty: the origin of the public URL.
+    allowed_origins: tuple[str, ...] = ()
+    auth_timeout_seconds: float = 10.0  # a socket must send its ``auth`` frame by then
     # Seats and sockets.
     grace_seconds: float = 60.0  # a dropped player's seat is held this long
     max_frame_bytes: int = 16 * 1024  # a websocket frame, and an HTTP request body
@@ -94,6 +103,13 @@ class Settings:
             secret=bytes.fromhex(secret_hex) if secret_hex else _load_secret(data_dir),
             admin_password=_env("TORTUGA_ADMIN_PASSWORD"),
             node_id=_env("TORTUGA_NODE_ID") or secrets.token_hex(4),
+            token_ttl_seconds=_float("TORTUGA_TOKEN_TTL_SECONDS", 30 * 24 * 3600.0),
+            token_refresh_seconds=_float("TORTUGA_TOKEN_REFRESH_SECONDS", 24 * 3600.0),
+            allowed_origins=tuple(
+                o.strip().rstrip("/")
+                for o in (_env("TORTUGA_ALLOWED_ORIGINS", "") or "").split(",")
+                if o.strip()
+            ),
             grace_seconds=_float("TORTUGA_GRACE_SECONDS", 60.0),
             bot_delay=_float("TORTUGA_BOT_DELAY", 0.6),
             bot_rescue_seconds=_float("TORTUGA_BOT_RESCUE_SECONDS", 5.0),
@@ -106,6 +122,17 @@ class Settings:
             archive_rescue_seconds=_float("TORTUGA_ARCHIVE_RESCUE_SECONDS", 5.0),
             migrate_on_start=(_env("TORTUGA_MIGRATE", "1") or "1") not in ("0", "false", "no"),
         )
+
+    def base_url(self) -> str:
+        """How players reach the site: the public URL, else this node's address."""
+        return (self.public_url or f"http://{self.host}:{self.port}").rstrip("/")
+
+    def origins(self) -> frozenset[str]:
+        """The origins whose pages may open websockets here."""
+        if self.allowed_origins:
+            return frozenset(self.allowed_origins)
+        parts = urlsplit(self.base_url())
+        return frozenset({f"{parts.scheme}://{parts.netloc}"})
 
     def with_(self, **changes: object) -> Settings:
         return replace(self, **changes)  # type: ignore[arg-type]

@@ -73,6 +73,11 @@ class Keys:
         """String: guest identities issued to one client address this hour (a counter)."""
         return f"{self.prefix}guests:{{{address}}}"
 
+    def user_gen(self, user_id: str) -> str:
+        """String: the user's token generation (absent: 0). Signing out everywhere raises
+        it, and tokens issued under a lower one are refused (server/auth.py)."""
+        return f"{self.prefix}user:{{{user_id}}}:gen"
+
     @property
     def rooms_channel(self) -> str:
         """Pub/sub channel: changes of the public room list."""
@@ -499,6 +504,15 @@ class Store:
 
     async def forget_user_room(self, user_id: str, room_id: str) -> None:
         await self.redis.zrem(self.keys.user_rooms(user_id), room_id)
+
+    # -- tokens -------------------------------------------------------------------------
+    async def token_generation(self, user_id: str) -> int:
+        raw: Any = await self.redis.get(self.keys.user_gen(user_id))
+        return int(raw) if raw is not None else 0
+
+    async def sign_out(self, user_id: str) -> int:
+        """Raise the user's token generation: every token issued before dies. The new one."""
+        return int(await self.redis.incr(self.keys.user_gen(user_id)))
 
     # -- the public room list ---------------------------------------------------------
     async def list_open(self, limit: int) -> list[str]:

@@ -97,7 +97,8 @@ async def test_flood_is_limited_then_closed(start: Any) -> None:
 async def test_bad_token_is_refused(node: Node, token: str) -> None:
     import websockets
 
-    async with websockets.connect(f"{node.ws_url}?token={token}") as ws:
+    async with websockets.connect(node.ws_url) as ws:
+        await ws.send(json.dumps({"type": "auth", "token": token}))
         frame = json.loads(await ws.recv())
         assert frame["code"] == "bad-token"
         with pytest.raises(websockets.ConnectionClosed) as closed:
@@ -115,7 +116,8 @@ async def test_token_cannot_be_edited_into_another_user(node: Node) -> None:
     payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
     payload["u"] = "g_someone_else"
     forged = base64.urlsafe_b64encode(json.dumps(payload).encode()).rstrip(b"=").decode()
-    async with websockets.connect(f"{node.ws_url}?token={forged}.{sig}") as ws:
+    async with websockets.connect(node.ws_url) as ws:
+        await ws.send(json.dumps({"type": "auth", "token": f"{forged}.{sig}"}))
         assert json.loads(await ws.recv())["code"] == "bad-token"
     # The genuine token names the genuine user.
     c = await Client.connect(node, token=token, user=user)

@@ -111,6 +111,14 @@ async def create_room(node: Node, token: str, **body: Any) -> dict[str, Any]:
         return r.json()  # type: ignore[no-any-return]
 
 
+async def open_socket(ws_url: str, token: str, **options: Any) -> Any:
+    """A websocket that authenticated the way browsers do: the token in the first frame
+    (``auth``), never in the URL."""
+    ws = await websockets.connect(ws_url, max_size=2**24, **options)
+    await ws.send(json.dumps({"type": "auth", "token": token}))
+    return ws
+
+
 Pred = Callable[[dict[str, Any]], bool]
 
 
@@ -138,7 +146,7 @@ class Client:
     ) -> Client:
         if token is None or user is None:
             token, user = await guest(node, name or f"p{secrets.token_hex(2)}")
-        ws = await websockets.connect(f"{node.ws_url}?token={token}", max_size=2**24)
+        ws = await open_socket(node.ws_url, token)
         client = cls(node, token, user, ws)
         await client.wait(lambda f: f["type"] == "hello")
         return client

@@ -18,6 +18,8 @@ async function call(method, path, body) {
   const res = await fetch(path, {
     method, headers, body: body === undefined ? undefined : JSON.stringify(body),
   });
+  const fresh = res.headers.get("X-Tortuga-Token");
+  if (fresh && id && id.user) identity.set(fresh, id.user);
   let data = null;
   try {
     data = await res.json();
@@ -37,6 +39,7 @@ export const api = {
   rooms: () => call("GET", "/api/rooms"),
   room: (code) => call("GET", `/api/rooms/${encodeURIComponent(code)}`),
   myRooms: () => call("GET", "/api/me/rooms"),
+  signOutEverywhere: () => call("POST", "/api/me/signout"),
   createRoom: (spec) => call("POST", "/api/rooms", spec),
   replay: (gameId) => call("GET", `/api/history/games/${encodeURIComponent(gameId)}/replay`),
   game: (gameId) => call("GET", `/api/history/games/${encodeURIComponent(gameId)}`),

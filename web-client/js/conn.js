@@ -1,5 +1,9 @@
 // One websocket per tab, reconnecting with exponential backoff (0.5 s, 1 s, 2 s ... 15 s, with
 // jitter). Whoever owns the page hooks `onopen` to (re)join or resume its room.
+// The token goes in the first frame (`auth`), never in the URL (URLs end up in logs); a
+// `hello` that carries a fresh token replaces the stored one.
+
+import { identity } from "./store.js";
 
 const CLOSE_BAD_TOKEN = 4001;
 
@@ -26,7 +30,7 @@ export class Connection {
 
   url() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    return `${proto}//${location.host}/ws?token=${encodeURIComponent(this.token)}`;
+    return `${proto}//${location.host}/ws`;
   }
 
   setState(state) {
@@ -48,6 +52,7 @@ export class Connection {
     }
     this.ws = ws;
     ws.onopen = () => {
+      ws.send(JSON.stringify({ type: "auth", token: this.token }));
       this.attempt = 0;
       this.setState("open");
       const queued = this.queue;
@@ -63,6 +68,11 @@ export class Connection {
         msg = JSON.parse(ev.data);
       } catch {
         return;
+      }
+      if (msg.type === "hello" && msg.token) {
+        this.token = msg.token;
+        const id = identity.get();
+        if (id && id.user && id.user.id === msg.user.id) identity.set(msg.token, id.user);
       }
       this.onmessage(msg);
       for (const fn of this.handlers) fn(msg);
