@@ -45,6 +45,7 @@ class Connection:
     room_id: str | None = None
     role: str = "player"  # "player" or "spectator"
     seat: int | None = None  # the seat it renders for (None: spectator view)
+    spectators: bool = True  # the room it follows allows spectators
     version: int = -1  # the last version sent; -1: no snapshot yet
     synced: bool = False
     watching: bool = False
@@ -121,6 +122,10 @@ class Connection:
             await self._write(protocol.error(exc.code, exc.message))
             return
         self.seat = room.seat_of(self.user.id) if self.role == "player" else None
+        self.spectators = room.spectators
+        if self._unwelcome(room.status):
+            await self._turn_away()
+            return
         missed = None
         if version is not None and room.status != LOBBY and 0 <= version <= room.version:
             missed = await self._missed(room, version)
@@ -222,10 +227,30 @@ class Connection:
         elif message.k in ("chat", "presence"):
             await self._write({"type": message.k, "room": self.room_id, **data})
 
+    def _unwelcome(self, status: str) -> bool:
+        """A room without spectators, once its game has started, has only its seated
+        players in it: a socket without a seat may not follow it."""
+        return not self.spectators and status != LOBBY and self.seat is None
+
+    async def _turn_away(self) -> None:
+        """Tell this seatless socket it is out of the room, and take it out (it no longer
+        follows the room: its chat is refused, it gets nothing more)."""
+        room_id = self.room_id
+        await self._write(
+            protocol.error(
+                protocol.NO_SPECTATORS, "the game has started: this room has no spectators"
+            )
+        )
+        await self._write({"type": "left", "room": room_id, "reason": protocol.NO_SPECTATORS})
+        self.hub.drop(self)
+
     async def _step(self, message: Published) -> None:
         entry = message.entry
         assert entry is not None and self.room_id is not None
         if entry.version <= self.version:
+            return
+        if self._unwelcome(entry.status):
+            await self._turn_away()
             return
         room_game = GAMES[entry.engine]
         if entry.version > self.version + 1:
@@ -330,6 +355,23 @@ class Hub:
                     del self.by_room[room_id]
                     self._subscribed.pop(channel, None)
                     await self.pubsub.unsubscribe(channel)
+
+    def drop(self, conn: Connection) -> None:
+        """Take a socket out of the room it follows (it stays open): no more frames, and
+        its presence in the room goes."""
+        room_id, seat = conn.room_id, conn.seat
+        if room_id is None:
+            return
+        conn.room_id = None
+        conn.synced = False
+
+        async def leave() -> None:
+            await self.unfollow(conn, room_id)
+            await self.rooms.depart(room_id, conn.id, seat)
+
+        task = asyncio.create_task(leave())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def reseat(self, conn: Connection) -> None:
         """A socket's seat changed (sat, stood, kicked): record it in the room's presence."""

@@ -192,6 +192,8 @@ class Session:
             await self.leave_room()
         if role == "spectator" and not room.spectators:
             raise RoomError(p.NO_SPECTATORS, "this room has no spectators")
+        if not room.spectators and room.status != LOBBY and room.seat_of(self.conn.user.id) is None:
+            raise RoomError(p.NO_SPECTATORS, "the game has started: this room has no spectators")
         conn = self.conn
         conn.room_id = room.id
         conn.role = role
@@ -299,6 +301,9 @@ class Session:
         key = store.keys.user_chat(self.conn.user.id)
         if not await store.take_token(key, now_ms(), settings.chat_per_second, settings.chat_burst):
             raise RoomError(p.RATE_LIMITED, "one chat message at a time")
+        room = await self.s.rooms.get(room_id)
+        if not room.spectators and room.status != LOBBY and room.seat_of(self.conn.user.id) is None:
+            raise RoomError(p.NO_SPECTATORS, "this room has no spectators: only its players chat")
         await self.s.rooms.chat(room_id, self.conn.user.id, self.conn.user.name, text)
 
     async def watch(self, on: bool) -> None:
