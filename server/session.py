@@ -17,7 +17,7 @@ import msgspec
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from server import protocol as p
-from server.auth import BadToken, Claims, Identity, Tokens, User
+from server.auth import BadToken, Claims, Identity, Tokens
 from server.hub import Connection, Hub
 from server.reveal import Sealing
 from server.rooms import LOBBY, Room, RoomError, RoomService, now_ms
@@ -295,15 +295,15 @@ class Session:
         except BadText as exc:
             code = {"empty": p.BAD_MESSAGE, "too-long": p.CHAT_TOO_LONG}.get(exc.reason)
             raise RoomError(code or p.BAD_TEXT, exc.message) from None
+        room = await self.s.rooms.get(room_id)
+        if not room.spectators and room.status != LOBBY and room.seat_of(self.conn.user.id) is None:
+            raise RoomError(p.NO_SPECTATORS, "this room has no spectators: only its players chat")
         # One bucket per user, in Redis: every socket of the user, on every node, draws on it.
         settings = self.s.settings
         store = self.s.rooms.store
         key = store.keys.user_chat(self.conn.user.id)
         if not await store.take_token(key, now_ms(), settings.chat_per_second, settings.chat_burst):
             raise RoomError(p.RATE_LIMITED, "one chat message at a time")
-        room = await self.s.rooms.get(room_id)
-        if not room.spectators and room.status != LOBBY and room.seat_of(self.conn.user.id) is None:
-            raise RoomError(p.NO_SPECTATORS, "this room has no spectators: only its players chat")
         await self.s.rooms.chat(room_id, self.conn.user.id, self.conn.user.name, text)
 
     async def watch(self, on: bool) -> None:
