@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import websockets
-from tortuga_client import Client, Node, create_room, dump, guest
+from tortuga_client import Client, Node, create_room, dump, guest, open_socket
 
 
 async def _raw_request(node: Node, head: str, body_parts: list[bytes]) -> bytes:
@@ -125,7 +125,7 @@ async def test_sockets_are_capped_per_user(start: Any) -> None:
     for c in held:
         await c.send("join", room=room["id"], **{"as": "spectator"})
         await c.of("snapshot")
-    ws = await websockets.connect(f"{node.ws_url}?token={token}")
+    ws = await open_socket(node.ws_url, token)
     error = json.loads(await ws.recv())
     assert error["type"] == "error" and error["code"] == "too-many-sockets"
     with contextlib.suppress(websockets.ConnectionClosed):
@@ -137,7 +137,7 @@ async def test_sockets_are_capped_per_user(start: Any) -> None:
     # A socket that closes makes room for another.
     await held[0].close()
     for _ in range(100):
-        ws = await websockets.connect(f"{node.ws_url}?token={token}")
+        ws = await open_socket(node.ws_url, token)
         first = json.loads(await ws.recv())
         await ws.close()
         if first["type"] == "hello":
