@@ -1,21 +1,27 @@
 // The single-page app: one module per page, chosen by the path.
-//   /             the lobby
-//   /r/{code}     a room (its invite link): seats before the start, then the table
-//   /replay/{id}  a finished game, step by step
+//   /                      the landing page (what the site is, your name), then the lobby
+//   /r/{code}              a room (its invite link): seats before the start, then the table
+//   /replay/{id}           a finished game, step by step
 
+import { canonicalCode } from "./codes.js";
 import { h, replaceChildren } from "./dom.js";
-import { setWho } from "./ui.js";
+import { t } from "./i18n.js";
+import { setHeader, setWho } from "./ui.js";
 
 const main = () => document.getElementById("main");
 
 async function route() {
+  setHeader();
   setWho();
   const path = location.pathname;
   const el = main();
   let m;
   if ((m = path.match(/^\/r\/([A-Za-z0-9_-]+)\/?$/))) {
+    // A grouped code ("K7QX-MH4P") is the same room as its canonical form.
+    const code = canonicalCode(m[1]) || m[1];
+    if (code !== m[1]) history.replaceState(null, "", `/r/${code}${location.search}${location.hash}`);
     const { RoomPage } = await import("./room.js");
-    window.tortuga = new RoomPage(el, m[1]);
+    window.tortuga = new RoomPage(el, code);
   } else if ((m = path.match(/^\/replay\/([^/]+)\/?$/))) {
     const { ReplayPage } = await import("./replay.js");
     window.tortuga = new ReplayPage(el, decodeURIComponent(m[1]));
@@ -26,6 +32,6 @@ async function route() {
 }
 
 route().catch((err) => {
-  replaceChildren(main(), h("p", { class: "error-box", role: "alert" }, `Something went wrong: ${err.message}`));
+  replaceChildren(main(), h("p", { class: "error-box", role: "alert" }, t("common.error", { message: err.message })));
   throw err;
 });

@@ -3,16 +3,20 @@
 // with whose move it is, and the finished ones this browser remembers.
 
 import { api } from "./api.js";
+import { groupCode, parseCode } from "./codes.js";
 import { Connection } from "./conn.js";
 import { h, replaceChildren } from "./dom.js";
 import { clientGames, gameModule, hasClient } from "./games/registry.js";
+import { errorText, gameTitle, t } from "./i18n.js";
 import { identity, myRooms } from "./store.js";
 import { nameForm, setConnState, setWho } from "./ui.js";
 
+export { parseCode };
+
 const DEADLINES = {
-  none: { label: "None — play at your own pace (over days)", value: {} },
-  relaxed: { label: "Relaxed — 2 minutes a move, 1 minute a bid", value: { move: 120, commit: 60, reveal: 30 } },
-  live: { label: "Live — 30 seconds a move and a bid", value: { move: 30, commit: 30, reveal: 15 } },
+  none: { label: "lobby.create.deadlines_none", value: {} },
+  relaxed: { label: "lobby.create.deadlines_relaxed", value: { move: 120, commit: 60, reveal: 30 } },
+  live: { label: "lobby.create.deadlines_live", value: { move: 30, commit: 30, reveal: 15 } },
 };
 
 export class LobbyPage {
@@ -25,9 +29,10 @@ export class LobbyPage {
   }
 
   async start() {
-    document.title = "Tortuga — pirate card games with friends";
+    document.title = t("site.title");
     if (!identity.get()) {
-      await nameForm(this.el, { intro: "Choose a name: your friends see it at the table." });
+      const { showLanding } = await import("./landing.js");
+      await showLanding(this.el);
     }
     setWho();
     this.games = await offeredGames();
@@ -73,7 +78,7 @@ export class LobbyPage {
         myRooms.put(r.id, {
           game: r.game, title: r.title, seat: r.seat, status: r.status, latest: r.version,
           version: known && typeof known.version === "number" ? known.version : r.version,
-          yourMove: !!(r.turn && r.turn.you), turn: turnText(r),
+          yourMove: !!(r.turn && r.turn.you), turnText: turnInfo(r),
         });
       }
     } catch {
@@ -91,7 +96,7 @@ export class LobbyPage {
           return;
         }
         myRooms.put(code, { status: r.status, title: r.title, game: r.game, latest: r.version,
-          yourMove: !!(r.turn && r.turn.you), turn: turnText(r) });
+          yourMove: !!(r.turn && r.turn.you), turnText: turnInfo(r) });
       } catch (err) {
         if (err.status === 404) myRooms.remove(code);
       }
@@ -107,30 +112,30 @@ export class LobbyPage {
     this.listEl = h("div", { id: "public-rooms" });
     this.mineEl = h("div", { id: "my-rooms" });
     replaceChildren(this.el,
-      h("h1", {}, "Tortuga — pirate card games with friends"),
+      h("h1", {}, t("lobby.title")),
       h("div", { class: "grid2" },
         h("div", {}, this.createForm()),
         h("div", {},
           this.joinForm(),
-          h("section", { class: "panel", "aria-label": "my rooms" }, h("h2", {}, "My rooms"), this.mineEl),
-          h("section", { class: "panel", "aria-label": "public rooms" }, h("h2", {}, "Public rooms"), this.listEl))),
-      h("p", { class: "small muted" }, "Playing as ", identity.get().user.name, ". ",
-        h("button", { type: "button", class: "secondary", onclick: () => this.changeName() }, "Change name")));
+          h("section", { class: "panel", "aria-label": t("lobby.my_rooms_aria") }, h("h2", {}, t("lobby.my_rooms")), this.mineEl),
+          h("section", { class: "panel", "aria-label": t("lobby.public_rooms_aria") }, h("h2", {}, t("lobby.public_rooms")), this.listEl))),
+      h("p", { class: "small muted" }, t("lobby.playing_as", { name: identity.get().user.name }), " ",
+        h("button", { type: "button", class: "secondary", onclick: () => this.changeName() }, t("lobby.change_name"))));
     this.renderList();
     this.renderMine();
   }
 
   async changeName() {
     if (Object.keys(myRooms.all()).length &&
-        !confirm("A new name makes you a new guest: the seats you hold stay with the old name. Continue?")) return;
-    await nameForm(this.el, { intro: "Choose a new name." });
+        !confirm(t("lobby.change_name_confirm"))) return;
+    await nameForm(this.el, { intro: t("lobby.new_name") });
     location.reload();
   }
 
   createForm() {
     const games = this.gameList();
     const gameSel = h("select", { id: "game", name: "game" },
-      games.map((g) => h("option", { value: g.id }, g.title || g.id)));
+      games.map((g) => h("option", { value: g.id }, gameTitle(g.id, g.title))));
     const rounds = h("input", { type: "number", id: "rounds", min: "1", max: "10", value: "10", required: true });
     const seats = h("input", { type: "number", id: "seats", min: "2", max: "6", value: "3", required: true });
     const seatsHint = h("span", { class: "small muted" });
@@ -139,7 +144,7 @@ export class LobbyPage {
       const range = seatRange(g);
       seats.min = String(range[0]);
       seats.max = String(range[1]);
-      seatsHint.textContent = `${range[0]}–${range[1]} players; with 2 a ghost hand joins`;
+      seatsHint.textContent = t("lobby.create.seats_hint", { min: range[0], max: range[1] });
       if (Number(seats.value) > range[1]) seats.value = String(range[1]);
     };
     gameSel.addEventListener("change", syncSeats);
@@ -147,12 +152,12 @@ export class LobbyPage {
     const spect = h("input", { type: "checkbox", id: "spectators", checked: true });
     const takeback = h("input", { type: "checkbox", id: "takeback" });
     const absent = h("select", { id: "absent" },
-      h("option", { value: "bot" }, "a bot plays for them until they return"),
-      h("option", { value: "default" }, "their moves are the game's default until they return"));
+      h("option", { value: "bot" }, t("lobby.create.absent_bot")),
+      h("option", { value: "default" }, t("lobby.create.absent_default")));
     const deadlines = h("select", { id: "deadlines" },
-      Object.entries(DEADLINES).map(([k, d]) => h("option", { value: k }, d.label)));
+      Object.entries(DEADLINES).map(([k, d]) => h("option", { value: k }, t(d.label))));
     const error = h("p", { class: "error-box", role: "alert", hidden: true });
-    const form = h("form", { class: "panel", "aria-label": "create a room", onsubmit: async (ev) => {
+    const form = h("form", { class: "panel", "aria-label": t("lobby.create.aria"), onsubmit: async (ev) => {
       ev.preventDefault();
       error.hidden = true;
       try {
@@ -170,41 +175,42 @@ export class LobbyPage {
         sessionStorage.setItem(`tortuga.created.${code}`, "1");
         location.assign(`/r/${code}`);
       } catch (err) {
-        error.textContent = `Could not create the room: ${err.message}`;
+        error.textContent = t("lobby.create.failed", { message: errorText(err) });
         error.hidden = false;
       }
     } },
-    h("h2", {}, "Create a room"),
-    h("label", { class: "field", for: "game" }, "Game", gameSel),
-    h("label", { class: "field", for: "rounds" }, "Rounds (10 is the full game)", rounds),
-    h("label", { class: "field", for: "seats" }, "Seats", seats, seatsHint),
-    h("label", { class: "check" }, pub, "Public: listed in the lobby (otherwise only the link finds it)"),
-    h("label", { class: "check" }, spect, "Spectators allowed"),
-    h("label", { class: "field", for: "deadlines" }, "Deadlines", deadlines),
-    h("label", { class: "field", for: "absent" }, "When a player is gone for a while", absent),
-    h("label", { class: "check" }, takeback, "Take-back: a player may take back a card until the next player acts"),
-    h("div", { class: "row" }, h("button", { type: "submit" }, "Create the room")),
+    h("h2", {}, t("lobby.create.title")),
+    h("label", { class: "field", for: "game" }, t("lobby.create.game"), gameSel),
+    h("label", { class: "field", for: "rounds" }, t("lobby.create.rounds"), rounds),
+    h("label", { class: "field", for: "seats" }, t("lobby.create.seats"), seats, seatsHint),
+    h("label", { class: "check" }, pub, t("lobby.create.public")),
+    h("label", { class: "check" }, spect, t("lobby.create.spectators")),
+    h("label", { class: "field", for: "deadlines" }, t("lobby.create.deadlines"), deadlines),
+    h("label", { class: "field", for: "absent" }, t("lobby.create.absent"), absent),
+    h("label", { class: "check" }, takeback, t("lobby.create.takeback")),
+    h("div", { class: "row" }, h("button", { type: "submit" }, t("lobby.create.submit"))),
     error);
     syncSeats();
     return form;
   }
 
   joinForm() {
-    const input = h("input", { type: "text", id: "join-code", placeholder: "room code or invite link", required: true });
+    const input = h("input", { type: "text", id: "join-code", placeholder: t("lobby.join.placeholder"), required: true,
+      autocapitalize: "characters", autocomplete: "off", spellcheck: "false" });
     const error = h("p", { class: "error-box", role: "alert", hidden: true });
-    return h("form", { class: "panel", "aria-label": "join a room", onsubmit: (ev) => {
+    return h("form", { class: "panel", "aria-label": t("lobby.join.aria"), onsubmit: (ev) => {
       ev.preventDefault();
       const code = parseCode(input.value);
       if (!code) {
-        error.textContent = "That is neither a room code nor an invite link.";
+        error.textContent = t("lobby.join.bad");
         error.hidden = false;
         return;
       }
       location.assign(`/r/${code}`);
     } },
-    h("h2", {}, "Join by link or code"),
-    h("div", { class: "row" }, h("label", { class: "visually-hidden", for: "join-code" }, "Room code or link"), input,
-      h("button", { type: "submit" }, "Join")),
+    h("h2", {}, t("lobby.join.title")),
+    h("div", { class: "row" }, h("label", { class: "visually-hidden", for: "join-code" }, t("lobby.join.label")), input,
+      h("button", { type: "submit" }, t("lobby.join.submit"))),
     error);
   }
 
@@ -212,19 +218,19 @@ export class LobbyPage {
     if (!this.listEl) return;
     const rooms = [...this.rooms.values()].filter((r) => r.status !== "finished" && r.status !== "abandoned");
     if (!rooms.length) {
-      replaceChildren(this.listEl, h("p", { class: "muted" }, "No public rooms right now — create one!"));
+      replaceChildren(this.listEl, h("p", { class: "muted" }, t("lobby.no_public")));
       return;
     }
     rooms.sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)));
     replaceChildren(this.listEl, h("ul", { class: "rooms" }, rooms.map((r) => {
       const seated = (r.seats || []).filter((s) => s.user || s.bot).length;
-      const who = (r.seats || []).filter((s) => s.user || s.bot).map((s) => s.name || s.bot).join(", ");
+      const who = (r.seats || []).filter((s) => s.user || s.bot).map((s) => s.name || t("common.bot")).join(", ");
       return h("li", { dataset: { room: r.id } },
-        h("span", { class: "code" }, r.id),
-        h("span", {}, r.title || r.game),
-        h("span", { class: "badge" }, r.status === "lobby" ? `${seated}/${r.players} seated` : r.status),
+        h("span", { class: "code" }, groupCode(r.id)),
+        h("span", {}, gameTitle(r.game, r.title)),
+        h("span", { class: "badge" }, r.status === "lobby" ? t("lobby.seated", { seated, players: r.players }) : statusText(r.status)),
         h("span", { class: "small muted" }, who),
-        h("a", { class: "button", href: `/r/${r.id}` }, r.status === "lobby" ? "Join" : "Watch"));
+        h("a", { class: "button", href: `/r/${r.id}` }, r.status === "lobby" ? t("lobby.join_button") : t("lobby.watch_button")));
     })));
   }
 
@@ -233,32 +239,41 @@ export class LobbyPage {
     const mine = Object.values(myRooms.all()).filter((r) => r.status !== "abandoned")
       .sort((a, b) => (b.yourMove ? 1 : 0) - (a.yourMove ? 1 : 0) || b.touched - a.touched);
     if (!mine.length) {
-      replaceChildren(this.mineEl, h("p", { class: "muted" }, "You are not seated in any room yet."));
+      replaceChildren(this.mineEl, h("p", { class: "muted" }, t("lobby.none_mine")));
       return;
     }
     replaceChildren(this.mineEl, h("ul", { class: "rooms" }, mine.map((r) => h("li", { dataset: { room: r.code } },
-      h("span", { class: "code" }, r.code),
-      h("span", {}, r.title || r.game || ""),
-      r.status === "finished" ? h("span", { class: "badge" }, "finished")
-        : r.yourMove ? h("span", { class: "badge your-turn", dataset: { turn: "you" } }, "your move")
-          : r.latest > r.version ? h("span", { class: "badge your-turn" }, "new moves since you looked")
-            : h("span", { class: "badge" }, r.turn || r.status || ""),
-      r.round ? h("span", { class: "small muted" }, `round ${r.round}/${r.rounds}`) : null,
-      h("a", { class: "button", href: `/r/${r.code}` }, "Open"),
-      r.status === "finished" ? h("button", { type: "button", class: "secondary", onclick: () => { myRooms.remove(r.code); this.renderMine(); } }, "Forget") : null))));
+      h("span", { class: "code" }, groupCode(r.code)),
+      h("span", {}, r.game ? gameTitle(r.game, r.title) : r.title || ""),
+      r.status === "finished" ? h("span", { class: "badge" }, t("lobby.status.finished"))
+        : r.yourMove ? h("span", { class: "badge your-turn", dataset: { turn: "you" } }, t("lobby.your_move"))
+          : r.latest > r.version ? h("span", { class: "badge your-turn" }, t("lobby.new_moves"))
+            : h("span", { class: "badge" }, r.turnText ? turnText(r.turnText) : r.status ? statusText(r.status) : ""),
+      r.round ? h("span", { class: "small muted" }, t("lobby.round", { round: r.round, rounds: r.rounds })) : null,
+      h("a", { class: "button", href: `/r/${r.code}` }, t("lobby.open")),
+      r.status === "finished" ? h("button", { type: "button", class: "secondary", onclick: () => { myRooms.remove(r.code); this.renderMine(); } }, t("lobby.forget")) : null))));
   }
 }
 
-/** Whose move it is in a room of "my rooms" (the server's ``turn``), in words. */
-function turnText(r) {
-  if (r.status === "lobby") return "waiting for players";
-  if (r.status !== "playing") return r.status;
-  const t = r.turn;
-  if (!t) return "playing";
-  if (t.you) return "your move";
-  if (t.sealed) return t.stage === "reveal" ? "revealing the bids" : "bidding";
-  const seat = (r.seats || [])[t.owe[0]];
-  return seat ? `${seat.name || "a bot"} to play` : "playing";
+/** Whose move it is in a room of "my rooms" (from the server's ``turn``), kept as data so
+ * that it is shown in the language of the moment: {key, name?}. */
+function turnInfo(r) {
+  if (r.status !== "playing") return { status: r.status };
+  const turn = r.turn;
+  if (!turn) return { status: "playing" };
+  if (turn.you) return { key: "lobby.your_move" };
+  if (turn.sealed) return { key: turn.stage === "reveal" ? "lobby.turn.revealing" : "lobby.turn.bidding" };
+  const seat = (r.seats || [])[turn.owe[0]];
+  return seat ? { key: "lobby.turn.to_play", name: seat.name || t("common.bot") } : { status: "playing" };
+}
+
+function turnText(info) {
+  if (info.key) return t(info.key, { name: info.name || "" });
+  return statusText(info.status);
+}
+
+function statusText(status) {
+  return ["lobby", "playing", "finished", "abandoned"].includes(status) ? t(`lobby.status.${status}`) : String(status || "");
 }
 
 function listOf(data, key = "rooms") {
@@ -288,10 +303,3 @@ async function offeredGames() {
   }));
 }
 
-/** A room code from a bare code or an invite link (…/r/CODE). */
-export function parseCode(text) {
-  const t = String(text || "").trim();
-  const m = t.match(/\/r\/([A-Za-z0-9_-]{4,40})/);
-  if (m) return m[1];
-  return /^[A-Za-z0-9_-]{4,40}$/.test(t) ? t : null;
-}

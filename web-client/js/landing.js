@@ -1,0 +1,42 @@
+// The landing page, for a browser that has no name yet: what the site is (the five games,
+// playing with friends by link, bots, watching) in one screen, with the name box. It
+// resolves once the visitor has a guest identity; the lobby follows.
+
+import { h, replaceChildren } from "./dom.js";
+import { gameTitle, t } from "./i18n.js";
+import { nameForm } from "./ui.js";
+
+/** The games the site offers, in the order the landing page shows them. */
+export const GAMES = ["skull-king", "bid-tricks", "loon-tricks", "pirate-king", "pearates"];
+/** The games with a rules page (web-client/rules/<id>.html). */
+export const RULES = new Set(["skull-king", "bid-tricks"]);
+// Symbols every system font has (no emoji: a bare Linux shows those as boxes).
+const ICONS = { "skull-king": "♚", "bid-tricks": "⚓", "loon-tricks": "✪", "pirate-king": "⚔", pearates: "❦" };
+
+export async function showLanding(el) {
+  document.title = t("site.title");
+  const nameBox = h("div", { class: "landing-name" });
+  const games = GAMES.map((id) => {
+    const rules = RULES.has(id) ? h("a", { class: "rules-link", href: `/rules/${id}` }, t("landing.rules")) : null;
+    return h("li", { class: "game-card", dataset: { game: id } },
+      h("span", { class: "game-icon", "aria-hidden": "true" }, ICONS[id]),
+      h("h3", {}, gameTitle(id)),
+      h("p", { class: "small" }, t(`games.${id}.blurb`)),
+      rules);
+  });
+  replaceChildren(el,
+    h("section", { class: "landing" },
+      h("div", { class: "landing-hero" },
+        h("h1", {}, t("landing.title")),
+        h("p", { class: "lead" }, t("landing.lead"))),
+      nameBox,
+      h("ul", { class: "how", "aria-label": t("landing.how") },
+          h("li", {}, h("span", { "aria-hidden": "true" }, "✉ "), t("landing.how_link")),
+          h("li", {}, h("span", { "aria-hidden": "true" }, "⚙ "), t("landing.how_bots")),
+          h("li", {}, h("span", { "aria-hidden": "true" }, "◉ "), t("landing.how_watch")),
+          h("li", {}, h("span", { "aria-hidden": "true" }, "⚖ "), t("landing.how_fair"))),
+      h("section", { class: "landing-games", "aria-label": t("landing.games") },
+        h("h2", {}, t("landing.games")),
+        h("ul", { class: "game-cards" }, games))));
+  return nameForm(nameBox, { title: t("landing.start"), intro: t("lobby.intro") });
+}
