@@ -33,6 +33,7 @@ from server.auth import Identity, Tokens
 from server.bots import BotDriver
 from server.clock import Clock
 from server.hub import Hub
+from server.quotas import Limits, Quotas
 from server.reveal import Sealing
 from server.rooms import RoomService
 from server.session import Services, serve
@@ -61,6 +62,15 @@ def create_app(settings: Settings) -> Starlette:
             archive_every=settings.archive_every_versions,
             archive_rescue=settings.archive_rescue_seconds,
             lease=settings.clock_lease_seconds,
+            lobby_idle=settings.lobby_idle_seconds,
+        )
+        rooms.quotas = Quotas(
+            store,
+            Limits(
+                max_open_rooms=settings.max_open_rooms_per_user,
+                max_bot_games=settings.max_bot_games_per_user,
+                guests_per_hour=settings.guests_per_address_per_hour,
+            ),
         )
         sealing = Sealing(rooms)
         # This process's name in presence: the node id and a suffix of its own, so a node

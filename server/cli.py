@@ -45,6 +45,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         port=settings.port,
         log_level="warning",
         ws_max_size=max(4 * settings.max_frame_bytes, 64 * 1024),
+        # The client address (guest quota) comes from X-Forwarded-For only via these.
+        forwarded_allow_ips=settings.forwarded_allow_ips,
     )
     return 0
 

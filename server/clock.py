@@ -64,6 +64,7 @@ from server.reveal import DEFAULT, Sealing
 from server.rooms import (
     ABANDONED,
     FINISHED,
+    LOBBY,
     PLAYING,
     Room,
     RoomError,
@@ -188,6 +189,9 @@ class Clock:
             # node that died before this member existed): rescue it a little later.
             name = member("archive", room_id, room.version)
             await self.store.schedule(name, now_ms() + self.archive_rescue_ms)
+            return
+        if room.status == LOBBY:
+            await self.rooms.touch_lobby(room_id)  # a socket is in it: not idle
             return
         if room.status != PLAYING or room.state is None:
             return

@@ -89,7 +89,15 @@ async def _body(request: Request, kind: type[Any]) -> Any:
         raise RoomError(p.BAD_MESSAGE, str(exc)) from None
 
 
-_STATUS = {p.NO_SUCH_ROOM: 404, "no-such-game": 404, p.BAD_TOKEN: 401, p.BODY_TOO_LARGE: 413}
+_STATUS = {
+    p.NO_SUCH_ROOM: 404,
+    "no-such-game": 404,
+    p.BAD_TOKEN: 401,
+    p.BODY_TOO_LARGE: 413,
+    p.TOO_MANY_ROOMS: 429,
+    p.TOO_MANY_BOT_GAMES: 429,
+    p.TOO_MANY_GUESTS: 429,
+}
 
 
 def handle(endpoint: Any) -> Any:
@@ -115,10 +123,16 @@ def handle(endpoint: Any) -> Any:
 @handle
 async def guest(request: Request) -> Response:
     body: Guest = await _body(request, Guest)
+    services = _services(request)
     try:
-        token, user = _services(request).tokens.guest(body.name)
+        token, user = services.tokens.guest(body.name)
     except BadName as exc:
         raise RoomError("bad-name", str(exc)) from None
+    if services.rooms.quotas is not None:
+        # The client's address (uvicorn takes it from X-Forwarded-For when the proxy is
+        # one of settings.forwarded_allow_ips).
+        address = request.client.host if request.client is not None else "unknown"
+        await services.rooms.quotas.take_guest(address)
     return JSONResponse({"token": token, "user": user.to_json()})
 
 

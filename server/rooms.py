@@ -14,6 +14,7 @@ that is the time every client is shown and the clock goes by.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import logging
@@ -21,7 +22,7 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -42,6 +43,9 @@ from server.entry import (
 )
 from server.record import build_record
 from server.store import Store, member
+
+if TYPE_CHECKING:
+    from server.quotas import Quotas
 
 DEADLINE_KINDS = ("move", "commit", "reveal")  # an open move, a sealed commit, an opening
 MAX_DEADLINE = 30 * 24 * 3600.0  # seconds: a month (slow games set none at all)
@@ -290,8 +294,12 @@ class RoomService:
         archive_every: int = 50,
         archive_rescue: float = 5.0,
         lease: float = 15.0,
+        lobby_idle: int = 0,
+        quotas: Quotas | None = None,
     ) -> None:
         self.store = store
+        self.lobby_idle = lobby_idle  # seconds a lobby with no change and no socket lives
+        self.quotas = quotas
         self.base_url = base_url
         self.room_ttl = room_ttl
         self.chat_keep = chat_keep
@@ -344,6 +352,8 @@ class RoomService:
         if ask.absent not in ABSENT_MODES:
             raise RoomError(p.BAD_MESSAGE, f"absent is one of {', '.join(ABSENT_MODES)}")
         seats = [SeatInfo() for _ in range(ask.players)]
+        if self.quotas is not None:
+            await self.quotas.check_new_room(host_id)
         for _ in range(5):
             room_id = secrets.token_urlsafe(6 if ask.public else 12)
             fields = {
@@ -364,11 +374,22 @@ class RoomService:
                 "created_at": now_iso(),
             }
             if await self.store.create_room(room_id, fields):
+                await self.touch_lobby(room_id)
+                if self.quotas is not None:
+                    await self.quotas.note_room(host_id, room_id)
                 room = await self.get(room_id)
                 log.info("room created", extra={"room": room_id, "engine": game.id})
                 await self._list_changed(room)
                 return room
         raise RoomError(p.BUSY, "could not find a free room code")
+
+    async def touch_lobby(self, room_id: str) -> None:
+        """A room still in the lobby lives ``lobby_idle`` seconds more (its keys' TTL):
+        called on its creation, every lobby change and, through ``Clock.arm``, while any
+        socket is in it (a join, every sweep). A lobby nobody touches for that long
+        expires; the start removes the TTL (``write_step``)."""
+        if self.lobby_idle > 0:
+            await self.store.touch_lobby(room_id, self.lobby_idle)
 
     # -- the lobby ----------------------------------------------------------------------
     async def _lobby_change(self, room_id: str, change: Callable[[Room], None]) -> Room:
@@ -389,6 +410,7 @@ class RoomService:
                 after = room.users()
                 seated = {u: True for u in after} | {u: False for u in before - after}
                 await self.store.seat_users(room_id, seated, now_ms())
+                await self.touch_lobby(room_id)
                 await self._list_changed(room)
                 return room
         raise RoomError(p.BUSY, "the room is busy; try again")
@@ -473,6 +495,9 @@ class RoomService:
                 raise RoomError(p.SEATS_EMPTY, "every seat needs a player or a bot")
             if not all(s.ready for s in room.seats if s.bot is None):
                 raise RoomError(p.NOT_READY, "every player must be ready")
+            if self.quotas is not None:
+                seats = [msgspec.to_builtins(s) for s in room.seats]
+                await self.quotas.check_bot_game(user_id, room_id, seats)
             game = room.game
             seed = secrets.token_bytes(32)
             state = game.start(game.options(room.options), room.players, seed)
@@ -971,10 +996,24 @@ class RoomService:
             await self.store.set_open(room.id, None)
             data: dict[str, Any] = {"removed": [room.id]}
         else:
-            await self.store.set_open(room.id, time.time())
+            await self.store.set_open(room.id, list_score(room))
             data = {"changed": [room.summary(self.base_url)]}
         payload = pack(Published(k="rooms", data=data))
         await self.store.publish(self.store.keys.rooms_channel, payload)
+
+
+def list_score(room: Room) -> float:
+    """A public room's place in the list (highest first): rooms where humans wait for
+    players (in the lobby, a human seated, a seat free) first, then games under way, then
+    other lobbies (nobody seated yet, bots only, or full); newest first within each."""
+    created = dt.datetime.fromisoformat(room.created_at).timestamp() if room.created_at else 0
+    if room.status == LOBBY:
+        humans = any(s.user is not None for s in room.seats)
+        waiting = humans and any(s.empty for s in room.seats)
+        tier = 2 if waiting else 0
+    else:
+        tier = 1
+    return tier * 1e10 + created
 
 
 def reveals_nothing(game: AnyGame, before: Any, after: Any, mover: int, players: int) -> bool:

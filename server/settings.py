@@ -23,6 +23,11 @@ def _float(name: str, default: float) -> float:
     return float(value) if value is not None else default
 
 
+def _int(name: str, default: int) -> int:
+    value = _env(name)
+    return int(value) if value is not None else default
+
+
 def _load_secret(data_dir: Path) -> bytes:
     """The token-signing secret: TORTUGA_SECRET, else one kept in the data folder, so that
     tokens survive a restart and every node started on the same folder shares it."""
@@ -71,6 +76,12 @@ class Settings:
     # A resume further behind than this gets one snapshot instead of every version missed.
     resume_max_versions: int = 32
     rooms_listed: int = 100  # public rooms in one list
+    # Quotas (server/quotas.py; 0: none).
+    max_open_rooms_per_user: int = 5  # rooms a user hosts that are not over
+    max_bot_games_per_user: int = 2  # games of bots only a host has under way
+    guests_per_address_per_hour: int = 30  # new guest identities from one client address
+    lobby_idle_seconds: int = 3600  # a lobby with no change and no socket for this long goes
+    forwarded_allow_ips: str = "127.0.0.1"  # proxies trusted for X-Forwarded-For (addresses)
     bot_delay: float = 0.6  # seconds a bot "thinks" (0 in tests)
     # Clocks and nodes (server/clock.py).
     bot_rescue_seconds: float = 5.0  # a bot move not made by then (its node died) is made
@@ -120,6 +131,17 @@ class Settings:
             abandon_after_seconds=_float("TORTUGA_ABANDON_AFTER_SECONDS", 7 * 24 * 3600.0),
             archive_every_versions=int(_env("TORTUGA_ARCHIVE_EVERY_VERSIONS", "50") or 50),
             archive_rescue_seconds=_float("TORTUGA_ARCHIVE_RESCUE_SECONDS", 5.0),
+            max_frame_bytes=_int("TORTUGA_MAX_FRAME_BYTES", 16 * 1024),
+            max_json_depth=_int("TORTUGA_MAX_JSON_DEPTH", 32),
+            chat_per_second=_float("TORTUGA_CHAT_PER_SECOND", 1.0),
+            chat_burst=_int("TORTUGA_CHAT_BURST", 5),
+            max_sockets_per_user=_int("TORTUGA_MAX_SOCKETS_PER_USER", 8),
+            resume_max_versions=_int("TORTUGA_RESUME_MAX_VERSIONS", 32),
+            max_open_rooms_per_user=_int("TORTUGA_MAX_OPEN_ROOMS_PER_USER", 5),
+            max_bot_games_per_user=_int("TORTUGA_MAX_BOT_GAMES_PER_USER", 2),
+            guests_per_address_per_hour=_int("TORTUGA_GUESTS_PER_ADDRESS_PER_HOUR", 30),
+            lobby_idle_seconds=_int("TORTUGA_LOBBY_IDLE_SECONDS", 3600),
+            forwarded_allow_ips=_env("TORTUGA_FORWARDED_ALLOW_IPS", "127.0.0.1") or "127.0.0.1",
             migrate_on_start=(_env("TORTUGA_MIGRATE", "1") or "1") not in ("0", "false", "no"),
         )
 

@@ -69,9 +69,13 @@ class Keys:
         """Hash: the user's chat token bucket (``t`` tokens at ``at`` ms), on every node."""
         return f"{self.prefix}user:{{{user_id}}}:chat"
 
-    def guests(self, address: str) -> str:
-        """String: guest identities issued to one client address this hour (a counter)."""
-        return f"{self.prefix}guests:{{{address}}}"
+    def guests(self, address: str, hour: int) -> str:
+        """String: guest identities issued to one client address in one clock hour."""
+        return f"{self.prefix}guests:{{{address}}}:{hour}"
+
+    def user_hosted(self, user_id: str) -> str:
+        """Sorted set: the rooms a user created (score: when), for the open-rooms quota."""
+        return f"{self.prefix}user:{{{user_id}}}:hosted"
 
     def user_gen(self, user_id: str) -> str:
         """String: the user's token generation (absent: 0). Signing out everywhere raises
@@ -128,6 +132,9 @@ redis.call('DEL', KEYS[3])
 local ttl = tonumber(ARGV[6])
 if ttl > 0 then
   for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], ttl) end
+else
+  -- A game under way never expires (an idle lobby did: see _TOUCH_LOBBY).
+  for i = 1, #KEYS do redis.call('PERSIST', KEYS[i]) end
 end
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1
@@ -195,26 +202,46 @@ redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1
 """
 
-# KEYS: presence ; ARGV: conn id, seat ('-' for none), joining ('1') or leaving ('0'), now
+# KEYS: room, presence, chat ; ARGV: seconds. A room in the lobby lives that much longer.
+_TOUCH_LOBBY = """
+if redis.call('HGET', KEYS[1], 'status') ~= 'lobby' then return 0 end
+for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], tonumber(ARGV[1])) end
+return 1
+"""
+
+# KEYS: presence, room ; ARGV: conn id, seat ('-' for none), joining ('1') or leaving ('0'), now
 # Returns how many sockets the seat still has (after the change); -1 when leaving with a
 # socket that was not (or no longer) there -- a second reaper, a late close: nothing to do.
 _PRESENCE = """
-if ARGV[3] == '1' then
-  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-  if ARGV[2] ~= '-' then redis.call('HDEL', KEYS[1], 'drop:' .. ARGV[2], 'away:' .. ARGV[2]) end
-elseif redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then
-  return -1
+local function change()
+  if ARGV[3] == '1' then
+    redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+    if ARGV[2] ~= '-' then redis.call('HDEL', KEYS[1], 'drop:' .. ARGV[2], 'away:' .. ARGV[2]) end
+  elseif redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then
+    return -1
+  end
+  if ARGV[2] == '-' then return 0 end
+  local count = 0
+  local all = redis.call('HGETALL', KEYS[1])
+  for i = 1, #all, 2 do
+    local f = all[i]
+    if string.sub(f, 1, 5) ~= 'drop:' and string.sub(f, 1, 5) ~= 'away:'
+       and all[i + 1] == ARGV[2] then count = count + 1 end
+  end
+  if count == 0 and ARGV[3] == '0' then
+    redis.call('HSET', KEYS[1], 'drop:' .. ARGV[2], ARGV[4])
+  end
+  return count
 end
-if ARGV[2] == '-' then return 0 end
-local count = 0
-local all = redis.call('HGETALL', KEYS[1])
-for i = 1, #all, 2 do
-  local f = all[i]
-  if string.sub(f, 1, 5) ~= 'drop:' and string.sub(f, 1, 5) ~= 'away:'
-     and all[i + 1] == ARGV[2] then count = count + 1 end
+local result = change()
+-- The presence hash lives as long as its room (an idle lobby or a finished room expires).
+local ttl = redis.call('TTL', KEYS[2])
+if ttl > 0 then
+  redis.call('EXPIRE', KEYS[1], ttl)
+elseif ttl == -2 then
+  redis.call('DEL', KEYS[1])
 end
-if count == 0 and ARGV[3] == '0' then redis.call('HSET', KEYS[1], 'drop:' .. ARGV[2], ARGV[4]) end
-return count
+return result
 """
 
 # KEYS: presence ; ARGV: seat, drop stamp, now. The grace time of a seat is over: mark it
@@ -311,6 +338,7 @@ class Store:
         self._take = redis.register_script(_TAKE)
         self._chat = redis.register_script(_CHAT)
         self._bucket = redis.register_script(_BUCKET)
+        self._touch = redis.register_script(_TOUCH_LOBBY)
 
     # -- rooms ------------------------------------------------------------------------
     async def create_room(self, room_id: str, fields: Mapping[str, bytes | str]) -> bool:
@@ -382,6 +410,12 @@ class Store:
         args: list[bytes | str] = [str(expected_rev), self.keys.channel(room_id), payload, *pairs]
         return bool(await self._meta(keys=[self.keys.room(room_id)], args=args))
 
+    async def touch_lobby(self, room_id: str, seconds: int) -> bool:
+        """If the room is in the lobby, its keys expire ``seconds`` from now. True if so."""
+        k = self.keys
+        keys = [k.room(room_id), k.presence(room_id), k.chat(room_id)]
+        return bool(await self._touch(keys=keys, args=[seconds]))
+
     async def set_fields(self, room_id: str, fields: Mapping[str, str]) -> None:
         """Plain writes of bookkeeping fields that no compare-and-set depends on."""
         await self.redis.hset(self.keys.room(room_id), mapping=dict(fields))  # type: ignore[arg-type]
@@ -451,7 +485,9 @@ class Store:
             instance = conn_id.rsplit(":", 1)[0]
             await self.redis.sadd(self.keys.node_rooms(instance), room_id)
         args = [conn_id, "-" if seat is None else str(seat), "1" if joining else "0", stamp(at)]
-        result = await self._presence(keys=[self.keys.presence(room_id)], args=args)
+        result = await self._presence(
+            keys=[self.keys.presence(room_id), self.keys.room(room_id)], args=args
+        )
         return int(result)
 
     async def mark_away(self, room_id: str, seat: int, drop_stamp: str, at: float) -> bool:
@@ -513,6 +549,34 @@ class Store:
     async def sign_out(self, user_id: str) -> int:
         """Raise the user's token generation: every token issued before dies. The new one."""
         return int(await self.redis.incr(self.keys.user_gen(user_id)))
+
+    # -- quotas (server/quotas.py) --------------------------------------------------------
+    async def note_hosted(self, user_id: str, room_id: str, at: float) -> None:
+        await self.redis.zadd(self.keys.user_hosted(user_id), {room_id: at})
+
+    async def hosted_rooms(self, user_id: str) -> list[tuple[str, bytes | None, bytes | None]]:
+        """The rooms a user created, each with its ``status`` and ``seats`` (None: gone)."""
+        raw: Any = await self.redis.zrange(self.keys.user_hosted(user_id), 0, -1)
+        ids = [cast(str, _s(x)) for x in raw]
+        if not ids:
+            return []
+        pipe = self.redis.pipeline(transaction=False)
+        for room_id in ids:
+            pipe.hmget(self.keys.room(room_id), ["status", "seats"])
+        rows: list[Any] = await pipe.execute()
+        return [(room_id, row[0], row[1]) for room_id, row in zip(ids, rows, strict=True)]
+
+    async def forget_hosted(self, user_id: str, room_ids: Sequence[str]) -> None:
+        await self.redis.zrem(self.keys.user_hosted(user_id), *room_ids)
+
+    async def count_guest(self, address: str, hour: int) -> int:
+        """One more guest for ``address`` in ``hour``; how many there are now."""
+        key = self.keys.guests(address, hour)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.incr(key)
+        pipe.expire(key, 3700)
+        count, _ = await pipe.execute()
+        return int(count)
 
     # -- the public room list ---------------------------------------------------------
     async def list_open(self, limit: int) -> list[str]:

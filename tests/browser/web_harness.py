@@ -20,5 +20,6 @@ def site_settings(redis_url: str, database_url: str, port: int, **changes: Any) 
         "secret": secrets.token_bytes(32),
         "bot_delay": 0.0,
         "grace_seconds": 600.0,
+        "guests_per_address_per_hour": 0,  # every browser here is 127.0.0.1
     }
     return Settings(**{**values, **changes})

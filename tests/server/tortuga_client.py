@@ -64,6 +64,8 @@ async def start_node(redis_url: str, prefix: str, node_id: str, **changes: Any) 
         "rate_per_second": 500.0,
         "rate_burst": 500,
         "bot_delay": 0.0,
+        # Every test client comes from 127.0.0.1: no guest quota unless a test sets one.
+        "guests_per_address_per_hour": 0,
         **changes,
     }
     settings = Settings(

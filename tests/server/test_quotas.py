@@ -1,0 +1,131 @@
+"""Quotas per user and per address, lobbies that expire, and the public list's order
+(issue 10: one guest made 1,500 rooms in 24 s and filled the public list; lobby rooms never
+expired; a host with no seat started any number of all-bot games)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+from tortuga_client import Client, Node, create_room, guest
+
+
+async def _post_room(node: Node, token: str, **body: Any) -> httpx.Response:
+    body.setdefault("game", "skull-king")
+    async with httpx.AsyncClient(base_url=node.url) as http:
+        return await http.post(
+            "/api/rooms", json=body, headers={"Authorization": f"Bearer {token}"}
+        )
+
+
+async def test_open_rooms_per_user(start: Any) -> None:
+    """At most ``max_open_rooms_per_user`` rooms not over per host; an ended one frees its
+    place, and another user has places of their own."""
+    node = await start("a", max_open_rooms_per_user=3)
+    token, user = await guest(node, "Anne")
+    rooms = [await create_room(node, token) for _ in range(3)]
+    r = await _post_room(node, token)
+    assert r.status_code == 429 and r.json()["error"]["code"] == "too-many-rooms"
+    async with httpx.AsyncClient(base_url=node.url) as http:
+        listed = (await http.get("/api/rooms", headers={"Authorization": f"Bearer {token}"})).json()
+    assert {x["id"] for x in listed["rooms"]} == {x["id"] for x in rooms}
+    other, _ = await guest(node, "Ben")
+    await create_room(node, other)
+    # Abandoning one of Anne's games frees a place.
+    host = await Client.connect(node, token=token, user=user)
+    await host.send("join", room=rooms[0]["id"], **{"as": "spectator"})
+    await host.of("snapshot")
+    for seat in range(2):
+        assert (await host.call("add_bot", seat=seat))["type"] == "ok"
+    assert (await host.call("start"))["type"] == "ok"
+    assert (await host.call("abandon"))["type"] == "ok"
+    await create_room(node, token)
+    r = await _post_room(node, token)
+    assert r.json()["error"]["code"] == "too-many-rooms"
+
+
+async def test_all_bot_games_per_host(start: Any) -> None:
+    """A host with no seat may have ``max_bot_games_per_user`` games of bots only under
+    way; the next start is ``too-many-bot-games`` and changes nothing. A game with a human
+    seated is not one of them."""
+    node = await start("a", max_bot_games_per_user=2, max_open_rooms_per_user=10)
+    token, user = await guest(node, "Anne")
+    host = await Client.connect(node, token=token, user=user)
+    codes = []
+    for _ in range(3):
+        room = await create_room(node, token, seats=2, options={"rounds": 10})
+        await host.send("join", room=room["id"], **{"as": "spectator"})
+        await host.of("snapshot")
+        for seat in range(2):
+            assert (await host.call("add_bot", seat=seat))["type"] == "ok"
+        codes.append((await host.call("start")).get("code", "ok"))
+    assert codes == ["ok", "ok", "too-many-bot-games"]
+    async with httpx.AsyncClient(base_url=node.url) as http:
+        r = await http.get(f"/api/rooms/{room['id']}", headers={"Authorization": f"Bearer {token}"})
+    assert r.json()["status"] == "lobby"
+    # A table where the host sits with a bot is a game with a human: allowed.
+    room = await create_room(node, token, seats=2, options={"rounds": 1})
+    await host.send("join", room=room["id"])
+    await host.of("snapshot")
+    assert (await host.call("sit", seat=0))["type"] == "ok"
+    assert (await host.call("ready"))["type"] == "ok"
+    assert (await host.call("add_bot", seat=1))["type"] == "ok"
+    assert (await host.call("start"))["type"] == "ok"
+
+
+async def test_guests_per_address_per_hour(start: Any) -> None:
+    """At most ``guests_per_address_per_hour`` new guests from one address in an hour."""
+    node = await start("a", guests_per_address_per_hour=4)
+    async with httpx.AsyncClient(base_url=node.url) as http:
+        answers = [await http.post("/api/guest", json={"name": f"g{i}"}) for i in range(6)]
+    assert [r.status_code for r in answers] == [200] * 4 + [429] * 2
+    assert answers[-1].json()["error"]["code"] == "too-many-guests"
+
+
+async def test_an_idle_lobby_expires_and_a_game_does_not(
+    start: Any, redis_client: Any, redis_prefix: str
+) -> None:
+    """A lobby with no change and no socket for ``lobby_idle_seconds`` is gone (off the
+    public list, "no such room"); a started game's keys do not expire."""
+    node = await start("a", lobby_idle_seconds=2)
+    token, user = await guest(node, "Anne")
+    idle = await create_room(node, token)
+    played = await create_room(node, token, seats=2, options={"rounds": 1})
+    key = f"{redis_prefix}room:{{{idle['id']}}}"
+    assert 0 < await redis_client.ttl(key) <= 2
+    host = await Client.connect(node, token=token, user=user)
+    await host.send("join", room=played["id"], **{"as": "spectator"})
+    await host.of("snapshot")
+    for seat in range(2):
+        assert (await host.call("add_bot", seat=seat))["type"] == "ok"
+    assert (await host.call("start"))["type"] == "ok"
+    assert await redis_client.ttl(f"{redis_prefix}room:{{{played['id']}}}") == -1
+    auth = {"Authorization": f"Bearer {token}"}
+    async with httpx.AsyncClient(base_url=node.url) as http:
+        for _ in range(100):
+            r = await http.get(f"/api/rooms/{idle['id']}", headers=auth)
+            if r.status_code == 404:
+                break
+            await asyncio.sleep(0.1)
+        assert r.status_code == 404 and r.json()["error"]["code"] == "no-such-room"
+        listed = (await http.get("/api/rooms", headers=auth)).json()["rooms"]
+    assert idle["id"] not in {x["id"] for x in listed}
+    assert await redis_client.exists(f"{redis_prefix}room:{{{played['id']}}}")
+
+
+async def test_the_public_list_shows_humans_waiting_first(node: Node) -> None:
+    """Rooms where humans wait for players come first, then games under way, then lobbies
+    nobody sits in; newest first within each."""
+    spammer, _ = await guest(node, "Spam")
+    token, user = await guest(node, "Anne")
+    waiting = await create_room(node, token, seats=3)
+    anne = await Client.connect(node, token=token, user=user)
+    await anne.send("join", room=waiting["id"])
+    await anne.of("snapshot")
+    assert (await anne.call("sit", seat=0))["type"] == "ok"
+    empties = [await create_room(node, spammer) for _ in range(3)]
+    auth = {"Authorization": f"Bearer {token}"}
+    async with httpx.AsyncClient(base_url=node.url) as http:
+        listed = [x["id"] for x in (await http.get("/api/rooms", headers=auth)).json()["rooms"]]
+    assert listed == [waiting["id"], *reversed([x["id"] for x in empties])]
