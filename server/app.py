@@ -90,6 +90,7 @@ def create_app(settings: Settings) -> Starlette:
         rooms.on_seat_dropped.append(clock.seat_dropped)
         identity = Identity(tokens, store.token_generation, settings.token_refresh_seconds)
         app.state.services = Services(settings, tokens, rooms, sealing, hub, identity)
+        app.state.identity = identity  # the history routes' reader
         app.state.clock = clock
         app.state.redis = redis
         app.state.db = None

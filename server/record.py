@@ -41,6 +41,8 @@ def build_record(room: Room, log: Sequence[dict[str, bytes]]) -> dict[str, Any]:
             "at": fields["at"].decode(),
             "digest": hashlib.sha256(fields["state"]).hexdigest(),
         }
+        if fields.get("kind") == b"reveal" and fields.get("private") != b"1":
+            event["moves_public"] = True  # a sealed phase's moves, revealed to all
         if fields.get("undoes"):
             # A take-back: the state is the one of the version before the undone move.
             event["takeback"] = int(fields["undoes"])
@@ -51,6 +53,7 @@ def build_record(room: Room, log: Sequence[dict[str, bytes]]) -> dict[str, Any]:
         "engine": room.engine,
         "options": room.options,
         "players": room.players,
+        "public": room.public,
         "seats": [
             {"seat": i, "user": s.user, "name": s.name, "bot": s.bot}
             for i, s in enumerate(room.seats)

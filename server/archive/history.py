@@ -2,6 +2,17 @@
 
 Every function takes an ``AsyncSession`` and returns plain JSON-ready values (datetimes are
 ISO 8601 strings), or raises ``NotFound`` / ``NotOver``.
+
+The routes' functions take the ``reader`` (the asking user's id, or None) and show what the
+reader may see, by allow-list:
+
+- a private game exists only for the users who sat in it (``NotFound`` for anyone else);
+- a user's game list shows someone else only their public games that are over (a game
+  under way is nobody else's business; its room code is a way in);
+- before a game is over, an event shows another seat's move only when its moves are public
+  (a sealed phase's, once revealed) -- the rule of the frames (server/render.py);
+- a profile shows the name, the games above and the ratings; when they were first and last
+  seen only to the user themself.
 """
 
 from __future__ import annotations
@@ -50,6 +61,7 @@ def _game_json(game: Game) -> dict[str, JSON]:
         "options": game.options,
         "players": game.players,
         "status": game.status,
+        "public": game.public,
         "seed_digest": game.seed_digest,
         # Revealed once the game is over; never while it is played.
         "seed": game.seed if game.status in FINAL else None,
@@ -93,20 +105,53 @@ async def _seats(session: AsyncSession, game_ids: list[str]) -> dict[str, list[S
     return out
 
 
+async def _players(session: AsyncSession, game_id: str) -> set[str]:
+    rows = await session.scalars(
+        select(Seat.user_id).where(Seat.game_id == game_id, Seat.user_id.is_not(None))
+    )
+    return {str(u) for u in rows}
+
+
+async def _visible(session: AsyncSession, game_id: str, reader: str | None) -> Game:
+    """The game, if ``reader`` may see it: a public game, or one they sat in. Anyone else
+    is told there is no such game (its existence is private too)."""
+    game = await _game(session, game_id)
+    if not game.public and (reader is None or reader not in await _players(session, game_id)):
+        raise NotFound(f"no game {game_id!r} in the archive")
+    return game
+
+
+async def _ratings(session: AsyncSession, user_id: str) -> list[JSON]:
+    rows = await session.scalars(
+        select(Rating).where(Rating.user_id == user_id).order_by(Rating.engine)
+    )
+    return [{"engine": r.engine, "rating": r.ordinal, "games": r.games} for r in rows]
+
+
 async def user_games(
-    session: AsyncSession, user_id: str, *, limit: int = 50, offset: int = 0
+    session: AsyncSession,
+    user_id: str,
+    reader: str | None = None,
+    *,
+    limit: int = 50,
+    offset: int = 0,
 ) -> dict[str, JSON]:
     """A user's games, most recent first: their seat, score, rank and rating change, and
-    who else sat at the table."""
+    who else sat at the table; and their ratings. The user themself sees every game of
+    theirs; anyone else only the public ones that are over."""
     user = await session.get(User, user_id)
     if user is None:
         raise NotFound(f"no user {user_id!r} in the archive")
+    own = reader == user_id
     recent = func.coalesce(Game.ended_at, Game.started_at, Game.created_at)
+    shown = Seat.user_id == user_id
+    if not own:
+        shown = shown & Game.public.is_(True) & Game.status.in_(sorted(FINAL))
     rows = (
         await session.execute(
             select(Game, Seat)
             .join(Seat, Seat.game_id == Game.id)
-            .where(Seat.user_id == user_id)
+            .where(shown)
             .order_by(recent.desc(), Game.id.desc(), Seat.seat)
             .limit(_limit(limit))
             .offset(max(0, offset))
@@ -119,32 +164,45 @@ async def user_games(
         item["seat"] = _seat_json(seat)
         item["seats"] = [_seat_json(s) for s in seats[game.id]]
         games.append(item)
+    profile: dict[str, JSON] = {"id": user.id, "name": user.name}
+    if own:
+        profile["created_at"] = _iso(user.created_at)
+        profile["last_seen_at"] = _iso(user.last_seen_at)
     return {
-        "user": {
-            "id": user.id,
-            "name": user.name,
-            "created_at": _iso(user.created_at),
-            "last_seen_at": _iso(user.last_seen_at),
-        },
+        "user": profile,
+        "ratings": await _ratings(session, user_id),
         "games": games,
         "limit": _limit(limit),
         "offset": max(0, offset),
     }
 
 
-async def game_record(session: AsyncSession, game_id: str) -> dict[str, JSON]:
-    """One game: its row, its seats and its whole move log."""
-    game = await _game(session, game_id)
+def _moves_shown(event: Event, over: bool, own: set[str]) -> dict[str, Any]:
+    """An event's moves as a reader sees them: all once the game is over or when they are
+    public; else only the reader's own seats' moves."""
+    if over or event.moves_public:
+        return event.moves
+    return {s: m for s, m in event.moves.items() if s in own}
+
+
+async def game_record(
+    session: AsyncSession, game_id: str, reader: str | None = None
+) -> dict[str, JSON]:
+    """One game: its row, its seats and its move log, as ``reader`` may see them."""
+    game = await _visible(session, game_id, reader)
     seats = (await _seats(session, [game_id]))[game_id]
     events = await session.scalars(
         select(Event).where(Event.game_id == game_id).order_by(Event.version)
     )
+    over = game.status in FINAL
+    own = {str(s.seat) for s in seats if reader is not None and s.user_id == reader}
     record = _game_json(game)
     record["seats"] = [_seat_json(s) for s in seats]
     record["events"] = [
         {
             "version": e.version,
-            "moves": e.moves,
+            "moves": _moves_shown(e, over, own),
+            "moves_public": e.moves_public,
             "defaults": e.defaults,
             "proxies": e.proxies,
             "takeback": e.takeback,
@@ -188,9 +246,20 @@ async def verify_game(session: AsyncSession, game_id: str) -> VerifyReport:
     return verify_log(log)
 
 
-async def replay_game(session: AsyncSession, game_id: str) -> dict[str, JSON]:
+async def verify_game_for(
+    session: AsyncSession, game_id: str, reader: str | None
+) -> dict[str, JSON]:
+    """The verification report of a game ``reader`` may see."""
+    await _visible(session, game_id, reader)
+    return verify_log(await game_log(session, game_id)).to_json()
+
+
+async def replay_game(
+    session: AsyncSession, game_id: str, reader: str | None = None
+) -> dict[str, JSON]:
     """Every version as a spectator sees it after the game (hands revealed), with the
     verification report. Refused (NotOver) while the game is being played."""
+    await _visible(session, game_id, reader)
     log = await game_log(session, game_id)
     if log.status not in FINAL:
         raise NotOver(f"game {game_id} is still being played: its replay opens when it ends")

@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     CheckConstraint,
     DateTime,
     Float,
@@ -72,6 +73,8 @@ class Game(Base):
     engine: Mapped[str] = mapped_column(String(40), index=True)
     options: Mapped[dict[str, Any]] = mapped_column(JSONB)
     players: Mapped[int] = mapped_column(Integer)
+    # Whether its room was public: a private game is shown only to its players.
+    public: Mapped[bool] = mapped_column(Boolean, server_default=text("false"))
     seed_digest: Mapped[str] = mapped_column(String(64))
     # Hex; NULL while the game is being played (it is revealed when the game ends).
     seed: Mapped[str | None] = mapped_column(String(256))
@@ -126,6 +129,10 @@ class Event(Base):
     # A take-back: the version whose move it undid (its state is that of the version
     # before it); NULL for a move, a reveal or the deal.
     takeback: Mapped[int | None] = mapped_column(Integer)
+    # The moves are public (a sealed phase's, once revealed): shown to every reader. Other
+    # moves (open ones, a private phase's) are shown only to their movers until the game
+    # is over, as in the frames.
+    moves_public: Mapped[bool] = mapped_column(Boolean, server_default=text("false"))
     at: Mapped[datetime] = mapped_column(Timestamp)
     # sha256 hex of game.encode(state) after this step.
     digest: Mapped[str] = mapped_column(String(64))

@@ -58,6 +58,9 @@ class EventRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     defaults: list[int] = []
     proxies: list[int] = []  # seats a stand-in played for (the player was away)
     takeback: int | None = None  # a take-back of this version: the state before it again
+    # Its moves are public (a sealed phase's, once revealed); else each is its mover's
+    # alone until the game is over.
+    moves_public: bool = False
     at: datetime
     digest: str
 
@@ -73,6 +76,9 @@ class ArchiveRecord(msgspec.Struct, kw_only=True):
     engine: str
     options: dict[str, Any] = {}
     players: int
+    # Whether the room was public (None, a record from before: a public room's code has 8
+    # characters, a private one's 16).
+    public: bool | None = None
     seats: list[SeatRecord]
     seed: str | None = None
     seed_digest: str
@@ -86,6 +92,10 @@ class ArchiveRecord(msgspec.Struct, kw_only=True):
     @property
     def final(self) -> bool:
         return self.status in FINAL
+
+    @property
+    def is_public(self) -> bool:
+        return self.public if self.public is not None else len(self.room) < 16
 
     @property
     def last_version(self) -> int:

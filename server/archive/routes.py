@@ -6,16 +6,23 @@
     GET /games/{game_id}/verify                 recompute from the seed: "verified" or what differs
     GET /leaderboard/{engine}?limit=&offset=    rated users of one game, best first
 
-They read the history database from ``request.app.state.db`` (a ``server.archive.db.Database``):
+They read the history database from ``request.app.state.db`` (a ``server.archive.db.Database``)
+and know who asks from an optional ``Authorization: Bearer <token>``, checked by
+``request.app.state.identity`` (a ``server.auth.Identity``):
 
     from starlette.routing import Mount
     from server.archive.routes import routes as history_routes
 
     Mount("/api/history", routes=history_routes)          # in create_app's routes
     app.state.db = await Database.connect(database_url)    # in the lifespan
+    app.state.identity = identity
+
+What a reader sees (``history.py``): a private game only if they sat in it (else it does not
+exist for them); someone else's games only when public and over; before a game is over,
+another seat's moves only where they are public (a sealed phase's, revealed).
 
 Errors are JSON in the lobby's shape: ``{"error": {"code", "message"}}`` with ``code``
-``not-found`` (404), ``not-over`` (409) or ``bad-request`` (400).
+``not-found`` (404), ``not-over`` (409), ``bad-request`` (400) or ``bad-token`` (401).
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ from starlette.routing import Route, Router
 from engines import registry
 from server.archive import history
 from server.archive.db import Database
-from server.archive.replay import verify_log
+from server.auth import BadToken, Identity
 
 
 def _json(data: Any, status: int = 200) -> Response:
@@ -63,11 +70,31 @@ def _int(request: Request, name: str, default: int, low: int, high: int) -> int:
     return int(raw)
 
 
-async def _answer(request: Request, query: Callable[[AsyncSession], Awaitable[Any]]) -> Response:
-    """Run one history query in a session; its "no such game" / "not over" become errors."""
+async def _reader(request: Request) -> str | None:
+    """Who asks: the user of the bearer token, or None (nobody signed in). A token that is
+    given but not good is an error (BadToken), not a silent downgrade to nobody."""
+    header = request.headers.get("authorization")
+    if header is None:
+        return None
+    identity = getattr(request.app.state, "identity", None)
+    if not isinstance(identity, Identity):
+        raise BadToken("this site checks no tokens here")
+    return (await identity.from_header(header)).user.id
+
+
+Query = Callable[[AsyncSession, str | None], Awaitable[Any]]
+
+
+async def _answer(request: Request, query: Query) -> Response:
+    """Run one history query for the asking user in a session; its "no such game" / "not
+    over" become errors, and so does a bad token."""
+    try:
+        reader = await _reader(request)
+    except BadToken as exc:
+        return _error(401, "bad-token", str(exc))
     async with _db(request).session() as session:
         try:
-            return _json(await query(session))
+            return _json(await query(session, reader))
         except history.NotFound as exc:
             return _error(404, "not-found", str(exc))
         except history.NotOver as exc:
@@ -89,27 +116,24 @@ async def user_games(request: Request) -> Response:
         return _error(400, "bad-request", str(exc))
     user_id = request.path_params["user_id"]
     return await _answer(
-        request, lambda s: history.user_games(s, user_id, limit=limit, offset=offset)
+        request, lambda s, r: history.user_games(s, user_id, r, limit=limit, offset=offset)
     )
 
 
 async def game(request: Request) -> Response:
     game_id = request.path_params["game_id"]
-    return await _answer(request, lambda s: history.game_record(s, game_id))
+    return await _answer(request, lambda s, r: history.game_record(s, game_id, r))
 
 
 async def replay(request: Request) -> Response:
     game_id = request.path_params["game_id"]
-    return await _answer(request, lambda s: history.replay_game(s, game_id))
+    return await _answer(request, lambda s, r: history.replay_game(s, game_id, r))
 
 
 async def verify(request: Request) -> Response:
     game_id = request.path_params["game_id"]
 
-    async def check(session: AsyncSession) -> Any:
-        return verify_log(await history.game_log(session, game_id)).to_json()
-
-    return await _answer(request, check)
+    return await _answer(request, lambda s, r: history.verify_game_for(s, game_id, r))
 
 
 async def leaderboard(request: Request) -> Response:
@@ -121,7 +145,7 @@ async def leaderboard(request: Request) -> Response:
     except ValueError as exc:
         return _error(400, "bad-request", str(exc))
     return await _answer(
-        request, lambda s: history.leaderboard(s, engine, limit=limit, offset=offset)
+        request, lambda s, _r: history.leaderboard(s, engine, limit=limit, offset=offset)
     )
 
 

@@ -31,7 +31,7 @@ from server.archive import ratings
 from server.archive.models import FINAL, Event, Game, Rating, Seat, User
 from server.archive.record import ArchiveRecord, SeatRecord
 
-EVENT_CHUNK = 1000  # rows per INSERT (6 parameters each; Postgres allows 32767)
+EVENT_CHUNK = 1000  # rows per INSERT (9 parameters each; Postgres allows 32767)
 
 
 class Saved(enum.Enum):
@@ -89,6 +89,7 @@ def _game_values(record: ArchiveRecord, now: datetime) -> dict[str, Any]:
         "engine": record.engine,
         "options": record.options,
         "players": record.players,
+        "public": record.is_public,
         "seed_digest": record.seed_digest,
         "seed": record.seed if record.final else None,
         "created_at": record.created_at,
@@ -143,6 +144,7 @@ async def _insert_events(session: AsyncSession, record: ArchiveRecord) -> int:
                         "defaults": e.defaults,
                         "proxies": e.proxies,
                         "takeback": e.takeback,
+                        "moves_public": e.moves_public,
                         "at": e.at,
                         "digest": e.digest,
                     }

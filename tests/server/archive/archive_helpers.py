@@ -36,6 +36,7 @@ def play_record(
     status: str | None = None,
     t0: datetime = T0,
     takebacks: int = 0,
+    public: bool | None = None,
 ) -> dict[str, Any]:
     """One game's archive record.
 
@@ -44,6 +45,8 @@ def play_record(
     (seed withheld). ``status`` overrides the status ("abandoned" stops early, seed revealed).
     ``takebacks``: that many open moves (the first that reveal nothing) are taken back right
     after they were made, as the room server logs it (``takeback``: the version undone).
+    ``public``: the room's (None: left out, as in records from before it was written).
+    A sealed phase's moves are flagged ``moves_public`` (revealed to all) unless private.
     """
     from server.rooms import reveals_nothing
 
@@ -77,6 +80,7 @@ def play_record(
             {
                 "version": version,
                 "moves": {str(s): m.to_json() for s, m in moves.items()},
+                "moves_public": prompt.sealed and not prompt.private,
                 "defaults": [],
                 "at": iso(t0 + timedelta(seconds=version)),
                 "digest": hashlib.sha256(game.encode(state)).hexdigest(),
@@ -103,7 +107,7 @@ def play_record(
     status = status or ("finished" if over else "playing")
     outcome = game.outcome(state)
     final = status in ("finished", "abandoned")
-    return {
+    record = {
         "game_id": game_id,
         "room": room,
         "engine": engine,
@@ -127,6 +131,9 @@ def play_record(
         "outcome": outcome.to_json() if outcome and status == "finished" else None,
         "events": events,
     }
+    if public is not None:
+        record["public"] = public
+    return record
 
 
 def encode(record: dict[str, Any]) -> bytes:

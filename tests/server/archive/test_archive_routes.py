@@ -13,12 +13,25 @@ from starlette.routing import Mount
 
 from server.archive.db import Database
 from server.archive.routes import routes
+from server.auth import Identity, Tokens, User
+
+TOKENS = Tokens(b"archive-routes-test-secret-0123456789")
+
+
+async def _generation(user_id: str) -> int:
+    return 1 if user_id == "u-signed-out" else 0
+
+
+def bearer(user_id: str) -> dict[str, str]:
+    """The header of a token of ``user_id`` (as the room server issues them)."""
+    return {"Authorization": f"Bearer {TOKENS.issue(User(user_id, user_id))}"}
 
 
 @pytest.fixture
 async def client(db: Database) -> AsyncIterator[httpx.AsyncClient]:
     app = Starlette(routes=[Mount("/api/history", routes=routes)])
     app.state.db = db
+    app.state.identity = Identity(TOKENS, _generation, refresh_after=3600)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
         yield http
@@ -32,7 +45,7 @@ async def test_history_endpoints(client: httpx.AsyncClient, db: Database) -> Non
     for record in [*games, playing]:
         await store(db, record)
 
-    r = await client.get(f"/api/history/users/{anne}/games")
+    r = await client.get(f"/api/history/users/{anne}/games", headers=bearer(anne))
     assert r.status_code == 200
     data = r.json()
     assert data["user"]["id"] == anne
