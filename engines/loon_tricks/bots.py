@@ -2,9 +2,10 @@
 
 ``uniform`` picks any legal move. ``heuristic`` values a hand as the loon its two
 recruitment cards pay plus a rough worth of its trick-taking power; it bids a little only
-for the row it values most (never much: loon paid is loon lost), ditches the two cards whose
-loss costs least, predicts the tricks its cards should take, and plays to take tricks (or
-to avoid them under Lie Low, or once its prediction is made), winning as cheaply as it can.
+for the row it values most (never much: loon paid is loon lost), ditches the two cards that
+make no recruitment set and take tricks least, predicts the tricks its cards should take,
+and plays to take tricks (or to avoid them under Lie Low, or once its prediction is made),
+winning as cheaply as it can.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from engines.core import JSON
 from engines.loon_tricks import trick
-from engines.loon_tricks.cards import INDEX, RED, number, suit
+from engines.loon_tricks.cards import INDEX, NAMES, RED, number, suit
 from engines.loon_tricks.moves import Award, Bid, Ditch, Move, Pick, Play, Predict
 from engines.loon_tricks.score_cards import CARDS
 from engines.loon_tricks.score_cards import INDEX as SCORE_INDEX
@@ -86,14 +87,20 @@ def _bid(view: Mapping[str, JSON], legal: Sequence[Move]) -> Move:
 
 
 def _ditch(view: Mapping[str, JSON], legal: Sequence[Move]) -> Move:
+    """Keep the cards that make recruitment sets, then the strongest trick-takers."""
     hand = _cards(view["hand"])
-
-    def kept_value(move: Move) -> tuple[float, str]:
-        assert isinstance(move, Ditch)
-        out = {INDEX[name] for name in move.cards}
-        return (value(view, [c for c in hand if c not in out]), str(move))
-
-    return max(legal, key=kept_value)
+    recruitment = _current(view)["recruitment"]
+    assert isinstance(recruitment, list)
+    used = {
+        c
+        for card in recruitment
+        for group in recruit(CARDS[SCORE_INDEX[str(card)]], hand)[0]
+        for c in group
+    }
+    worst = sorted(hand, key=lambda c: (c in used, win_chance(c), number(c), -suit(c)))[:2]
+    a, b = sorted(worst)
+    move = Ditch((NAMES[a], NAMES[b]))
+    return move if move in legal else legal[0]
 
 
 def _predict(view: Mapping[str, JSON], legal: Sequence[Move]) -> Move:
