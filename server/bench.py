@@ -39,11 +39,17 @@ class BenchResult:
         )
 
 
-def run(game_id: str, players: int = 4, games: int = 200, rounds: int = 10) -> BenchResult:
-    """Play ``games`` random full games; time the engine alone, then the codec alone."""
+def run(game_id: str, players: int = 4, games: int = 200, rounds: int | None = None) -> BenchResult:
+    """Play ``games`` random full games; time the engine alone, then the codec alone.
+
+    The game's default options (its full length) unless ``rounds`` is given for a game that
+    has that option. An open prompt with several seats takes one move per step, as the
+    contract says; a sealed one takes every prompted seat's move at once."""
     game = get(game_id)
     options = (
-        game.options({"rounds": rounds}) if "rounds" in game.options_schema() else game.options()
+        game.options({"rounds": rounds})
+        if rounds is not None and "rounds" in game.options_schema()
+        else game.options()
     )
     moves = 0
     states = []
@@ -56,7 +62,8 @@ def run(game_id: str, players: int = 4, games: int = 200, rounds: int = 10) -> B
             prompt = game.prompt(state)
             if prompt.over:
                 break
-            chosen = {seat: rng.choice(game.legal(state, seat)) for seat in prompt.seats}
+            seats = prompt.seats if prompt.sealed else prompt.seats[:1]
+            chosen = {seat: rng.choice(game.legal(state, seat)) for seat in seats}
             state = game.step(state, chosen)
             moves += 1
             if g < 20:
