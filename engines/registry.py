@@ -6,11 +6,14 @@ from typing import Any
 
 from engines.core import Game
 from engines.loon_tricks import LOON_TRICKS
+from engines.pearates import PEARATES
 from engines.skull_king import BID_TRICKS, SKULL_KING
 
 AnyGame = Game[Any, Any, Any]
 
-GAMES: dict[str, AnyGame] = {game.id: game for game in (SKULL_KING, BID_TRICKS, LOON_TRICKS)}
+GAMES: dict[str, AnyGame] = {
+    game.id: game for game in (SKULL_KING, BID_TRICKS, LOON_TRICKS, PEARATES)
+}
 
 
 def get(game_id: str) -> AnyGame:

@@ -1,0 +1,471 @@
+"""Pearates (seed 004): the ``Game`` contract.
+
+Rule decisions, each quoted from ``shared/rules/pearates.md`` or the seed, are listed in
+this folder's README.md. The course of a round is ``flow.py``; Played actions are
+``actions.py``; the end's scoring is ``scoring.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import msgspec
+
+from engines.core import JSON, OVER, BadOptions, IllegalMove, MalformedMove, Outcome, Policy, Prompt
+from engines.pearates import actions, bots, flow, moves, scoring, views
+from engines.pearates.cards import INDEX, KIND_OF, NAMES, VALUES, deck, kind
+from engines.pearates.moves import ENDS, Move
+from engines.pearates.state import (
+    ACTION,
+    ARRANGE,
+    BID,
+    DECODER,
+    ENCODER,
+    FREE,
+    KEEP,
+    MUST_ACT,
+    MUST_PASS,
+    OPEN_BIDS,
+    PER_CARD,
+    PUT,
+    SABRE,
+    TAKE,
+    TURN,
+    UNSET,
+    WINNER,
+    State,
+    Table,
+)
+from engines.pearates.state import OVER as PHASE_OVER
+from engines.rng import Rng
+
+HAND = 5
+MAX_RESHUFFLES = 3
+MAX_REMOVED = 40
+KINDS_OF_PROMPT = {
+    ARRANGE: "arrange",
+    TURN: "turn",
+    BID: "bid",
+    ACTION: "action",
+    PUT: "put",
+    WINNER: "winner",
+    TAKE: "take",
+}
+
+
+class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """What a host may choose (README.md: Variants)."""
+
+    friendly: bool = False
+    strict_ties: bool = False
+    reshuffles: int = 0  # a longer game: reshuffle the discards this many times
+    removed: int = 0  # a shorter game: remove this many cards (face up)
+    more_actions: bool = False
+    special_scoring: bool = False
+    no_negatives: bool = False  # friendly, optional: "remove ... the negative numbers"
+
+
+class Pearates:
+    id = "pearates"
+    title = "Pearates"
+    seats = range(2, 8)
+    bot_levels: tuple[str, ...] = ("random", "heuristic")
+
+    # -- set-up ---------------------------------------------------------------
+    def options(self, raw: Mapping[str, JSON] | None = None) -> Options:
+        if raw is not None and not isinstance(raw, Mapping):
+            raise BadOptions("options are a JSON object")
+        try:
+            opts = msgspec.convert(dict(raw or {}), Options, strict=True)
+        except msgspec.ValidationError as exc:
+            raise BadOptions(str(exc)) from None
+        if not 0 <= opts.reshuffles <= MAX_RESHUFFLES:
+            raise BadOptions(f"reshuffles is from 0 to {MAX_RESHUFFLES}")
+        if not 0 <= opts.removed <= MAX_REMOVED:
+            raise BadOptions(f"removed is from 0 to {MAX_REMOVED}")
+        return opts
+
+    def options_schema(self) -> dict[str, JSON]:
+        def flag(what: str) -> dict[str, JSON]:
+            return {"type": "bool", "default": False, "label": what}
+
+        return {
+            "friendly": flag("Friendly variant"),
+            "strict_ties": flag("Strict ties"),
+            "reshuffles": {
+                "type": "int",
+                "default": 0,
+                "min": 0,
+                "max": MAX_RESHUFFLES,
+                "label": "Longer game: reshuffles of the discards",
+            },
+            "removed": {
+                "type": "int",
+                "default": 0,
+                "min": 0,
+                "max": MAX_REMOVED,
+                "label": "Shorter game: cards removed (open to all)",
+            },
+            "more_actions": flag('Expansion "more actions"'),
+            "special_scoring": flag('Expansion "special scoring"'),
+            "no_negatives": flag("Friendly: remove the negative cards"),
+        }
+
+    def start(self, options: Options, players: int, seed: bytes) -> State:
+        if players not in self.seats:
+            raise BadOptions(f"{self.title} is for 2 to 7 players")
+        cards = deck(options.more_actions, options.special_scoring, options.no_negatives)
+        order = Rng(seed, "deal").shuffled(cards)
+        hands = [sorted(order[s * HAND : (s + 1) * HAND]) for s in range(players)]
+        pile = order[players * HAND :]
+        cut = max(0, min(options.removed, len(pile) - 2))
+        removed, pile = sorted(pile[:cut]), pile[cut:]
+        empty: tuple[tuple[int, ...], ...] = tuple(() for _ in range(players))
+        state = State(
+            players=players,
+            seed=bytes(seed),
+            friendly=options.friendly,
+            strict=options.strict_ties,
+            more=options.more_actions,
+            special=options.special_scoring,
+            no_negatives=options.no_negatives,
+            reshuffles=options.reshuffles,
+            round=0,
+            start=0,
+            phase=ARRANGE,
+            turn=-1,
+            direction=1,
+            forced=FREE,
+            flags=0,
+            pile=tuple(pile),
+            discard=(),
+            removed=tuple(removed),
+            treasure=(),
+            arranged=0,
+            action=(),
+            effect=0,
+            target=-1,
+            hands=tuple(tuple(h) for h in hands),
+            bids=empty,
+            received=empty,
+            scored=empty,
+            types=empty,
+            known=(*(tuple(h) for h in hands), tuple(removed)),
+            passed=tuple(False for _ in range(players)),
+            plays=tuple(0 for _ in range(players)),
+            takers=(),
+            choices=empty,
+            log=(),
+            last_log=(),
+        )
+        t = Table.of(state)
+        # "Biggest food thief starts." (house: drawn from the seed)
+        flow.begin_round(t, 1, Rng(seed, "start").below(players))
+        return t.freeze()
+
+    # -- whose move ---------------------------------------------------------------
+    def prompt(self, state: State) -> Prompt:
+        phase = state.phase
+        if phase == PHASE_OVER:
+            return OVER
+        # Everyone decides at once: a sealed prompt (private: a seat's choice is its own
+        # business until the views show it). One seat alone has an ordinary open turn.
+        if phase == KEEP:
+            seats = tuple(self.keepers(state))
+            return Prompt(seats, "keep", sealed=len(seats) > 1, private=len(seats) > 1)
+        if phase == SABRE:
+            seats = tuple(s for s in range(state.players) if UNSET in state.types[s])
+            return Prompt(seats, "sabre", sealed=len(seats) > 1)
+        seat = state.start if phase in (ARRANGE, WINNER) else state.turn
+        return Prompt((seat,), KINDS_OF_PROMPT[phase])
+
+    def keepers(self, state: State) -> list[int]:
+        return flow.keepers(state)
+
+    def legal(self, state: State, seat: int) -> list[Move]:
+        if not 0 <= seat < state.players or seat not in self.prompt(state).seats:
+            return []
+        phase = state.phase
+        if phase == ARRANGE:
+            rest = state.treasure[state.arranged :]
+            out = [Move("arrange", card=NAMES[c]) for c in rest] if len(rest) > 1 else []
+            return [*out, Move("hide")]
+        if phase == TURN:
+            return self._turn_moves(state, seat)
+        if phase == BID:
+            out = [Move("bid", card=NAMES[c]) for c in state.hands[seat]]
+            need = flow.outbid_needed(state, seat)
+            if len(state.bids[seat]) > need or not state.hands[seat]:
+                out.append(Move("stop"))
+            return out
+        if phase == ACTION:
+            return actions.choice_moves(state, seat)
+        if phase in (PUT, TAKE):
+            verb = "put" if phase == PUT else "take"
+            return [Move(verb, end=end) for end in ENDS]
+        if phase == WINNER:
+            return [Move("winner", seat=s) for s in flow.tied_highest(state)]
+        if phase == KEEP:
+            keep = flow.can_keep(state, seat)
+            if state.flags & PER_CARD:
+                card = NAMES[state.received[seat][len(state.choices[seat])]]
+                return [*([Move("keep", card=card)] if keep else []), Move("score", card=card)]
+            return [*([Move("keep")] if keep else []), Move("score")]
+        if phase == SABRE:
+            return [Move("sabre", value=v) for v in VALUES]
+        return []
+
+    def _turn_moves(self, state: State, seat: int) -> list[Move]:
+        """ "each player Passes (out for the round), Bids (puts one or more cards face down;
+        each is worth 1; no need to outbid) or Plays an action card"."""
+        if state.forced == MUST_PASS:
+            return [Move("pass")]
+        hand = state.hands[seat]
+        bids: list[Move] = []
+        if seat != state.start:  # house: the start player receives the bids, never bids
+            need = flow.outbid_needed(state, seat)
+            if len(hand) + len(state.bids[seat]) > need:
+                bids = [Move("bid", card=NAMES[c]) for c in hand]
+        plays: list[Move] = []
+        if state.plays[seat] < flow.PLAYS_PER_ROUND:
+            plays = [Move("play", card=NAMES[c]) for c in hand if kind(c).playable]
+        passes = [] if state.forced == MUST_ACT and (bids or plays) else [Move("pass")]
+        return [*passes, *bids, *plays]
+
+    def validate(self, state: State, seat: int, move: Move) -> None:
+        if state.phase == PHASE_OVER:
+            raise IllegalMove("the game is over", "game-over")
+        if not 0 <= seat < state.players:
+            raise IllegalMove(f"there is no seat {seat}", "no-such-seat")
+        if not isinstance(move, Move):
+            raise MalformedMove("not a move of Pearates")
+        if seat not in self.prompt(state).seats:
+            raise IllegalMove("it is not your turn", "not-your-turn")
+        legal = self.legal(state, seat)
+        if move in legal:
+            return
+        code, message = self._why(state, seat, move, legal)
+        raise IllegalMove(message, code)
+
+    def _why(self, state: State, seat: int, move: Move, legal: list[Move]) -> tuple[str, str]:
+        """A specific reason a well-formed move is refused now."""
+        verbs = {m.verb for m in legal}
+        card = INDEX.get(move.card or "", -1)
+        allowed = ", ".join(sorted(verbs))
+        if move.verb not in verbs:
+            if state.phase == TURN and move.verb == "pass" and state.forced == MUST_ACT:
+                return "must-bid-or-play", "a Goldfish was played: you must Bid or Play"
+            if state.phase == TURN and state.forced == MUST_PASS:
+                return "must-pass", "a Gold Pancake was played: you must Pass"
+            if state.phase == TURN and move.verb == "bid" and seat == state.start:
+                return "start-player-bids-not", "the start player receives the bids"
+            if move.verb == "bid" and state.phase in (TURN, BID):
+                return "must-outbid", "after a Pedestal Cabbage, bid more than the others"
+            if move.verb == "stop" and state.phase == BID:
+                return "must-outbid", "after a Pedestal Cabbage, bid more than the others"
+            if move.verb == "play" and state.phase == TURN:
+                return "play-limit", f"at most {flow.PLAYS_PER_ROUND} Plays a round"
+            if move.verb == "keep" and state.phase == KEEP:
+                return "hand-limit", f"the hand limit is {flow.HAND_LIMIT}: score them"
+            return "not-now", f"now you may: {allowed}"
+        if move.verb in ("bid", "play", "add", "give") and card >= 0:
+            if card not in state.hands[seat]:
+                return "not-in-hand", f"{move.card} is not in your hand"
+            if move.verb == "play":
+                return "no-action", f"{move.card} has no action to Play"
+        if move.verb == "arrange":
+            return "not-in-treasure", f"{move.card} is not among the cards left to arrange"
+        if move.verb in ("keep", "score"):
+            return "not-next-card", "decide the cards in the order shown, or all at once"
+        if move.verb in ("discard", "give", "target"):
+            return "no-such-bid", "choose a player with a bid (not yours where it says so)"
+        if move.verb == "winner":
+            return "not-tied", "choose one of the tied highest bids"
+        if move.card == moves.DECK:
+            return "deck-empty", "the draw pile is empty"
+        return "not-allowed", f"now you may: {allowed}"
+
+    # -- moves ------------------------------------------------------------------
+    def step(self, state: State, moves_: Mapping[int, Move]) -> State:
+        if state.phase == PHASE_OVER:
+            raise IllegalMove("the game is over", "game-over")
+        prompt = self.prompt(state)
+        if state.phase in (KEEP, SABRE):
+            if prompt.sealed and set(moves_) != set(prompt.seats):
+                raise IllegalMove("everyone decides at once: one move per seat", "sealed")
+            if not prompt.sealed and len(moves_) != 1:
+                raise IllegalMove("one move at a time", "one-at-a-time")
+            for seat, move in moves_.items():
+                self.validate(state, seat, move)
+            t = Table.of(state)
+            if state.phase == KEEP:
+                decisions = {s: m.verb == "keep" for s, m in moves_.items()}
+                if state.flags & PER_CARD:
+                    flow.keep_each(t, decisions)
+                else:
+                    flow.keep_all(t, decisions)
+            else:
+                flow.declare(t, {s: int(str(m.value)) for s, m in moves_.items()})
+            return t.freeze()
+        if len(moves_) != 1:
+            raise IllegalMove("one move at a time", "one-at-a-time")
+        ((seat, move),) = moves_.items()
+        self.validate(state, seat, move)
+        t = Table.of(state)
+        self._apply(t, seat, move)
+        return t.freeze()
+
+    def _apply(self, t: Table, seat: int, move: Move) -> None:
+        phase, verb = t.phase, move.verb
+        card = INDEX.get(move.card or "", -1)
+        if phase == ARRANGE:
+            if verb == "hide":
+                flow.hide(t)
+            else:  # the next card from the top
+                t.treasure.remove(card)
+                t.treasure.insert(t.arranged, card)
+                t.arranged += 1
+        elif phase in (TURN, BID) and verb == "bid":
+            t.forced = FREE
+            self._bid(t, seat, card)
+            t.phase = BID
+        elif phase == BID:  # stop
+            t.event(seat, flow.EV_STOP, -1, len(t.bids[seat]))
+            flow.next_turn(t, seat)
+        elif phase == TURN and verb == "pass":
+            t.passed[seat] = True
+            t.forced = FREE
+            t.event(seat, flow.EV_PASS)
+            flow.next_turn(t, seat)
+        elif phase == TURN:  # play
+            actions.play(t, seat, card)
+        elif phase == ACTION:
+            actions.choose(t, seat, move)
+        elif phase == PUT:
+            actions.put(t, seat, str(move.end))
+        elif phase == WINNER:
+            t.event(seat, flow.EV_WINNER, -1, int(str(move.seat)))
+            flow.mutiny(t, [int(str(move.seat))])
+        elif phase == TAKE:
+            flow.take(t, seat, str(move.end))
+
+    def _bid(self, t: Table, seat: int, card: int) -> None:
+        """A card goes face down into the bid (shown to all once bids are open)."""
+        if t.flags & OPEN_BIDS:
+            actions.from_hand_public(t, seat, card)
+            t.event(seat, flow.EV_BID, KIND_OF[card])
+        else:
+            actions.from_hand(t, seat, card)
+            t.event(seat, flow.EV_BID)
+        actions.into_bid(t, seat, card)
+
+    def default(self, state: State, seat: int) -> Move:
+        """A timed-out seat gets what the heuristic bot would do (deterministic)."""
+        legal = self.legal(state, seat)
+        if not legal:
+            raise IllegalMove("this seat owes no move", "not-your-turn")
+        rng = Rng(state.seed, f"default:{state.round}:{len(state.log)}:{seat}")
+        return bots.heuristic(self.view(state, seat), legal, rng)
+
+    def outcome(self, state: State) -> Outcome | None:
+        if state.phase != PHASE_OVER:
+            return None
+        scores = self.totals(state)
+        hands = [len(h) for h in state.hands]
+        return Outcome(tuple(scores), scoring.ranks(scores, hands))
+
+    def totals(self, state: State) -> list[int]:
+        piles = [scoring.Pile(state.scored[s], state.types[s]) for s in range(state.players)]
+        return scoring.totals(piles, state.friendly)
+
+    # -- views ------------------------------------------------------------------
+    def view(self, state: State, seat: int | None) -> dict[str, JSON]:
+        return views.seat_view(self, state, seat)
+
+    def final_view(self, state: State) -> dict[str, JSON]:
+        return views.full_view(self, state)
+
+    # -- moves as text and JSON ---------------------------------------------------
+    def parse_move(self, text: str) -> Move:
+        return moves.parse(text)
+
+    def decode_move(self, obj: JSON) -> Move:
+        return moves.decode(obj)
+
+    # -- storage --------------------------------------------------------------------
+    def encode(self, state: State) -> bytes:
+        return ENCODER.encode(state)
+
+    def decode(self, blob: bytes) -> State:
+        return DECODER.decode(blob)
+
+    # -- bots -------------------------------------------------------------------
+    def bot(self, level: str) -> Policy[Move]:
+        if level == "random":
+            return bots.uniform
+        if level == "heuristic":
+            return bots.heuristic
+        raise BadOptions(f"no bot level {level!r}; choose one of {', '.join(self.bot_levels)}")
+
+    # -- information sets ---------------------------------------------------------
+    def deck(self, options: Options, players: int) -> list[str]:
+        cards = deck(options.more_actions, options.special_scoring, options.no_negatives)
+        return [NAMES[c] for c in cards]
+
+    def zones(self, state: State) -> dict[str, list[str]]:
+        return {name: [NAMES[c] for c in cards] for name, cards in zone_cards(state).items()}
+
+    def seen(self, state: State, seat: int | None) -> frozenset[int]:
+        """The cards whose place ``seat`` knows (None: what every seat knows)."""
+        common = set(state.known[state.players])
+        if seat is not None and 0 <= seat < state.players:
+            common.update(state.known[seat])
+        return frozenset(common)
+
+    def hidden(self, state: State, seat: int | None) -> frozenset[str]:
+        seen = self.seen(state, seat)
+        return frozenset(
+            NAMES[c] for cards in zone_cards(state).values() for c in cards if c not in seen
+        )
+
+    def resample(self, state: State, seat: int | None, rng: Rng) -> State:
+        """Every card ``seat`` cannot place is re-dealt over the places such cards hold;
+        the other seats' knowledge follows the places (who knew the card there now knows
+        the card put there)."""
+        seen = self.seen(state, seat)
+        t = Table.of(state)
+        places = [
+            t.pile,
+            t.discard,
+            t.treasure,
+            *t.hands,
+            *t.bids,
+            *t.received,
+        ]
+        slots = [(zone, i) for zone in places for i, c in enumerate(zone) if c not in seen]
+        old = [zone[i] for zone, i in slots]
+        new = rng.shuffled(old)
+        for (zone, i), card in zip(slots, new, strict=True):
+            zone[i] = card
+        moved = dict(zip(old, new, strict=True))
+        for s in range(state.players):
+            if s != seat:
+                t.known[s] = {moved.get(c, c) for c in t.known[s]}
+        t.seed = b"".join(rng.next_u64().to_bytes(8, "big") for _ in range(4))
+        return t.freeze()
+
+
+def zone_cards(state: State) -> dict[str, tuple[int, ...]]:
+    out: dict[str, tuple[int, ...]] = {
+        "pile": state.pile,
+        "discard": state.discard,
+        "removed": state.removed,
+        "treasure": state.treasure,
+        "action": state.action,
+    }
+    for s in range(state.players):
+        out[f"hand:{s}"] = state.hands[s]
+        out[f"bid:{s}"] = state.bids[s]
+        out[f"received:{s}"] = state.received[s]
+        out[f"scored:{s}"] = state.scored[s]
+    return out

@@ -1,0 +1,181 @@
+"""What each seat may see, built by adding what it may know (allow-list).
+
+Public to all: sizes of every zone, the removed cards, scored cards, the card being
+Played, the public events, whose turn it is and the round's effects. A seat adds the cards
+whose place it knows (``Pearates.seen``): its own hand, bid and received cards, the
+treasure cards it arranged, looked at or added, and whatever was revealed. A spectator
+sees what every seat knows. The log names kinds of cards, never a card, so it never tells
+where a card is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from engines.core import JSON
+from engines.pearates.cards import KINDS, NAMES
+from engines.pearates.state import (
+    ACTION,
+    ARRANGE,
+    BID,
+    BY_VALUE,
+    KEEP,
+    LOSERS_LOSE,
+    LOSERS_SCORE,
+    MUST_ACT,
+    MUST_PASS,
+    NO_BIDS_FOR_START,
+    OPEN_BIDS,
+    OUTBID,
+    OVER,
+    PER_CARD,
+    PUT,
+    ROUND_ENDS,
+    SABRE,
+    SHUFFLE,
+    TAKE,
+    TURN,
+    UNSET,
+    WINNER,
+    Event,
+    State,
+)
+
+if TYPE_CHECKING:
+    from engines.pearates.rules import Pearates
+
+PHASES = {
+    ARRANGE: "arrange",
+    TURN: "turn",
+    BID: "bid",
+    ACTION: "action",
+    PUT: "put",
+    WINNER: "winner",
+    TAKE: "take",
+    KEEP: "keep",
+    SABRE: "sabre",
+    OVER: "over",
+}
+FLAGS = {
+    OPEN_BIDS: "open-bids",
+    BY_VALUE: "mutiny-by-value",
+    NO_BIDS_FOR_START: "start-gets-no-bids",
+    LOSERS_SCORE: "losing-bids-scored",
+    LOSERS_LOSE: "losing-bids-lost",
+    OUTBID: "outbid-or-pass",
+    PER_CARD: "per-card-choice",
+    ROUND_ENDS: "round-ends",
+    SHUFFLE: "shuffle-treasure",
+}
+FORCED = {MUST_ACT: "must-bid-or-play", MUST_PASS: "must-pass"}
+EVENTS = (
+    "pass",
+    "bid",
+    "play",
+    "put",
+    "add",
+    "steal",
+    "discard",
+    "give",
+    "target",
+    "winner",
+    "take",
+    "keep",
+    "score",
+    "reshuffle",
+    "treasure",
+    "mutiny",
+    "divide",
+    "leftovers",
+    "eggs",
+    "returned",
+    "draw",
+    "stop",
+    "sabre",
+)
+
+
+def _events(log: Sequence[Event]) -> list[JSON]:
+    return [
+        {
+            "seat": seat if seat >= 0 else None,
+            "what": EVENTS[what],
+            "kind": KINDS[kind].title if kind >= 0 else None,
+            "n": number if number != -1 else None,
+        }
+        for seat, what, kind, number in log
+    ]
+
+
+def _names(cards: Sequence[int], seen: frozenset[int]) -> list[JSON]:
+    return sorted(NAMES[c] for c in cards if c in seen)
+
+
+def _zone(cards: Sequence[int], seen: frozenset[int]) -> dict[str, JSON]:
+    return {"size": len(cards), "known": _names(cards, seen)}
+
+
+def seat_view(game: Pearates, state: State, seat: int | None) -> dict[str, JSON]:
+    """The table as ``seat`` sees it; ``None`` (or a non-seat) is a spectator."""
+    players = state.players
+    me = seat if seat is not None and 0 <= seat < players else None
+    seen = game.seen(state, me)
+    outcome = game.outcome(state)
+    prompt = game.prompt(state)
+    return {
+        "game": game.id,
+        "players": players,
+        "seat": me,
+        "round": state.round,
+        "start": state.start,
+        "phase": PHASES[state.phase],
+        "turn": state.turn if state.turn >= 0 else None,
+        "direction": state.direction,
+        "forced": FORCED.get(state.forced),
+        "effects": [name for bit, name in FLAGS.items() if state.flags & bit],
+        "options": {
+            "friendly": state.friendly,
+            "strict_ties": state.strict,
+            "more_actions": state.more,
+            "special_scoring": state.special,
+            "no_negatives": state.no_negatives,
+        },
+        "reshuffles": state.reshuffles,
+        "pile": len(state.pile),
+        "removed": [NAMES[c] for c in state.removed],
+        "discard": _zone(state.discard, seen),
+        # Top first; a card the viewer cannot place is null.
+        "treasure": [NAMES[c] if c in seen else None for c in state.treasure],
+        "arranged": state.arranged,
+        "action": NAMES[state.action[0]] if state.action else None,
+        "hand": [NAMES[c] for c in state.hands[me]] if me is not None else None,
+        "hands": [_zone(state.hands[s], seen) for s in range(players)],
+        "bids": [_zone(state.bids[s], seen) for s in range(players)],
+        "received": [_zone(state.received[s], seen) for s in range(players)],
+        "my_choices": (
+            [bool(k) for k in state.choices[me]] if me is not None and state.choices else []
+        ),
+        "scored": [
+            [
+                {"card": NAMES[c], "stack": t if t != UNSET else None}
+                for c, t in zip(state.scored[s], state.types[s], strict=True)
+            ]
+            for s in range(players)
+        ],
+        "passed": list(state.passed),
+        "plays": list(state.plays),
+        "scores": game.totals(state),
+        "log": _events(state.log),
+        "last_log": _events(state.last_log),
+        "prompt": prompt.to_json(),
+        "legal": [m.to_json() for m in game.legal(state, me)] if me is not None else [],
+        "outcome": outcome.to_json() if outcome else None,
+    }
+
+
+def full_view(game: Pearates, state: State) -> dict[str, JSON]:
+    """Every card where it is: for replays once the game is over."""
+    view = seat_view(game, state, None)
+    view["zones"] = game.zones(state)
+    return view
