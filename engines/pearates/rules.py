@@ -8,6 +8,7 @@ this folder's README.md. The course of a round is ``flow.py``; Played actions ar
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NoReturn
 
 import msgspec
 
@@ -244,46 +245,45 @@ class Pearates:
         legal = self.legal(state, seat)
         if move in legal:
             return
-        code, message = self._why(state, seat, move, legal)
-        raise IllegalMove(message, code)
+        self._refuse(state, seat, move, legal)
 
-    def _why(self, state: State, seat: int, move: Move, legal: list[Move]) -> tuple[str, str]:
-        """A specific reason a well-formed move is refused now."""
+    def _refuse(self, state: State, seat: int, move: Move, legal: list[Move]) -> NoReturn:
+        """Raise IllegalMove with the specific reason a well-formed move is refused now."""
         verbs = {m.verb for m in legal}
         card = INDEX.get(move.card or "", -1)
-        allowed = ", ".join(sorted(verbs))
+        phase = state.phase
         if move.verb not in verbs:
-            if state.phase == TURN and move.verb == "pass" and state.forced == MUST_ACT:
-                return "must-bid-or-play", "a Goldfish was played: you must Bid or Play"
-            if state.phase == TURN and state.forced == MUST_PASS:
-                return "must-pass", "a Gold Pancake was played: you must Pass"
-            if state.phase == TURN and move.verb == "bid" and seat == state.start:
-                return "start-player-bids-not", "the start player receives the bids"
-            if move.verb == "bid" and state.phase in (TURN, BID):
-                return "must-outbid", "after a Pedestal Cabbage, bid more than the others"
-            if move.verb == "stop" and state.phase == BID:
-                return "must-outbid", "after a Pedestal Cabbage, bid more than the others"
-            if move.verb == "play" and state.phase == TURN:
-                return "play-limit", f"at most {flow.PLAYS_PER_ROUND} Plays a round"
-            if move.verb == "keep" and state.phase == KEEP:
-                return "hand-limit", f"the hand limit is {flow.HAND_LIMIT}: score them"
-            return "not-now", f"now you may: {allowed}"
+            if phase == TURN and move.verb == "pass" and state.forced == MUST_ACT:
+                raise IllegalMove("a Goldfish was played: Bid or Play", "must-bid-or-play")
+            if phase == TURN and state.forced == MUST_PASS:
+                raise IllegalMove("a Gold Pancake was played: Pass", "must-pass")
+            if phase == TURN and move.verb == "bid" and seat == state.start:
+                raise IllegalMove("the start player receives the bids", "start-player-cannot-bid")
+            if (move.verb == "bid" and phase in (TURN, BID)) or (
+                move.verb == "stop" and phase == BID
+            ):
+                raise IllegalMove("Pedestal Cabbage: bid more than the others", "must-outbid")
+            if move.verb == "play" and phase == TURN:
+                raise IllegalMove(f"{flow.PLAYS_PER_ROUND} Plays a round at most", "play-limit")
+            if move.verb == "keep" and phase == KEEP:
+                raise IllegalMove(f"{flow.HAND_LIMIT} cards at most in hand", "hand-limit")
+            raise IllegalMove(f"now you may: {', '.join(sorted(verbs))}", "not-now")
         if move.verb in ("bid", "play", "add", "give") and card >= 0:
             if card not in state.hands[seat]:
-                return "not-in-hand", f"{move.card} is not in your hand"
+                raise IllegalMove(f"{move.card} is not in your hand", "not-in-hand")
             if move.verb == "play":
-                return "no-action", f"{move.card} has no action to Play"
+                raise IllegalMove(f"{move.card} has no action to Play", "no-action")
         if move.verb == "arrange":
-            return "not-in-treasure", f"{move.card} is not among the cards left to arrange"
+            raise IllegalMove(f"{move.card} is not left to arrange", "not-in-treasure")
         if move.verb in ("keep", "score"):
-            return "not-next-card", "decide the cards in the order shown, or all at once"
+            raise IllegalMove("decide the cards in the order shown", "not-next-card")
         if move.verb in ("discard", "give", "target"):
-            return "no-such-bid", "choose a player with a bid (not yours where it says so)"
+            raise IllegalMove("choose a player with a bid", "no-such-bid")
         if move.verb == "winner":
-            return "not-tied", "choose one of the tied highest bids"
+            raise IllegalMove("choose one of the tied highest bids", "not-a-tied-bid")
         if move.card == moves.DECK:
-            return "deck-empty", "the draw pile is empty"
-        return "not-allowed", f"now you may: {allowed}"
+            raise IllegalMove("the draw pile is empty", "deck-empty")
+        raise IllegalMove(f"now you may: {', '.join(sorted(verbs))}", "not-allowed")
 
     # -- moves ------------------------------------------------------------------
     def step(self, state: State, moves_: Mapping[int, Move]) -> State:

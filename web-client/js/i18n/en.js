@@ -230,5 +230,19 @@ export default {
   "error.not-predicting": "No predictions are made now.",
   "error.not-tied": "Only the tied players pick a card.",
   "error.not-tied-seat": "The row goes to one of the tied players.",
-  "error.not-your-choice": "The winner of the pick chooses who gets the row."
+  "error.not-your-choice": "The winner of the pick chooses who gets the row.",
+  "error.must-bid-or-play": "A Goldfish was played: you must Bid or Play this turn.",
+  "error.must-pass": "A Gold Pancake was played: you must Pass this turn.",
+  "error.start-player-cannot-bid": "The start player receives the bids and does not bid.",
+  "error.must-outbid": "A Pedestal Cabbage was played: your bid must end higher than every other bid.",
+  "error.play-limit": "You have Played as many actions this round as allowed.",
+  "error.hand-limit": "The hand limit is 8 cards: what does not fit must be scored.",
+  "error.not-now": "That move belongs to another part of the round.",
+  "error.no-action": "That card has no action to Play.",
+  "error.not-in-treasure": "That card is not among the treasure cards left to arrange.",
+  "error.not-next-card": "Decide the received cards in the order shown.",
+  "error.no-such-bid": "Choose a player who has a bid.",
+  "error.not-a-tied-bid": "Choose one of the tied highest bids.",
+  "error.deck-empty": "The draw pile is empty.",
+  "error.not-allowed": "The rules do not allow that move now."
 };

@@ -230,5 +230,19 @@ export default {
   "error.not-predicting": "Lúc này không ai dự đoán.",
   "error.not-tied": "Chỉ những người hòa mới chọn bài.",
   "error.not-tied-seat": "Hàng bài thuộc về một trong những người hòa.",
-  "error.not-your-choice": "Người thắng lượt chọn sẽ quyết định ai nhận hàng bài."
+  "error.not-your-choice": "Người thắng lượt chọn sẽ quyết định ai nhận hàng bài.",
+  "error.must-bid-or-play": "Có lá Goldfish vừa được đánh: lượt này bạn phải Đặt giá hoặc Đánh bài.",
+  "error.must-pass": "Có lá Gold Pancake vừa được đánh: lượt này bạn phải Bỏ lượt.",
+  "error.start-player-cannot-bid": "Người đi đầu nhận các giá đặt và không được đặt giá.",
+  "error.must-outbid": "Có lá Pedestal Cabbage vừa được đánh: giá của bạn phải cao hơn mọi giá khác.",
+  "error.play-limit": "Bạn đã đánh đủ số lá hành động được phép trong vòng này.",
+  "error.hand-limit": "Trên tay tối đa 8 lá: phần không vừa phải được tính điểm.",
+  "error.not-now": "Nước đi đó thuộc về một phần khác của vòng chơi.",
+  "error.no-action": "Lá bài đó không có hành động để đánh.",
+  "error.not-in-treasure": "Lá bài đó không nằm trong số lá kho báu còn lại để sắp xếp.",
+  "error.not-next-card": "Hãy quyết định các lá nhận được theo thứ tự hiển thị.",
+  "error.no-such-bid": "Hãy chọn một người chơi đang có giá đặt.",
+  "error.not-a-tied-bid": "Hãy chọn một trong các giá cao nhất đang hòa nhau.",
+  "error.deck-empty": "Chồng bài rút đã hết.",
+  "error.not-allowed": "Luật chơi không cho phép nước đi đó lúc này."
 };
