@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
-from server import lobby, logs, web
+from server import lobby, logs, redis_pool, web
 from server.archive.archiver import Archiver
 from server.archive.archiver import start as start_archiver
 from server.archive.commands import check_schema, migrate
@@ -52,7 +52,12 @@ def create_app(settings: Settings) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         logs.configure()
-        redis = aioredis.Redis.from_url(settings.redis_url or "")
+        redis = redis_pool.connect(
+            settings.redis_url or "",
+            size=settings.redis_pool_size,
+            wait_seconds=settings.redis_pool_wait_seconds,
+            retries=settings.redis_retries,
+        )
         store = Store(redis, Keys(settings.redis_prefix))
         rooms = RoomService(
             store,

@@ -389,6 +389,20 @@ class Hub:
                 if conn.room_id == room_id:
                     await self.rooms.arrive(room_id, conn.id, conn.seat)
 
+    def _catch_up(self, channel: str) -> None:
+        """``channel`` was subscribed again: the connection to Redis was lost (a restart)
+        and redis-py re-subscribed. What was published meanwhile never came: each socket
+        of the room is sent what it missed since its last version, with the sealed phase's
+        status (a lost ``open`` would leave players waiting), as after a resume."""
+        prefix = self.keys.channel("")[: -len("{}")]
+        if channel == self.keys.rooms_channel or not channel.startswith(prefix):
+            return
+        room_id = channel[len(prefix) + 1 : -1]
+        log.warning("pub/sub subscribed again: catching up", extra={"room": room_id})
+        for conn in list(self.by_room.get(room_id, ())):
+            if conn.room_id == room_id and conn.synced:
+                conn.sync(room_id, conn.version if conn.version >= 0 else None)
+
     # -- the reader -----------------------------------------------------------------------
     async def _read(self) -> None:
         rooms_channel = self.keys.rooms_channel
@@ -409,6 +423,8 @@ class Hub:
             if message["type"] == "subscribe":
                 event = self._subscribed.get(channel)
                 if event is not None:
+                    if event.is_set():
+                        self._catch_up(channel)
                     event.set()
                 continue
             if message["type"] != "message":

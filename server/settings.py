@@ -50,6 +50,9 @@ class Settings:
     redis_url: str | None = None  # None: start the embedded Redis under data_dir
     database_url: str | None = None  # None: start the embedded Postgres under data_dir
     redis_prefix: str = ""  # a key space of its own (tests); keys stay hash-tagged per room
+    redis_pool_size: int = 100  # connections to Redis per node; more commands wait for one
+    redis_pool_wait_seconds: float = 10.0  # how long a command waits for a free connection
+    redis_retries: int = 10  # retries of a command on a connection error (backoff to 1 s)
     secret: bytes = field(default=b"", repr=False)
     admin_password: str | None = field(default=None, repr=False)
     node_id: str = field(default_factory=lambda: secrets.token_hex(4))
@@ -142,6 +145,9 @@ class Settings:
             guests_per_address_per_hour=_int("TORTUGA_GUESTS_PER_ADDRESS_PER_HOUR", 30),
             lobby_idle_seconds=_int("TORTUGA_LOBBY_IDLE_SECONDS", 3600),
             forwarded_allow_ips=_env("TORTUGA_FORWARDED_ALLOW_IPS", "127.0.0.1") or "127.0.0.1",
+            redis_pool_size=_int("TORTUGA_REDIS_POOL_SIZE", 100),
+            redis_pool_wait_seconds=_float("TORTUGA_REDIS_POOL_WAIT_SECONDS", 10.0),
+            redis_retries=_int("TORTUGA_REDIS_RETRIES", 10),
             migrate_on_start=(_env("TORTUGA_MIGRATE", "1") or "1") not in ("0", "false", "no"),
         )
 

@@ -23,6 +23,7 @@ the same claim finds dead nodes, whose sockets then stop counting in presence.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -153,7 +154,9 @@ return 1
 
 # KEYS: room, seal ; ARGV: version, phase, seat, digest, seats owed, channel,
 #                         committed payload, open payload, open_by ('' = no reveal deadline),
-#                         proxy ('1': a stand-in committed for the absent player: p:<seat>)
+#                         proxy ('1': a stand-in committed for the absent player: p:<seat>),
+#                         nonce (of this call: its own repeat -- a retry after a lost reply --
+#                         is answered as the first time, n:<seat>)
 _COMMIT = """
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1]
    or redis.call('HGET', KEYS[1], 'status') ~= 'playing' then return 'wrong-phase' end
@@ -162,8 +165,13 @@ if redis.call('HGET', KEYS[2], 'phase') ~= ARGV[2] then
   redis.call('HSET', KEYS[2], 'phase', ARGV[2], 'commits', 0, 'reveals', 0)
 end
 if redis.call('HSETNX', KEYS[2], 'c:' .. ARGV[3], ARGV[4]) == 0 then
+  if redis.call('HGET', KEYS[2], 'n:' .. ARGV[3]) == ARGV[11] then
+    if redis.call('HGET', KEYS[2], 'open') == '1' then return 'open' end
+    return 'ok'
+  end
   return 'already-committed'
 end
+redis.call('HSET', KEYS[2], 'n:' .. ARGV[3], ARGV[11])
 if ARGV[10] == '1' then redis.call('HSET', KEYS[2], 'p:' .. ARGV[3], '1') end
 local count = redis.call('HINCRBY', KEYS[2], 'commits', 1)
 redis.call('PUBLISH', ARGV[6], ARGV[7])
@@ -176,14 +184,21 @@ end
 return 'ok'
 """
 
-# KEYS: room, seal ; ARGV: version, phase, seat, opening, seats owed
+# KEYS: room, seal ; ARGV: version, phase, seat, opening, seats owed, nonce (m:<seat>)
 _REVEAL = """
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1]
    or redis.call('HGET', KEYS[2], 'phase') ~= ARGV[2] then return 'wrong-phase' end
 if redis.call('HGET', KEYS[2], 'open') ~= '1' then return 'not-open' end
 if redis.call('HSETNX', KEYS[2], 'r:' .. ARGV[3], ARGV[4]) == 0 then
+  if redis.call('HGET', KEYS[2], 'm:' .. ARGV[3]) == ARGV[6] then
+    if tonumber(redis.call('HGET', KEYS[2], 'reveals')) == tonumber(ARGV[5]) then
+      return 'all'
+    end
+    return 'ok'
+  end
   return 'already-revealed'
 end
+redis.call('HSET', KEYS[2], 'm:' .. ARGV[3], ARGV[6])
 local count = redis.call('HINCRBY', KEYS[2], 'reveals', 1)
 if count == tonumber(ARGV[5]) then return 'all' end
 return 'ok'
@@ -451,26 +466,44 @@ class Store:
         opened: bytes,
         open_by: int | None = None,
         proxy: bool = False,
+        nonce: str | None = None,
     ) -> str:
         """Store one seat's digest: 'ok', 'open' (this commit completed the set; the seal
         records ``open_by``, the reveal deadline), 'already-committed' or 'wrong-phase'.
-        ``proxy``: a stand-in commits for an absent player (the seal notes ``p:<seat>``)."""
+        ``proxy``: a stand-in commits for an absent player (the seal notes ``p:<seat>``).
+        ``nonce`` names this call (a fresh one by default): redis-py runs the script again
+        when a connection error lost its reply, and that repeat gets this call's answer."""
         k = self.keys
         args = [str(version), phase, str(seat), digest, str(owed), k.channel(room_id)]
         by = "" if open_by is None else str(open_by)
         result = await self._commit(
             keys=[k.room(room_id), k.seal(room_id)],
-            args=[*args, committed, opened, by, "1" if proxy else ""],
+            args=[
+                *args,
+                committed,
+                opened,
+                by,
+                "1" if proxy else "",
+                nonce or secrets.token_hex(8),
+            ],
         )
         return cast(str, _s(result))
 
     async def reveal(
-        self, room_id: str, *, version: int, phase: str, seat: int, opening: str, owed: int
+        self,
+        room_id: str,
+        *,
+        version: int,
+        phase: str,
+        seat: int,
+        opening: str,
+        owed: int,
+        nonce: str | None = None,
     ) -> str:
         """Store one seat's opening: 'ok', 'all' (the set is complete), 'not-open',
-        'already-revealed' or 'wrong-phase'."""
+        'already-revealed' or 'wrong-phase'. ``nonce``: as for ``commit``."""
         k = self.keys
-        args = [str(version), phase, str(seat), opening, str(owed)]
+        args = [str(version), phase, str(seat), opening, str(owed), nonce or secrets.token_hex(8)]
         result = await self._reveal(keys=[k.room(room_id), k.seal(room_id)], args=args)
         return cast(str, _s(result))
 

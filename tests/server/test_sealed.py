@@ -48,7 +48,8 @@ async def test_nothing_in_clear_before_all_committed(
     assert b'"bid"' not in blob and b"'bid'" not in blob
     assert not any(s.encode() in blob for s in salts.values())
     seal = next(v for k, v in keys.items() if k.endswith(b":seal"))
-    assert set(seal) == {b"phase", b"commits", b"reveals", b"c:0", b"c:1"}
+    # n:<seat> is the nonce of the commit call (random: it says nothing about the move).
+    assert set(seal) == {b"phase", b"commits", b"reveals", b"c:0", b"c:1", b"n:0", b"n:1"}
     log = next(v for k, v in keys.items() if k.endswith(b":log"))
     assert len(log) == 1  # only the deal
     # Frames so far: nobody's choice, anywhere (views show no bid, no revealed frame).

