@@ -29,6 +29,7 @@ import msgspec
 from engines.core import BadOptions, MoveError, Prompt
 from engines.registry import GAMES, AnyGame
 from server import protocol as p
+from server import room_codes
 from server.entry import (
     ABANDON,
     MOVE,
@@ -120,6 +121,7 @@ class Room:
     game_no: int = 0  # the room's game (1 once dealt): its archive id is ``<room>-<n>``
     archived: bool = False  # the game's final record is on the archive stream
     ended_reason: str | None = None  # abandoned games: "host" or "idle"
+    host_name: str = ""  # the host's name when the room was made
     connected: set[int] = field(default_factory=set)
     away: set[int] = field(default_factory=set)  # seats taken over after the grace time
 
@@ -215,6 +217,7 @@ def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = No
         game_no=int(raw.get("game_no") or b"0"),
         archived=raw.get("archived") == b"1",
         ended_reason=text("ended_reason") or None,
+        host_name=text("host_name") or "",
         connected=connected,
         away=away,
     )
@@ -323,6 +326,16 @@ class RoomService:
             raise RoomError(p.NO_SUCH_ROOM, "there is no such room")
         return parse_room(raw, seen)
 
+    async def find(self, code: str, *, presence: bool = False) -> Room:
+        """The room a person's code names: as written, else (typed in lower case or in
+        groups, ``k7qx-mh4p``) its canonical form (server/room_codes.py)."""
+        for candidate in room_codes.spoken_forms(code):
+            try:
+                return await self.get(candidate, presence=presence)
+            except RoomError:
+                continue
+        raise RoomError(p.NO_SUCH_ROOM, "there is no such room")
+
     async def list_public(self, limit: int) -> list[dict[str, Any]]:
         out = []
         for room_id in await self.store.list_open(limit):
@@ -355,7 +368,7 @@ class RoomService:
         if self.quotas is not None:
             await self.quotas.check_new_room(host_id)
         for _ in range(5):
-            room_id = secrets.token_urlsafe(6 if ask.public else 12)
+            room_id = room_codes.new_code(private=not ask.public)
             fields = {
                 "engine": game.id,
                 "options": json.dumps(normal),

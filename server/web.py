@@ -1,22 +1,33 @@
 """The browser client's routes: the single-page app, its ES modules and the rules pages.
 
 There is no build step: ``web-client/`` is served as it is. ``/``, ``/r/{code}`` (a room by its
-invite link) and ``/replay/{game_id}`` all answer the same page, whose modules read the path;
-``/rules/{game}`` answers a short static page per game; ``/static/...`` the modules, styles and
-pages themselves (revalidated by ETag on every load, so a new deploy is picked up at once).
+invite link), ``/replay/{game_id}``, ``/leaderboard/{game}`` and ``/player/{user}`` all answer
+the same page, whose modules read the path; ``/rules/{game}`` answers a short static page per
+game, in the player's language when it has one (``rules/<game>.<lang>.html``); ``/static/...``
+the modules, styles and pages themselves (revalidated by ETag on every load, so a new deploy
+is picked up at once).
+
+``/r/{code}`` is rendered: its head carries the room's preview card (server/unfurl.py), so a
+link pasted into a chat app unfurls; a code typed in lower case or in groups of four
+(``k7qx-mh4p``) is redirected to the room's own code (server/room_codes.py).
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Message, Receive, Scope, Send
+
+from server import unfurl
+from server.catalogue import COOKIE, Catalogues
+from server.rooms import RoomError
 
 STATIC_PREFIX = "/static"
 
@@ -54,25 +65,60 @@ def routes(web_root: Path) -> list[BaseRoute]:
     root = web_root.resolve()
     index = root / "index.html"
     rules = root / "rules"
+    texts = Catalogues(root / "js" / "i18n")
+    head_mark = "<title>Tortuga</title>"
 
     def page(path: Path) -> Response:
         if not path.is_file():
             raise HTTPException(404, "no such page")
         return FileResponse(path, media_type="text/html; charset=utf-8", headers=HEADERS)
 
+    def language(request: Request) -> str:
+        return texts.choose(
+            request.query_params.get("lang"),
+            request.cookies.get(COOKIE),
+            request.headers.get("accept-language"),
+        )
+
     async def app_page(request: Request) -> Response:
         return page(index)
+
+    async def room_page(request: Request) -> Response:
+        """The app, with the room's preview card in its head (when this app serves rooms)."""
+        code = str(request.path_params["code"])
+        services: Any = getattr(request.app.state, "services", None)
+        if services is None:
+            return page(index)
+        try:
+            room = await services.rooms.find(code)
+        except RoomError:
+            return page(index)  # the app itself says there is no such room
+        if room.id != code:
+            return RedirectResponse(f"/r/{room.id}", status_code=308, headers=HEADERS)
+        url = f"{services.rooms.base_url}/r/{room.id}"
+        card = unfurl.tags(room, url, texts, language(request))
+        body = index.read_text(encoding="utf-8").replace(head_mark, card, 1)
+        return HTMLResponse(body, headers={**HEADERS, "Vary": "Accept-Language, Cookie"})
 
     async def rules_page(request: Request) -> Response:
         game = str(request.path_params["game"])
         if not _GAME.fullmatch(game):
             raise HTTPException(404, "no such game")
+        own = rules / f"{game}.{language(request)}.html"
+        if own.is_file():
+            return FileResponse(
+                own,
+                media_type="text/html; charset=utf-8",
+                headers={**HEADERS, "Vary": "Accept-Language, Cookie"},
+            )
         return page(rules / f"{game}.html")
 
     return [
         Route("/", app_page, methods=["GET", "HEAD"]),
-        Route("/r/{code}", app_page, methods=["GET", "HEAD"]),
+        Route("/r/{code}", room_page, methods=["GET", "HEAD"]),
         Route("/replay/{game_id}", app_page, methods=["GET", "HEAD"]),
+        Route("/leaderboard/{game}", app_page, methods=["GET", "HEAD"]),
+        Route("/player/{user_id}", app_page, methods=["GET", "HEAD"]),
         Route("/rules/{game}", rules_page, methods=["GET", "HEAD"]),
         Mount(STATIC_PREFIX, app=_Static(directory=root), name="web-static"),
     ]

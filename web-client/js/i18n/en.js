@@ -134,6 +134,15 @@ export default {
   "player.status.playing": "in progress",
   "player.more": "Show more",
 
+  "og.title": "{host} invites you to {game}",
+  "og.someone": "A friend",
+  "og.lobby": {"one": "{count} seat of {players} free — join in the browser, no account needed.", "other": "{count} seats of {players} free — join in the browser, no account needed."},
+  "og.lobby_full": "All {players} seats are taken — the game starts soon; open the link to watch.",
+  "og.playing": "A game in progress — open the link to watch.",
+  "og.playing_closed": "A game in progress.",
+  "og.finished": "This game is over — open the link to see how it ended.",
+  "og.abandoned": "This game was abandoned.",
+
   "cards.suit.yellow": "yellow",
   "cards.suit.red": "red",
   "cards.suit.blue": "blue",

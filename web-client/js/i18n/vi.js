@@ -134,6 +134,15 @@ export default {
   "player.status.playing": "đang chơi",
   "player.more": "Xem thêm",
 
+  "og.title": "{host} mời bạn chơi {game}",
+  "og.someone": "Một người bạn",
+  "og.lobby": {"other": "Còn {count}/{players} ghế trống — vào chơi ngay trên trình duyệt, không cần tài khoản."},
+  "og.lobby_full": "Đã đủ {players} người — ván sắp bắt đầu; mở đường dẫn để xem.",
+  "og.playing": "Ván đang diễn ra — mở đường dẫn để xem.",
+  "og.playing_closed": "Ván đang diễn ra.",
+  "og.finished": "Ván đã kết thúc — mở đường dẫn để xem kết quả.",
+  "og.abandoned": "Ván đã bị bỏ dở.",
+
   "cards.suit.yellow": "vàng",
   "cards.suit.red": "đỏ",
   "cards.suit.blue": "xanh dương",
