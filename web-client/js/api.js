@@ -43,4 +43,8 @@ export const api = {
   createRoom: (spec) => call("POST", "/api/rooms", spec),
   replay: (gameId) => call("GET", `/api/history/games/${encodeURIComponent(gameId)}/replay`),
   game: (gameId) => call("GET", `/api/history/games/${encodeURIComponent(gameId)}`),
+  leaderboard: (engine, { limit = 50, offset = 0 } = {}) =>
+    call("GET", `/api/history/leaderboard/${encodeURIComponent(engine)}?limit=${limit}&offset=${offset}`),
+  userGames: (userId, { limit = 20, offset = 0 } = {}) =>
+    call("GET", `/api/history/users/${encodeURIComponent(userId)}/games?limit=${limit}&offset=${offset}`),
 };

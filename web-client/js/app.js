@@ -2,6 +2,8 @@
 //   /                      the landing page (what the site is, your name), then the lobby
 //   /r/{code}              a room (its invite link): seats before the start, then the table
 //   /replay/{id}           a finished game, step by step
+//   /leaderboard/{game}    the rated players of one game
+//   /player/{user}         a player's ratings and recent games
 
 import { canonicalCode } from "./codes.js";
 import { h, replaceChildren } from "./dom.js";
@@ -25,6 +27,12 @@ async function route() {
   } else if ((m = path.match(/^\/replay\/([^/]+)\/?$/))) {
     const { ReplayPage } = await import("./replay.js");
     window.tortuga = new ReplayPage(el, decodeURIComponent(m[1]));
+  } else if ((m = path.match(/^\/leaderboard\/([a-z0-9-]+)\/?$/))) {
+    const { LeaderboardPage } = await import("./leaderboard.js");
+    window.tortuga = new LeaderboardPage(el, m[1]);
+  } else if ((m = path.match(/^\/player\/([^/]+)\/?$/))) {
+    const { PlayerPage } = await import("./player.js");
+    window.tortuga = new PlayerPage(el, decodeURIComponent(m[1]));
   } else {
     const { LobbyPage } = await import("./lobby.js");
     window.tortuga = new LobbyPage(el);

@@ -118,7 +118,8 @@ export class LobbyPage {
         h("div", {},
           this.joinForm(),
           h("section", { class: "panel", "aria-label": t("lobby.my_rooms_aria") }, h("h2", {}, t("lobby.my_rooms")), this.mineEl),
-          h("section", { class: "panel", "aria-label": t("lobby.public_rooms_aria") }, h("h2", {}, t("lobby.public_rooms")), this.listEl))),
+          h("section", { class: "panel", "aria-label": t("lobby.public_rooms_aria") }, h("h2", {}, t("lobby.public_rooms")), this.listEl),
+          this.boards())),
       h("p", { class: "small muted" }, t("lobby.playing_as", { name: identity.get().user.name }), " ",
         h("button", { type: "button", class: "secondary", onclick: () => this.changeName() }, t("lobby.change_name"))));
     this.renderList();
@@ -252,6 +253,13 @@ export class LobbyPage {
       r.round ? h("span", { class: "small muted" }, t("lobby.round", { round: r.round, rounds: r.rounds })) : null,
       h("a", { class: "button", href: `/r/${r.code}` }, t("lobby.open")),
       r.status === "finished" ? h("button", { type: "button", class: "secondary", onclick: () => { myRooms.remove(r.code); this.renderMine(); } }, t("lobby.forget")) : null))));
+  }
+
+  /** Links to each game's leaderboard. */
+  boards() {
+    return h("section", { class: "panel", "aria-label": t("lobby.leaderboards") }, h("h2", {}, t("lobby.leaderboards")),
+      h("ul", { class: "links" }, this.gameList().map((g) =>
+        h("li", {}, h("a", { href: `/leaderboard/${g.id}` }, gameTitle(g.id, g.title))))));
   }
 }
 

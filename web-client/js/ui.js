@@ -27,7 +27,7 @@ export function setWho() {
   }
   // "Playing as {name}": the name in bold, wherever the language puts it.
   const [before, after] = t("header.playing_as", { name: "\u0000" }).split("\u0000");
-  replaceChildren(who, before, h("strong", {}, id.user.name), after ?? "");
+  replaceChildren(who, before, h("a", { href: `/player/${encodeURIComponent(id.user.id)}`, class: "me" }, h("strong", {}, id.user.name)), after ?? "");
 }
 
 export function setConnState(state) {

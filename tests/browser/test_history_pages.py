@@ -1,0 +1,164 @@
+"""The leaderboard of each game and a player's page (issue 9, item 11): "a leaderboard page
+per game, and a player's page (history, rating, recent games with replay links)", in
+English and Vietnamese. Screenshots at 1280x800 and 390x844 in artifacts/screenshots/."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from test_i18n_pages import PAGE_TEXT, SIZES, english_leftovers
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server" / "archive"))
+from archive_helpers import T0, play_record, store
+
+from server.archive.db import Database
+
+pytestmark = pytest.mark.browser
+
+NAMES = ["Lan", "Minh", "Đức <b>bold</b>"]
+
+
+@pytest.fixture(scope="module")
+def history(site: str, database_url: str) -> dict[str, Any]:
+    """Three guests of the site and four finished games of theirs in the archive (three of
+    Skull King, one of Bid & Make It), stored as the archiver stores them."""
+    people = []
+    for name in NAMES:
+        res = httpx.post(site + "/api/guest", json={"name": name})
+        res.raise_for_status()
+        people.append(res.json())
+    ids = [p["user"]["id"] for p in people]
+    records = []
+    for i, engine in enumerate(["skull-king", "skull-king", "skull-king", "bid-tricks"]):
+        record = play_record(
+            engine=engine, players=3, rounds=2, users=ids, t0=T0 + timedelta(days=i)
+        )
+        for seat, name in zip(record["seats"], NAMES, strict=True):
+            seat["name"] = name
+        records.append(record)
+
+    async def write() -> None:
+        db = await Database.connect(database_url)
+        try:
+            for record in records:
+                await store(db, record)
+        finally:
+            await db.close()
+
+    asyncio.run(write())
+    return {"people": people, "games": [r["game_id"] for r in records]}
+
+
+def open_as(chromium: Any, site: str, person: dict[str, Any], size: str, locale: str) -> Any:
+    ctx = chromium.new_context(viewport=SIZES[size], locale=locale, is_mobile=size == "phone")
+    identity = json.dumps({"token": person["token"], "user": person["user"]})
+    ctx.add_init_script(f"localStorage.setItem('tortuga.identity', {json.dumps(identity)});")
+    return ctx
+
+
+def watch(page: Any) -> list[str]:
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return errors
+
+
+def test_a_leaderboard_per_game(
+    history: dict[str, Any], site: str, chromium: Any, screenshot_dir: Path
+) -> None:
+    lan = history["people"][0]
+    for size in SIZES:
+        for locale, lang in (("en-GB", "en"), ("vi-VN", "vi")):
+            ctx = open_as(chromium, site, lan, size, locale)
+            page = ctx.new_page()
+            errors = watch(page)
+            page.goto(site + "/leaderboard/skull-king")
+            page.wait_for_selector("table.board tbody tr")
+            rows = page.locator("table.board tbody tr")
+            assert rows.count() == 3
+            names = [rows.nth(i).locator("td").nth(1).inner_text() for i in range(3)]
+            assert sorted(names) == sorted(NAMES)  # the HTML in a name is text
+            assert page.locator("table.board tr.me").count() == 1  # "you" stand out
+            href = page.locator("table.board tbody a").first.get_attribute("href")
+            assert href.startswith("/player/")
+            text = page.evaluate(PAGE_TEXT)
+            if lang == "vi":
+                assert "Skull King — bảng xếp hạng" in text
+                assert english_leftovers(text) == []
+            else:
+                assert "Skull King — leaderboard" in text
+            # Each game has a board of its own.
+            assert page.locator("nav a[href='/leaderboard/bid-tricks']").count() == 1
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+            page.screenshot(
+                path=str(screenshot_dir / f"leaderboard-{lang}-{size}.png"), full_page=True
+            )
+            ctx.close()
+            assert not errors, errors
+
+
+def test_a_game_nobody_has_rated_yet(history: dict[str, Any], site: str, chromium: Any) -> None:
+    ctx = open_as(chromium, site, history["people"][1], "desktop", "en-US")
+    page = ctx.new_page()
+    page.goto(site + "/leaderboard/loon-tricks")
+    page.wait_for_selector(".empty")
+    assert "No rated games of Pirate Tricks: Loon & Score Cards yet" in page.inner_text("main")
+    ctx.close()
+
+
+def test_a_players_page(
+    history: dict[str, Any], site: str, chromium: Any, screenshot_dir: Path
+) -> None:
+    minh = history["people"][1]
+    user = minh["user"]["id"]
+    for size in SIZES:
+        for locale, lang in (("en-GB", "en"), ("vi-VN", "vi")):
+            ctx = open_as(chromium, site, history["people"][0], size, locale)
+            page = ctx.new_page()
+            errors = watch(page)
+            page.goto(f"{site}/player/{user}")
+            page.wait_for_selector("table.recent tbody tr")
+            assert page.locator("h1").inner_text() == "Minh"
+            # A rating for each game played, linking to its board.
+            ratings = page.locator("ul.ratings li")
+            assert ratings.count() == 2
+            assert page.locator("ul.ratings a[href='/leaderboard/bid-tricks']").count() == 1
+            # Recent games, newest first, each with a replay link.
+            rows = page.locator("table.recent tbody tr")
+            assert rows.count() == 4
+            assert rows.first.get_attribute("data-game") == history["games"][-1]
+            links = page.locator("table.recent a[href^='/replay/']")
+            assert links.count() == 4
+            assert links.first.get_attribute("href") == f"/replay/{history['games'][-1]}"
+            text = page.evaluate(PAGE_TEXT)
+            if lang == "vi":
+                assert "Các ván gần đây" in text and "3 ván" in text
+                assert english_leftovers(text) == []
+            else:
+                assert "Recent games" in text and "3 games" in text and "1 game" in text
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+            page.screenshot(path=str(screenshot_dir / f"player-{lang}-{size}.png"), full_page=True)
+            ctx.close()
+            assert not errors, errors
+
+
+def test_the_header_links_to_your_own_page(
+    history: dict[str, Any], site: str, chromium: Any
+) -> None:
+    lan = history["people"][0]
+    ctx = open_as(chromium, site, lan, "desktop", "en-US")
+    page = ctx.new_page()
+    page.goto(site + "/leaderboard/skull-king")
+    page.wait_for_selector("table.board")
+    page.click("#who a.me")
+    page.wait_for_selector("table.recent")
+    assert page.url.endswith(f"/player/{lan['user']['id']}")
+    assert page.locator("h1").inner_text() == "Lan"
+    ctx.close()

@@ -1,0 +1,103 @@
+// A player's page: their rating in each game they played rated games of, and their recent
+// games (GET /api/history/users/{user}/games): when, the game, their place and score, the
+// rating change, who else sat at the table, and a replay link for each finished game.
+
+import { api } from "./api.js";
+import { h, replaceChildren } from "./dom.js";
+import { formatDate, formatNumber, gameTitle, t } from "./i18n.js";
+import { errorBox, rating, ratingChange, withName } from "./history_pages.js";
+
+const PAGE = 20;
+
+export class PlayerPage {
+  constructor(el, userId) {
+    this.el = el;
+    this.userId = userId;
+    this.user = null;
+    this.games = [];
+    this.more = false;
+    this.start();
+  }
+
+  async start() {
+    try {
+      this.take(await withName(this.el, () => api.userGames(this.userId, { limit: PAGE }), t("lobby.intro")));
+    } catch (err) {
+      errorBox(this.el, "player.unavailable", err);
+      return;
+    }
+    this.render();
+  }
+
+  take(page) {
+    this.user = page.user || this.user;
+    const games = page.games || [];
+    this.games.push(...games);
+    this.more = games.length === PAGE;
+  }
+
+  async loadMore() {
+    this.take(await api.userGames(this.userId, { limit: PAGE, offset: this.games.length }));
+    this.render();
+  }
+
+  /** The newest rating of each game: the rating after the most recent rated game. */
+  ratings() {
+    const out = new Map();
+    for (const g of this.games) {
+      if (!out.has(g.engine) && g.seat && typeof g.seat.rating_after === "number") {
+        out.set(g.engine, g.seat.rating_after);
+      }
+    }
+    return out;
+  }
+
+  render() {
+    const name = (this.user && this.user.name) || this.userId;
+    document.title = `${t("player.title", { name })} — ${t("site.name")}`;
+    const ratings = this.ratings();
+    const played = new Map();
+    for (const g of this.games) played.set(g.engine, (played.get(g.engine) || 0) + 1);
+    replaceChildren(this.el,
+      h("h1", {}, name),
+      h("section", { class: "panel", "aria-label": t("player.ratings") },
+        h("h2", {}, t("player.ratings")),
+        ratings.size
+          ? h("ul", { class: "ratings" }, [...ratings].map(([engine, value]) => h("li", { dataset: { game: engine } },
+            h("a", { href: `/leaderboard/${engine}` }, gameTitle(engine)), " ",
+            h("strong", {}, rating(value)), " ",
+            h("span", { class: "small muted" }, t("player.games_played", { count: played.get(engine) || 0 })))))
+          : h("p", { class: "muted" }, t("player.no_ratings"))),
+      h("section", { class: "panel", "aria-label": t("player.recent") },
+        h("h2", {}, t("player.recent")),
+        this.games.length ? this.table() : h("p", { class: "muted" }, t("player.no_games")),
+        this.more ? h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: () => this.loadMore() }, t("player.more"))) : null));
+  }
+
+  table() {
+    return h("div", { class: "scroll" }, h("table", { class: "recent" },
+      h("thead", {}, h("tr", {},
+        h("th", { scope: "col" }, t("player.when")),
+        h("th", { scope: "col" }, t("player.game")),
+        h("th", { scope: "col" }, t("player.place")),
+        h("th", { scope: "col" }, t("player.score")),
+        h("th", { scope: "col" }, t("player.rating_change")),
+        h("th", { scope: "col", class: "table-col" }, t("player.table")),
+        h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, t("player.replay"))))),
+      h("tbody", {}, this.games.map((g) => {
+        const seat = g.seat || {};
+        const others = (g.seats || []).filter((s) => s.seat !== seat.seat)
+          .map((s) => s.name || (s.bot ? t("common.bot") : "?"));
+        const over = g.status === "finished";
+        return h("tr", { dataset: { game: g.id } },
+          h("td", { class: "small" }, formatDate(g.ended_at || g.started_at || g.created_at, { dateStyle: "medium" })),
+          h("td", {}, gameTitle(g.engine)),
+          h("td", {}, over && typeof seat.rank === "number" ? t("player.place_of", { rank: seat.rank, players: g.players })
+            : t(`player.status.${g.status === "abandoned" ? "abandoned" : "playing"}`)),
+          h("td", { "data-label": t("player.score") }, typeof seat.score === "number" ? formatNumber(seat.score) : ""),
+          h("td", { "data-label": t("player.rating_change") }, ratingChange(seat.rating_before, seat.rating_after)),
+          h("td", { class: "table-col small" }, others.join(", ")),
+          h("td", {}, over ? h("a", { class: "button secondary", href: `/replay/${encodeURIComponent(g.id)}` }, t("player.replay")) : null));
+      }))));
+  }
+}
