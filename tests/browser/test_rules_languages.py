@@ -1,0 +1,77 @@
+"""The rules pages in the player's language (issue 9, languages: "including the rules pages
+(web-client/rules/*.html: provide Vietnamese versions)"). The server picks the page: ``?lang=``,
+else the cookie the header's switch sets, else Accept-Language (the browser's languages)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+pytestmark = pytest.mark.browser
+
+GAMES = ["skull-king", "bid-tricks"]
+RULES = Path(__file__).resolve().parents[2] / "web-client" / "rules"
+
+
+def headings(html: str) -> list[str]:
+    return [re.sub(r"<[^>]+>", "", h).strip() for h in re.findall(r"<h[12]>(.*?)</h[12]>", html)]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_vietnamese_browser_gets_the_vietnamese_rules(web_only_url: str, game: str) -> None:
+    url = f"{web_only_url}/rules/{game}"
+    vi = httpx.get(url, headers={"accept-language": "vi-VN,vi;q=0.9,en;q=0.5"})
+    en = httpx.get(url, headers={"accept-language": "en-GB,en;q=0.9"})
+    assert vi.status_code == en.status_code == 200
+    assert '<html lang="vi">' in vi.text and '<html lang="en">' in en.text
+    assert "luật chơi tóm tắt" in vi.text
+    assert '<mark class="house">luật riêng</mark>' in vi.text  # house rules still marked
+    # No heading is left in English, and every section of the English page is there.
+    assert len(headings(vi.text)) == len(headings(en.text))
+    assert not set(headings(vi.text)) & set(headings(en.text)) - {"Skull King"}
+    for english in ["Back to the lobby", "Follow the suit", "Scoring each round", " trick"]:
+        assert english not in vi.text
+    # Each page links to the other language.
+    assert 'href="?lang=en"' in vi.text and 'href="?lang=vi"' in en.text
+
+
+def test_the_choice_beats_the_browser_language(web_only_url: str) -> None:
+    url = f"{web_only_url}/rules/skull-king"
+    vi_browser = {"accept-language": "vi-VN"}
+    assert '<html lang="en">' in httpx.get(url, headers=vi_browser, params={"lang": "en"}).text
+    chose_en = {**vi_browser, "cookie": "tortuga_lang=en"}
+    assert '<html lang="en">' in httpx.get(url, headers=chose_en).text
+    chose_vi = {"accept-language": "en-US", "cookie": "tortuga_lang=vi"}
+    assert '<html lang="vi">' in httpx.get(url, headers=chose_vi).text
+    # An unknown language is English.
+    assert '<html lang="en">' in httpx.get(url, headers={"accept-language": "fr-FR"}).text
+
+
+def test_every_rules_page_has_a_vietnamese_version() -> None:
+    english = {p.stem for p in RULES.glob("*.html") if "." not in p.stem}
+    vietnamese = {p.stem.removesuffix(".vi") for p in RULES.glob("*.vi.html")}
+    assert english and english == vietnamese
+
+
+def test_the_header_switch_carries_over_to_the_rules(
+    web_only_url: str, chromium: Any, screenshot_dir: Path
+) -> None:
+    ctx = chromium.new_context(locale="en-US", viewport={"width": 1280, "height": 800})
+    page = ctx.new_page()
+    page.goto(web_only_url + "/")
+    page.wait_for_selector(".landing")
+    with page.expect_navigation():
+        page.select_option("#lang-select", "vi")
+    page.wait_for_selector(".landing")
+    page.click("header nav a[href='/rules/skull-king']")
+    page.wait_for_selector("main.rules")
+    assert page.locator("h1").inner_text() == "Skull King — luật chơi tóm tắt"
+    page.screenshot(path=str(screenshot_dir / "rules-vi-desktop.png"))
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    page.screenshot(path=str(screenshot_dir / "rules-vi-phone.png"))
+    ctx.close()
