@@ -7,12 +7,13 @@ from typing import Any
 from engines.core import Game
 from engines.loon_tricks import LOON_TRICKS
 from engines.pearates import PEARATES
+from engines.pirate_king import PIRATE_KING
 from engines.skull_king import BID_TRICKS, SKULL_KING
 
 AnyGame = Game[Any, Any, Any]
 
 GAMES: dict[str, AnyGame] = {
-    game.id: game for game in (SKULL_KING, BID_TRICKS, LOON_TRICKS, PEARATES)
+    game.id: game for game in (SKULL_KING, BID_TRICKS, LOON_TRICKS, PEARATES, PIRATE_KING)
 }
 
 

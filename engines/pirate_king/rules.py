@@ -1,0 +1,413 @@
+"""Pirate King! (seed 001): the ``Game`` contract.
+
+The flow lives in ``table.py`` (reveals, effects, sinking, battle, loot, rounds); this
+module says who owes which move, checks moves, and answers the information-set questions.
+Rule decisions, each quoted from ``shared/rules/pirate-king.md`` or the seed, are listed in
+this folder's README.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from itertools import permutations
+
+import msgspec
+
+from engines.core import (
+    JSON,
+    OVER,
+    BadOptions,
+    IllegalMove,
+    MalformedMove,
+    Outcome,
+    Policy,
+    Prompt,
+)
+from engines.pirate_king import bots, moves, views
+from engines.pirate_king.cards import (
+    INDEX,
+    LOOT_IDS,
+    MONSTER_IDS,
+    NAMES,
+    PIRATE_IDS,
+    starting_deck,
+)
+from engines.pirate_king.moves import CardMove, Do, Move, Order, Pick, SeatMove, Stack, Take
+from engines.pirate_king.state import (
+    BATTLE,
+    CHOOSE,
+    CROWN,
+    DECISION_NAMES,
+    DECODER,
+    ENCODER,
+    FLIP,
+    GIVE,
+    LOOK,
+    LOOT,
+    PICK,
+    PLAY,
+    RECLAIM,
+    RECLAIM_CARD,
+    RETRIEVE,
+    REVEALING,
+    STOPPED,
+    State,
+)
+from engines.pirate_king.state import OVER as PHASE_OVER
+from engines.pirate_king.table import Table, first_picker, new_state
+from engines.rng import Rng
+
+
+class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Pirate King! has no options: 7 rounds, the house card list."""
+
+
+class PirateKing:
+    id = "pirate-king"
+    title = "Pirate King!"
+    seats = range(2, 6)
+    bot_levels: tuple[str, ...] = ("random", "heuristic")
+
+    def __init__(self) -> None:
+        self._memo: tuple[State, int, Prompt, list[Move], frozenset[Move]] | None = None
+
+    # -- set-up ---------------------------------------------------------------------
+    def options(self, raw: Mapping[str, JSON] | None = None) -> Options:
+        if raw is not None and not isinstance(raw, Mapping):
+            raise BadOptions("options are a JSON object")
+        try:
+            return msgspec.convert(dict(raw or {}), Options)
+        except msgspec.ValidationError as exc:
+            raise BadOptions(str(exc)) from None
+
+    def options_schema(self) -> dict[str, JSON]:
+        return {}
+
+    def start(self, options: Options, players: int, seed: bytes) -> State:
+        if players not in self.seats:
+            raise BadOptions("Pirate King! is for 2 to 5 players")
+        return new_state(players, seed)
+
+    # -- whose move -------------------------------------------------------------------
+    def prompt(self, state: State) -> Prompt:
+        phase = state.phase
+        if phase == PICK:
+            return Prompt((first_picker(state),), "pick")
+        if phase in (PLAY, RECLAIM):
+            owing = tuple(s for s, d in enumerate(state.pending) if d is not None)
+            if owing:
+                kinds = {DECISION_NAMES[d.kind] for d in state.pending if d is not None}
+                kind = kinds.pop() if len(kinds) == 1 else "effects"
+                several = len(owing) > 1
+                return Prompt(owing, kind, sealed=several, private=several)
+            if phase == PLAY:
+                revealing = tuple(s for s, st in enumerate(state.status) if st == REVEALING)
+                # Several players choose in secret and reveal together; the last one
+                # still revealing has nobody to hide from.
+                return Prompt(revealing, "reveal", sealed=len(revealing) > 1)
+        if phase in (BATTLE, LOOT):
+            table = Table(state)
+            if table.tie() is not None:
+                return Prompt((state.captain,), "tie")
+            return Prompt((table.chooser(),), "monster" if phase == BATTLE else "loot")
+        if phase == CROWN:
+            return Prompt((state.captain,), "crown")
+        return OVER
+
+    def legal(self, state: State, seat: int) -> list[Move]:
+        if seat not in self.prompt(state).seats:
+            return []
+        phase = state.phase
+        if phase == PICK:
+            taken = set(state.pirates)
+            return [Pick(NAMES[c]) for c in PIRATE_IDS if c not in taken]
+        decision = state.pending[seat] if phase in (PLAY, RECLAIM) else None
+        if decision is not None:
+            return self._decision_moves(state, seat, decision.kind, decision.card, decision.n)
+        if phase == PLAY:
+            return [Do("reveal"), Do("stop")]
+        if phase in (BATTLE, LOOT):
+            table = Table(state)
+            tie = table.tie()
+            if tie is not None:
+                return [Order(p) for p in permutations(sorted(tie))]
+            return [Take(NAMES[c], None if d is None else NAMES[d]) for c, d in table.options()]
+        if phase == CROWN:
+            return [SeatMove("crown", s) for s in Table(state).tied_for_win()]
+        return []  # pragma: no cover - every prompted phase is above
+
+    def _decision_moves(self, state: State, seat: int, kind: int, card: int, n: int) -> list[Move]:
+        pile = state.piles[seat]
+        if kind == LOOK:
+            return [Stack(tuple(NAMES[c] for c in p)) for p in permutations(pile[:n])]
+        if kind == FLIP:
+            return [CardMove("flip", NAMES[c]) for c in Table(state).flippable(seat)]
+        if kind == CHOOSE:
+            return [CardMove("choose", NAMES[c]) for c in pile[:2]]
+        if kind == RETRIEVE:
+            if state.discards[seat]:
+                return [CardMove("retrieve", NAMES[c]) for c in state.discards[seat]]
+            return [Do("reveal"), Do("pass")]
+        if kind == GIVE:
+            return [SeatMove("give", t) for t in Table(state).targets(seat)]
+        assert kind == RECLAIM_CARD
+        return [CardMove("reclaim", NAMES[card]), CardMove("leave", NAMES[card])]
+
+    def validate(self, state: State, seat: int, move: Move) -> None:
+        if state.phase == PHASE_OVER:
+            raise IllegalMove("the game is over", "game-over")
+        if not 0 <= seat < state.players:
+            raise IllegalMove(f"there is no seat {seat}", "no-such-seat")
+        if not isinstance(move, Pick | Do | Stack | CardMove | SeatMove | Order | Take):
+            raise MalformedMove("not a move of Pirate King!")
+        prompt, legal, allowed = self._legal_now(state, seat)
+        if move in allowed:
+            return
+        if not legal:
+            raise IllegalMove("you owe no move now", "not-your-turn")
+        raise self._why(state, seat, move, legal, prompt)
+
+    def _legal_now(self, state: State, seat: int) -> tuple[Prompt, list[Move], frozenset[Move]]:
+        """The prompt and ``seat``'s legal moves, remembered for the last state asked about
+        (states are immutable values, so the same object always has the same answer)."""
+        memo = self._memo
+        if memo is not None and memo[0] is state and memo[1] == seat:
+            return memo[2], memo[3], memo[4]
+        prompt = self.prompt(state)
+        legal = self.legal(state, seat)
+        allowed = frozenset(legal)
+        self._memo = (state, seat, prompt, legal, allowed)
+        return prompt, legal, allowed
+
+    def _why(
+        self, state: State, seat: int, move: Move, legal: list[Move], prompt: Prompt
+    ) -> IllegalMove:
+        """A specific reason for a move that is not in ``legal`` (which is not empty)."""
+        wanted = legal[0]
+        if type(move) is not type(wanted) or (
+            isinstance(move, CardMove | SeatMove)
+            and isinstance(wanted, CardMove | SeatMove)
+            and move.verb != wanted.verb
+            and not {move.verb, wanted.verb} <= {"reclaim", "leave"}
+        ):
+            return IllegalMove(
+                f"not now: you owe a {prompt.kind} move, e.g. {wanted}", "wrong-move"
+            )
+        if isinstance(move, Do):
+            if state.phase == PLAY and state.pending[seat] is None:
+                return IllegalMove('a beat is "reveal" or "stop"', "wrong-move")
+            if state.discards[seat]:
+                return IllegalMove(
+                    "your discard pile is not empty: retrieve a card from it",
+                    "discard-not-empty",
+                )
+            return IllegalMove('you may "reveal" your top card or "pass"', "wrong-move")
+        if isinstance(move, Pick):
+            return IllegalMove(f"{move.card} is not a Pirate left to pick", "pirate-taken")
+        if isinstance(move, Stack):
+            return IllegalMove(
+                "stack the cards you looked at, each once, top first", "not-looked-at"
+            )
+        if isinstance(move, Order):
+            return IllegalMove("order lists exactly the tied seats", "not-the-tie")
+        if isinstance(move, Take):
+            return self._why_take(state, move)
+        if isinstance(move, SeatMove):
+            if move.verb == "give":
+                return IllegalMove(
+                    "give this card to another player who has not sunk", "cannot-give"
+                )
+            return IllegalMove("the Captain crowns one of the tied players", "not-tied")
+        assert isinstance(move, CardMove)
+        codes = {
+            "flip": ("flip a card of your play zone that shows a curse", "cannot-flip"),
+            "choose": ("choose one of the top two cards of your pile", "not-on-top"),
+            "retrieve": ("retrieve a card of your discard pile", "not-in-discard"),
+            "reclaim": ("that card is not the one you gave away", "not-given"),
+            "leave": ("that card is not the one you gave away", "not-given"),
+        }
+        message, code = codes[move.verb]
+        return IllegalMove(message, code)
+
+    def _why_take(self, state: State, move: Take) -> IllegalMove:
+        row = state.monster_row if state.phase == BATTLE else state.loot_row
+        names = {NAMES[c] for c in row}
+        if move.card not in names or (move.drop is not None and move.drop not in names):
+            return IllegalMove(f"{move.card} is not in the row", "not-in-row")
+        if move.drop is None:
+            return IllegalMove(
+                "2 players: when you choose a Loot card, discard another", "must-drop"
+            )
+        return IllegalMove("drop a card only when two players share the Loot", "no-drop")
+
+    # -- moves ------------------------------------------------------------------------
+    def step(self, state: State, moves_: Mapping[int, Move]) -> State:
+        if state.phase == PHASE_OVER:
+            raise IllegalMove("the game is over", "game-over")
+        prompt = self.prompt(state)
+        if prompt.sealed:
+            if set(moves_) != set(prompt.seats):
+                raise IllegalMove(
+                    "every prompted seat moves at once: " + ", ".join(map(str, prompt.seats)),
+                    "sealed",
+                )
+        elif len(moves_) != 1:
+            raise IllegalMove("one move at a time", "one-at-a-time")
+        for seat, move in moves_.items():
+            self.validate(state, seat, move)
+        table = Table(state)
+        order = [s for s in table.clockwise() if s in moves_]
+        if state.phase == PICK:
+            ((seat, move),) = moves_.items()
+            assert isinstance(move, Pick)
+            table.pirates[seat] = INDEX[move.card]
+            if -1 not in table.pirates:
+                table.start_game()
+        elif state.phase in (PLAY, RECLAIM) and any(state.pending):
+            for seat in order:
+                self._decide(table, seat, moves_[seat])
+        elif state.phase == PLAY:
+            for seat in order:
+                if moves_[seat] == Do("stop"):
+                    table.status[seat] = STOPPED  # "DECIDE TO STOP"
+            table.beat += 1
+            table.flip_together([s for s in order if moves_[s] == Do("reveal")])
+        elif state.phase in (BATTLE, LOOT):
+            ((seat, move),) = moves_.items()
+            if isinstance(move, Order):
+                table.order_tie(move.seats)
+            else:
+                assert isinstance(move, Take)
+                table.take(INDEX[move.card], None if move.drop is None else INDEX[move.drop])
+        else:
+            ((seat, move),) = moves_.items()
+            assert state.phase == CROWN and isinstance(move, SeatMove)
+            table.winner = move.seat
+            table.phase = PHASE_OVER
+        table.advance()
+        return table.freeze()
+
+    def _decide(self, table: Table, seat: int, move: Move) -> None:
+        decision = table.pending[seat]
+        assert decision is not None
+        table.pending[seat] = None
+        kind = decision.kind
+        if kind == LOOK:
+            assert isinstance(move, Stack)
+            table.stack(seat, tuple(INDEX[c] for c in move.cards))
+        elif kind == FLIP:
+            assert isinstance(move, CardMove)
+            table.flip(seat, INDEX[move.card])
+        elif kind == CHOOSE:
+            assert isinstance(move, CardMove)
+            table.choose(seat, INDEX[move.card])
+        elif kind == RETRIEVE:
+            if isinstance(move, CardMove):
+                table.retrieve(seat, INDEX[move.card])
+            elif move == Do("reveal"):
+                # "If you have no discard pile, you may reveal the top card of your pile."
+                table.resolve_reveal(seat)
+        elif kind == GIVE:
+            assert isinstance(move, SeatMove)
+            table.give(seat, decision.card, move.seat)
+        else:
+            assert isinstance(move, CardMove)
+            table.reclaim(seat, decision.card, move.verb == "reclaim")
+
+    def default(self, state: State, seat: int) -> Move:
+        """A timed-out seat gets what the heuristic bot would do (deterministic)."""
+        options = self.legal(state, seat)
+        if not options:
+            raise IllegalMove("this seat owes no move", "not-your-turn")
+        rng = Rng(state.seed, f"default:{state.round}:{state.beat}:{state.picks}:{seat}")
+        return bots.heuristic(self.view(state, seat), options, rng)
+
+    def outcome(self, state: State) -> Outcome | None:
+        if state.phase != PHASE_OVER:
+            return None
+        table = Table(state)
+        scores = [table.crowns(s) for s in range(state.players)]
+        # Five map fragments: "You won!"; a tie for the most crowns: the Captain decides.
+        keys = [(table.maps(s) >= 5, scores[s], s == state.winner) for s in range(state.players)]
+        ranks = [1 + sum(other > mine for other in keys) for mine in keys]
+        return Outcome(tuple(scores), tuple(ranks))
+
+    # -- views ------------------------------------------------------------------------
+    def view(self, state: State, seat: int | None) -> dict[str, JSON]:
+        return views.seat_view(self, state, seat)
+
+    def final_view(self, state: State) -> dict[str, JSON]:
+        return views.full_view(self, state)
+
+    # -- moves as text and JSON -------------------------------------------------------
+    def parse_move(self, text: str) -> Move:
+        return moves.parse(text)
+
+    def decode_move(self, obj: JSON) -> Move:
+        return moves.decode(obj)
+
+    # -- storage ------------------------------------------------------------------------
+    def encode(self, state: State) -> bytes:
+        return ENCODER.encode(state)
+
+    def decode(self, blob: bytes) -> State:
+        return DECODER.decode(blob)
+
+    # -- bots -----------------------------------------------------------------------------
+    def bot(self, level: str) -> Policy[Move]:
+        if level == "random":
+            return bots.uniform
+        if level == "heuristic":
+            return bots.heuristic
+        raise BadOptions(f"no bot level {level!r}; choose one of {', '.join(self.bot_levels)}")
+
+    # -- information sets ---------------------------------------------------------------
+    def deck(self, options: Options, players: int) -> list[str]:
+        cards = [c for s in range(players) for c in starting_deck(s)]
+        cards += [*PIRATE_IDS, *MONSTER_IDS, *LOOT_IDS]
+        return [NAMES[c] for c in cards]
+
+    def zones(self, state: State) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for s in range(state.players):
+            out[f"pile:{s}"] = [NAMES[c] for c in state.piles[s]]
+            out[f"zone:{s}"] = [NAMES[e.card] for e in state.zones[s]]
+            out[f"discard:{s}"] = [NAMES[c] for c in state.discards[s]]
+        if state.phase == PICK:
+            picked = [p for p in state.pirates if p >= 0]
+            for s, p in enumerate(state.pirates):
+                out[f"pirate:{s}"] = [NAMES[p]] if p >= 0 else []
+            out["pirates"] = [NAMES[c] for c in PIRATE_IDS if c not in picked]
+        out["monster-pile"] = [NAMES[c] for c in state.monster_pile]
+        out["monster-row"] = [NAMES[c] for c in state.monster_row]
+        out["loot-pile"] = [NAMES[c] for c in state.loot_pile]
+        out["loot-row"] = [NAMES[c] for c in state.loot_row]
+        out["box"] = [NAMES[c] for c in state.box]
+        return out
+
+    def hidden(self, state: State, seat: int | None) -> frozenset[str]:
+        """Every pile's order is unknown -- a player's own pile too, but for the top cards it
+        has looked at (Look, Choose) -- and so are the Monster and Loot piles."""
+        cards = [*state.monster_pile, *state.loot_pile]
+        for s, pile in enumerate(state.piles):
+            cards += pile[state.known[s] :] if s == seat else pile
+        return frozenset(NAMES[c] for c in cards)
+
+    def resample(self, state: State, seat: int | None, rng: Rng) -> State:
+        """Re-deal every order ``seat`` cannot know: each pile (its own but the top cards
+        it has looked at) and the Monster and Loot piles; the seed too (it is every future
+        reshuffle). Which cards are in a pile is public (owned cards are seen when taken),
+        so each pile keeps its cards."""
+        piles = []
+        for s, pile in enumerate(state.piles):
+            keep = state.known[s] if s == seat else 0
+            rest = list(pile[keep:])
+            rng.shuffle(rest)
+            piles.append((*pile[:keep], *rest))
+        return msgspec.structs.replace(
+            state,
+            piles=tuple(piles),
+            monster_pile=tuple(rng.shuffled(state.monster_pile)),
+            loot_pile=tuple(rng.shuffled(state.loot_pile)),
+            seed=b"".join(rng.next_u64().to_bytes(8, "big") for _ in range(4)),
+        )

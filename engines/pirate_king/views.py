@@ -1,0 +1,128 @@
+"""What each seat may see, built by adding what it may know (allow-list).
+
+Everyone sees the table: every play zone, every discard pile ("Your discard pile must
+always be placed face up"), the rows, the Captain, pile sizes, the battle and loot order.
+Nobody sees the order of a pile ("You can only look at your discard pile", FAQ 4) -- but a
+player sees the top cards of its own pile it has looked at (Look, Choose), and only those.
+The Monster and Loot piles are seen by nobody. Which cards are in a pile is public (every
+card a player owns was seen when it was taken), so a pile's profile by curses is shown.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engines.core import JSON
+from engines.pirate_king.cards import CARDS, NAMES, PIRATE_IDS
+from engines.pirate_king.state import (
+    DECISION_NAMES,
+    PICK,
+    SUNK,
+    Entry,
+    State,
+)
+from engines.pirate_king.table import ROUNDS, Table
+
+if TYPE_CHECKING:
+    from engines.pirate_king.rules import PirateKing
+
+PHASES = ("pick", "play", "battle", "loot", "reclaim", "crown", "over")
+STATUS = ("revealing", "stopped", "sunk")
+
+
+def _entry(entry: Entry) -> dict[str, JSON]:
+    return {
+        "card": NAMES[entry.card],
+        "up": entry.up,
+        "copy": NAMES[entry.copy] if entry.copy >= 0 else None,
+        "swords": entry.swords,
+        "gold": entry.gold,
+        "given_by": entry.giver if entry.giver >= 0 else None,
+    }
+
+
+def _profile(pile: tuple[int, ...]) -> list[int]:
+    """How many cards of the pile show 0, 1 and 2 curses (public: owned cards are known)."""
+    out = [0, 0, 0]
+    for card in pile:
+        out[min(CARDS[card].curses, 2)] += 1
+    return out
+
+
+def seat_view(game: PirateKing, state: State, seat: int | None) -> dict[str, JSON]:
+    """The table as ``seat`` sees it; ``None`` is a spectator."""
+    players = state.players
+    me = seat if seat is not None and 0 <= seat < players else None
+    table = Table(state)
+    outcome = game.outcome(state)
+    prompt = game.prompt(state)
+    tie = table.tie() if state.phase in (2, 3) else None
+    seats: list[JSON] = []
+    for s in range(players):
+        seats.append(
+            {
+                "seat": s,
+                "pirate": NAMES[state.pirates[s]] if state.pirates[s] >= 0 else None,
+                "status": STATUS[state.status[s]],
+                "pile": len(state.piles[s]),
+                "pile_curses": _profile(state.piles[s]),
+                "discard": [NAMES[c] for c in state.discards[s]],
+                "zone": [_entry(e) for e in state.zones[s]],
+                "swords": table.swords(s),
+                "gold": table.gold(s),
+                "curses": 0 if state.status[s] == SUNK else table.curses(s),
+                "crowns": table.crowns(s) - (1 if state.captain == s else 0),
+                "maps": table.maps(s),
+            }
+        )
+    decision = state.pending[me] if me is not None else None
+    view: dict[str, JSON] = {
+        "game": game.id,
+        "players": players,
+        "seat": me,
+        "round": state.round,
+        "rounds": ROUNDS,
+        "phase": PHASES[state.phase],
+        "beat": state.beat,
+        "captain": state.captain,
+        "table": seats,
+        "pirates": (
+            [NAMES[c] for c in PIRATE_IDS if c not in state.pirates] if state.phase == PICK else []
+        ),
+        "monster_row": [NAMES[c] for c in state.monster_row],
+        "loot_row": [NAMES[c] for c in state.loot_row],
+        "monster_pile": len(state.monster_pile),
+        "loot_pile": len(state.loot_pile),
+        "box": [NAMES[c] for c in state.box],
+        "others": [{"seat": o, "card": NAMES[c]} for o, c in state.others],
+        "ranking": [list(g) for g in state.ranking],
+        "picks": state.picks,
+        "tie": sorted(tie) if tie is not None else None,
+        # Only the seat's own: the top cards it has looked at, and its decision.
+        "known": (
+            [NAMES[c] for c in state.piles[me][: state.known[me]]] if me is not None else None
+        ),
+        "decision": (
+            {
+                "kind": DECISION_NAMES[decision.kind],
+                "card": NAMES[decision.card],
+                "n": decision.n,
+            }
+            if decision is not None
+            else None
+        ),
+        "winner": state.winner if state.winner >= 0 else None,
+        "prompt": prompt.to_json(),
+        "legal": [m.to_json() for m in game.legal(state, me)] if me is not None else [],
+        "outcome": outcome.to_json() if outcome else None,
+    }
+    return view
+
+
+def full_view(game: PirateKing, state: State) -> dict[str, JSON]:
+    """Every pile in order, and the Monster and Loot piles: for replays once it is over."""
+    view = seat_view(game, state, None)
+    view["piles"] = [[NAMES[c] for c in pile] for pile in state.piles]
+    view["monster_pile_cards"] = [NAMES[c] for c in state.monster_pile]
+    view["loot_pile_cards"] = [NAMES[c] for c in state.loot_pile]
+    return view
