@@ -8,8 +8,9 @@ import json
 from typing import Any
 
 from test_protocol import refused, started
-from tortuga_client import Client, Node, dump, latest, salted
+from tortuga_client import Client, Node, advance, choose, dump, latest, salted
 
+from engines.rng import Rng
 from server.reveal import canonical_json, digest
 
 
@@ -133,3 +134,56 @@ async def test_commit_and_reveal_errors(node: Node, redis_client: Any, redis_pre
     assert json.loads(entries[-1][1][b"defaults"]) == [1]
     # After the phase: a commit for it is refused.
     await refused(a, *r, "not-sealed", "commit", phase=phase, digest=dig_a)
+
+
+async def test_a_private_sealed_phase_stays_with_its_movers(
+    two: list[Node], redis_client: Any, redis_prefix: str
+) -> None:
+    """loon-tricks' ditch is sealed and private ("Ditch two: each player puts 2 cards out of
+    play (private, in parallel)"). Before everyone committed Redis holds digests only; once
+    revealed, each seat's move reaches that seat only -- no other seat's or spectator's
+    frame carries it -- and the views show each seat its own ditched cards only."""
+    table = await started(two, 3, game="loon-tricks", options={"rounds": 3})
+    clients = table.clients
+    watcher = await Client.connect(two[1], "Watcher")
+    await watcher.send("join", room=table.id, **{"as": "spectator"})
+    await watcher.of("snapshot")
+    while latest(clients[0])["view"]["prompt"]["kind"] != "ditch":
+        await advance(clients, "loon-tricks")
+    version = latest(clients[0])["version"]
+    phase = f"ditch@{version}"
+    rng = Rng(b"private", "ditch")
+    moves = {s: choose("loon-tricks", latest(c)["view"], rng) for s, c in enumerate(clients)}
+    salts = {}
+    for seat in (0, 1):
+        salt, dig = salted(phase, seat, moves[seat])
+        salts[seat] = salt
+        assert (await clients[seat].call("commit", phase=phase, digest=dig))["type"] == "ok"
+    for client in (*clients, watcher):
+        await client.seen(lambda f: f["type"] == "committed" and f["seat"] == 1)
+    blob = repr(await dump(redis_client, redis_prefix)).encode()
+    for seat in (0, 1):
+        assert canonical_json(moves[seat]).encode() not in blob
+        assert salts[seat].encode() not in blob
+    salt, dig = salted(phase, 2, moves[2])
+    salts[2] = salt
+    assert (await clients[2].call("commit", phase=phase, digest=dig))["type"] == "ok"
+    for seat, client in enumerate(clients):
+        await client.of("open", phase=phase)
+        await client.send("reveal", phase=phase, move=moves[seat], salt=salts[seat])
+    for client in (*clients, watcher):
+        await client.has_version(version + 1)
+    for seat, client in enumerate(clients):
+        revealed = await client.seen(lambda f: f["type"] == "revealed" and f["phase"] == phase)
+        assert revealed["private"] is True
+        assert revealed["moves"] == {str(seat): moves[seat]}
+        view = latest(client)["view"]
+        assert view["ditched"] == moves[seat]["ditch"]
+    revealed = await watcher.seen(lambda f: f["type"] == "revealed" and f["phase"] == phase)
+    assert revealed["moves"] == {} and latest(watcher)["view"]["ditched"] is None
+    for seat, client in enumerate((*clients, watcher)):
+        for frame in client.frames:
+            if frame["type"] not in ("revealed", "event") or frame.get("version") != version + 1:
+                continue
+            shown = frame.get("moves") or frame.get("event", {}).get("moves") or {}
+            assert set(shown) <= {str(seat)}, (seat, frame["type"], shown)

@@ -7,6 +7,7 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
 from tortuga_client import Node, autoplay, seat_players
 
 from server.archive import history
@@ -16,15 +17,22 @@ from server.archive.db import Database
 from server.store import Keys
 
 
+@pytest.mark.parametrize(("game_id", "rounds"), [("skull-king", 2), ("loon-tricks", 3)])
 async def test_a_game_played_on_the_server_is_archived_verified_and_rated(
-    two: list[Node], redis_client: Any, redis_prefix: str, archive_url: str, db: Database
+    two: list[Node],
+    redis_client: Any,
+    redis_prefix: str,
+    archive_url: str,
+    db: Database,
+    game_id: str,
+    rounds: int,
 ) -> None:
-    table = await seat_players(two, 3, options={"rounds": 2})
+    table = await seat_players(two, 3, game=game_id, options={"rounds": rounds})
     marks = [len(c.frames) for c in table.clients]
     assert (await table.clients[0].call("start"))["type"] == "ok"
     await asyncio.wait_for(
         asyncio.gather(
-            *(autoplay(c, "skull-king", m) for c, m in zip(table.clients, marks, strict=True))
+            *(autoplay(c, game_id, m) for c, m in zip(table.clients, marks, strict=True))
         ),
         60,
     )
@@ -36,15 +44,15 @@ async def test_a_game_played_on_the_server_is_archived_verified_and_rated(
 
     archiver = Archiver(redis_client, db, redis_prefix, consumer="e2e")
     done = await archiver.drain()
-    game_id = f"{table.id}-1"
-    # "playing" records at each round's bids, then the finished one: one game.
-    assert done.error is None and set(done.archived) == {game_id}
+    archived_id = f"{table.id}-1"
+    # "playing" records at each sealed phase, then the finished one: one game.
+    assert done.error is None and set(done.archived) == {archived_id}
 
-    report = await verify(archive_url, game_id)
+    report = await verify(archive_url, archived_id)
     assert report.ok, report.message
     async with db.session() as session:
-        record = await history.game_record(session, game_id)
-        replay = await history.replay_game(session, game_id)
+        record = await history.game_record(session, archived_id)
+        replay = await history.replay_game(session, archived_id)
     assert record["status"] == "finished" and record["rated"] is True
     assert [s["user"] for s in record["seats"]] == [c.user["id"] for c in table.clients]
     assert all(s["rating_after"] is not None for s in record["seats"])

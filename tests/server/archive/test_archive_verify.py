@@ -47,7 +47,8 @@ async def execute(db: Database, sql: str, **params: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    ("engine", "players"), [("skull-king", 2), ("skull-king", 6), ("bid-tricks", 8)]
+    ("engine", "players"),
+    [("skull-king", 2), ("skull-king", 6), ("bid-tricks", 8), ("loon-tricks", 5)],
 )
 def test_a_record_verifies(engine: str, players: int) -> None:
     record = play_record(engine=engine, players=players, rounds=3)
