@@ -6,6 +6,7 @@
 import { api } from "./api.js";
 import { h, replaceChildren } from "./dom.js";
 import { gameModule } from "./games/registry.js";
+import { errorText, t } from "./i18n.js";
 import { fromHex, sha256, toHex } from "./sha256.js";
 
 export class ReplayPage {
@@ -21,7 +22,7 @@ export class ReplayPage {
   }
 
   async start() {
-    document.title = `Replay ${this.gameId} — Tortuga`;
+    document.title = `${t("replay.doc_title", { game: this.gameId })} — Tortuga`;
     replaceChildren(this.el, h("p", { class: "muted" }, "Loading the replay…"));
     try {
       [this.data, this.record] = await Promise.all([
@@ -29,11 +30,11 @@ export class ReplayPage {
         api.game(this.gameId).catch(() => null),
       ]);
     } catch (err) {
-      const why = err.status === 409 ? "The game is still being played: its replay opens when it ends."
-        : err.status === 404 ? "This game is not in the archive (yet: finished games are archived within seconds)."
-          : `Could not load the replay: ${err.message}`;
+      const why = err.status === 409 ? t("replay.not_over")
+        : err.status === 404 ? t("replay.not_archived")
+          : t("replay.failed", { message: errorText(err) });
       replaceChildren(this.el, h("div", { class: "panel" }, h("h1", {}, "Replay"),
-        h("p", { role: "alert" }, why), h("p", {}, h("a", { href: "/" }, "Back to the lobby"))));
+        h("p", { role: "alert" }, why), h("p", {}, h("a", { href: "/" }, t("common.back_to_lobby")))));
       return;
     }
     const frames = this.data.frames || [];
@@ -42,8 +43,8 @@ export class ReplayPage {
     this.game = gameId ? await gameModule(gameId) : null;
     if (!this.game) {
       replaceChildren(this.el, h("div", { class: "panel" }, h("h1", {}, "Replay"),
-        h("p", { role: "alert" }, "This client cannot draw this game's table yet."),
-        h("p", {}, h("a", { href: "/" }, "Back to the lobby"))));
+        h("p", { role: "alert" }, t("replay.no_client")),
+        h("p", {}, h("a", { href: "/" }, t("common.back_to_lobby")))));
       return;
     }
     this.at = frames.length ? frames.length - 1 : 0;
@@ -66,7 +67,7 @@ export class ReplayPage {
   name(seat, view) {
     const named = this.game.seatName ? this.game.seatName(this.room, view, seat) : null;
     const s = this.room.seats[seat];
-    return named || (s && s.name) || `Seat ${seat + 1}`;
+    return named || (s && s.name) || t("common.seat", { n: seat + 1 });
   }
 
   get room() {
@@ -115,8 +116,8 @@ export class ReplayPage {
     const v = frame.view;
     const name = (s) => this.name(s, v);
     if (frame.takeback) {
-      const who = (frame.seats || []).map(name).join(", ") || "A player";
-      return `${who} took back their move (version ${frame.takeback})`;
+      const who = (frame.seats || []).map(name).join(", ") || t("common.a_player");
+      return t("replay.took_back", { who, version: frame.takeback });
     }
     return this.game.describeStep(frame, name);
   }
@@ -124,7 +125,7 @@ export class ReplayPage {
   render() {
     const frames = this.data.frames || [];
     if (!frames.length) {
-      replaceChildren(this.el, h("p", {}, "This game has no recorded steps."));
+      replaceChildren(this.el, h("p", {}, t("replay.no_steps")));
       return;
     }
     const frame = frames[this.at];
@@ -134,33 +135,33 @@ export class ReplayPage {
       name: (s) => this.name(s, v), clock: null, ended: null, busy: true };
     const title = this.game.title(v.game);
     const slider = h("input", { type: "range", min: "0", max: String(frames.length - 1), value: String(this.at),
-      "aria-label": "step", oninput: (ev) => this.go(Number(ev.target.value)) });
+      "aria-label": t("replay.step_label"), oninput: (ev) => this.go(Number(ev.target.value)) });
     const report = this.data.report || {};
     let deals;
-    if (!this.check) deals = h("span", { class: "badge" }, "recomputing the deals…");
-    else if (this.check.ok) deals = h("span", { class: "badge ok", dataset: { verified: "1" } }, `✓ all ${this.check.rounds} deals recomputed in your browser from the seed`);
-    else deals = h("span", { class: "badge bad", dataset: { verified: "0" } }, this.check.error || (!this.check.digestOk ? "✗ the seed does not match its fingerprint" : `✗ deals that differ: round ${this.check.bad.join(", ")}`));
+    if (!this.check) deals = h("span", { class: "badge" }, t("replay.recomputing"));
+    else if (this.check.ok) deals = h("span", { class: "badge ok", dataset: { verified: "1" } }, `✓ ${t("replay.deals_ok", { count: this.check.rounds })}`);
+    else deals = h("span", { class: "badge bad", dataset: { verified: "0" } }, this.check.error || (!this.check.digestOk ? `✗ ${t("replay.seed_mismatch")}` : `✗ ${t("replay.deals_differ", { rounds: this.check.bad.join(", ") })}`));
     replaceChildren(this.el,
-      h("div", { class: "row" }, h("h1", {}, `Replay — ${title}, game ${this.gameId}`),
+      h("div", { class: "row" }, h("h1", {}, t("replay.title", { title, game: this.gameId })),
         h("span", { class: report.ok || this.data.verified ? "badge ok" : "badge bad" },
-          this.data.verified ? "✓ server log verified" : `✗ ${report.message || "not verified"}`), deals),
-      h("div", { class: "panel replay-controls", role: "group", "aria-label": "replay controls" },
-        h("button", { type: "button", "aria-label": "first step", onclick: () => this.go(0) }, "|◀"),
-        h("button", { type: "button", "aria-label": "previous step", onclick: () => this.go(this.at - 1) }, "◀"),
-        h("button", { type: "button", "aria-label": this.timer ? "pause" : "play", onclick: () => this.toggle() }, this.timer ? "❚❚" : "▶"),
-        h("button", { type: "button", "aria-label": "next step", onclick: () => this.go(this.at + 1) }, "▶▶"),
-        h("button", { type: "button", "aria-label": "last step", onclick: () => this.go(frames.length - 1) }, "▶|"),
+          this.data.verified ? `✓ ${t("replay.log_verified")}` : `✗ ${report.message || t("replay.not_verified")}`), deals),
+      h("div", { class: "panel replay-controls", role: "group", "aria-label": t("replay.controls") },
+        h("button", { type: "button", "aria-label": t("replay.first"), onclick: () => this.go(0) }, "|◀"),
+        h("button", { type: "button", "aria-label": t("replay.previous"), onclick: () => this.go(this.at - 1) }, "◀"),
+        h("button", { type: "button", "aria-label": this.timer ? t("replay.pause") : t("replay.play"), onclick: () => this.toggle() }, this.timer ? "❚❚" : "▶"),
+        h("button", { type: "button", "aria-label": t("replay.next"), onclick: () => this.go(this.at + 1) }, "▶▶"),
+        h("button", { type: "button", "aria-label": t("replay.last"), onclick: () => this.go(frames.length - 1) }, "▶|"),
         slider,
-        h("span", { class: "small", role: "status" }, `Step ${this.at + 1} of ${frames.length} (version ${frame.version})`)),
+        h("span", { class: "small", role: "status" }, t("replay.position", { step: this.at + 1, steps: frames.length, version: frame.version }))),
       this.record && this.record.status === "abandoned"
         ? h("p", { class: "note", dataset: { status: "abandoned" } },
-          "This game was ended before the finish (abandoned): the replay stops where it was left; no winner, no rating.")
+          t("replay.abandoned"))
         : null,
       h("p", { class: "note", "aria-live": "polite" }, this.describeStep(frame) || "—"),
-      h("section", { class: "table-area", "aria-label": "the table", dataset: { phase: v.phase } },
+      h("section", { class: "table-area", "aria-label": t("common.the_table"), dataset: { phase: v.phase } },
         this.game.replayTable(ctx)),
       this.game.sheet ? this.game.sheet(ctx) : null,
-      this.record && this.record.seed ? h("p", { class: "small" }, "Seed: ", h("span", { class: "seed" }, this.record.seed)) : null,
-      h("p", {}, h("a", { href: "/" }, "Back to the lobby")));
+      this.record && this.record.seed ? h("p", { class: "small" }, t("replay.seed"), " ", h("span", { class: "seed" }, this.record.seed)) : null,
+      h("p", {}, h("a", { href: "/" }, t("common.back_to_lobby"))));
   }
 }

@@ -3,6 +3,8 @@
 // the index order (suits x ranks, then escapes, pirates, mermaids, king, choice) is the
 // order the deal generator shuffles. Colours are never the only cue: every suit has a symbol.
 
+import { t } from "../../i18n.js";
+
 export const EDITIONS = {
   "skull-king": {
     id: "skull-king",
@@ -32,14 +34,15 @@ export const EDITIONS = {
   },
 };
 
+// Card names come from the catalogues (js/i18n/): "label" is the key of each.
 const SPECIAL = {
-  escape: { icon: "⚐", label: "Escape" },
-  pirate: { icon: "⚔", label: "Pirate" },
-  mermaid: { icon: "♆", label: "Mermaid" },
-  "skull-king": { icon: "♚", label: "Skull King" },
-  captain: { icon: "♛", label: "Captain" },
-  "scary-mary": { icon: "◐", label: "Scary Mary" },
-  rogue: { icon: "◐", label: "Rogue" },
+  escape: { icon: "⚐", label: "cards.escape" },
+  pirate: { icon: "⚔", label: "cards.pirate" },
+  mermaid: { icon: "♆", label: "cards.mermaid" },
+  "skull-king": { icon: "♚", label: "cards.skull-king" },
+  captain: { icon: "♛", label: "cards.captain" },
+  "scary-mary": { icon: "◐", label: "cards.scary-mary" },
+  rogue: { icon: "◐", label: "cards.rogue" },
 };
 
 export function edition(gameId) {
@@ -78,7 +81,7 @@ export function describe(gameId, name) {
     return {
       name, kind: "number", suit: head, rank, symbol, trump: head === "black",
       icon: symbol, short: `${rank}${symbol}`,
-      label: `${head} ${rank}${head === "black" ? " (trump)" : ""}`,
+      label: t("cards.number", { suit: t(`cards.suit.${head}`), rank }) + (head === "black" ? ` ${t("cards.trump")}` : ""),
     };
   }
   let kind;
@@ -87,7 +90,7 @@ export function describe(gameId, name) {
   else if (name === e.choice) { kind = "choice"; key = name; }
   else if (["escape", "pirate", "mermaid"].includes(head)) kind = head;
   else kind = "unknown";
-  const info = SPECIAL[key] || { icon: "?", label: name };
+  const info = SPECIAL[key] ? { ...SPECIAL[key], label: t(SPECIAL[key].label) } : { icon: "?", label: name };
   return { name, kind, suit: null, rank: 0, symbol: "", trump: false,
            icon: info.icon, label: info.label, short: info.label };
 }
@@ -101,5 +104,5 @@ export function sortHand(gameId, names) {
 /** The label a play shows: "Scary Mary as escape". */
 export function playLabel(gameId, play) {
   const d = describe(gameId, play.card);
-  return play.as ? `${d.label} as ${play.as}` : d.label;
+  return play.as ? t("cards.as", { card: d.label, choice: t(`cards.as.${play.as}`) }) : d.label;
 }
