@@ -37,6 +37,9 @@ class Entry(msgspec.Struct, kw_only=True):
     opened: dict[str, Any] | None = None  # sealed phases: what each seat opened (as committed)
     seed_digest: str | None = None  # on the start
     seed: str | None = None  # once the game is over
+    server_seed: str | None = None  # once the game is over: the seed is derived from it
+    seed_commitment: str | None = None  # on the start: sha256 of the server seed
+    contributions: list[dict[str, Any]] | None = None  # on the start: {seat, entropy, by}
     deadline: int | None = None  # epoch ms: when the prompt this step opened times out
     undoes: int | None = None  # a take-back: the version it undid
     game_id: str | None = None  # on the start and the end: the game's archive id
@@ -48,7 +51,7 @@ def now_iso() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-_JSON_FIELDS = ("seats", "moves", "defaults", "salts", "opened")
+_JSON_FIELDS = ("seats", "moves", "defaults", "salts", "opened", "contributions")
 _OPTIONAL_JSON = ("proxies",)  # written only when not empty
 _TEXT_FIELDS = (
     "engine",
@@ -58,6 +61,8 @@ _TEXT_FIELDS = (
     "phase",
     "seed_digest",
     "seed",
+    "server_seed",
+    "seed_commitment",
     "game_id",
     "reason",
 )
@@ -114,6 +119,9 @@ def from_fields(fields: dict[str, bytes]) -> Entry:
         opened=js("opened"),
         seed_digest=text("seed_digest"),
         seed=text("seed"),
+        server_seed=text("server_seed"),
+        seed_commitment=text("seed_commitment"),
+        contributions=js("contributions"),
         game_id=text("game_id"),
         reason=text("reason"),
         deadline=int(fields["deadline"]) if fields.get("deadline") else None,

@@ -112,6 +112,8 @@ class Stand(_In, tag="stand"):
 
 class Ready(_In, tag="ready"):
     ready: bool = True
+    # The player's contribution to the deal seed: 32 random bytes as lowercase hex.
+    entropy: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")] | None = None
 
 
 class Start(_In, tag="start"):

@@ -65,5 +65,14 @@ def build_record(room: Room, log: Sequence[dict[str, bytes]]) -> dict[str, Any]:
         "ended_at": room.ended_at,
         "status": room.status,
         "outcome": outcome,
+        "deal": (
+            {
+                "commitment": room.seed_commitment,
+                "server_seed": room.server_seed if over else None,
+                "contributions": room.contributions,
+            }
+            if room.contributions is not None
+            else None
+        ),
         "events": events,
     }

@@ -50,8 +50,14 @@ def entry_frames(game: AnyGame, entry: Entry, seat: int | None) -> list[dict[str
         event["undoes"] = entry.undoes
     if entry.seed_digest is not None:
         event["seed_digest"] = entry.seed_digest
+    if entry.seed_commitment is not None:
+        event["seed_commitment"] = entry.seed_commitment
+    if entry.contributions is not None:
+        event["contributions"] = entry.contributions
     if entry.seed is not None:
         event["seed"] = entry.seed
+    if entry.server_seed is not None:
+        event["server_seed"] = entry.server_seed
     if entry.game_id is not None:
         event["game_id"] = entry.game_id
     if entry.reason is not None:

@@ -30,6 +30,7 @@ from engines.core import BadOptions, MoveError, Prompt
 from engines.registry import GAMES, AnyGame
 from server import protocol as p
 from server import room_codes
+from server import seeding
 from server.entry import (
     ABANDON,
     MOVE,
@@ -87,6 +88,9 @@ class SeatInfo(msgspec.Struct, kw_only=True):
     name: str | None = None
     bot: str | None = None
     ready: bool = False
+    # The seat's contribution to the deal seed (hex of 32 bytes, sent with ``ready``);
+    # never shown before the start (server/seeding.py).
+    entropy: str | None = None
 
     @property
     def empty(self) -> bool:
@@ -116,6 +120,12 @@ class Room:
     state: bytes | None = None
     seed: str | None = None
     seed_digest: str | None = None
+    # The deal seed's inputs (server/seeding.py): the server seed (secret until the game is
+    # over), its commitment (published when the room is set up) and, from the start, every
+    # seat's contribution ``{seat, entropy, by}``.
+    server_seed: str | None = None
+    seed_commitment: str | None = None
+    contributions: list[dict[str, Any]] | None = None
     absent: str = "bot"
     deadline: int | None = None  # epoch ms: when the prompt of this version times out
     game_no: int = 0  # the room's game (1 once dealt): its archive id is ``<room>-<n>``
@@ -167,6 +177,9 @@ class Room:
             "ended_at": self.ended_at,
             "seed_digest": self.seed_digest,
             "seed": self.seed if self.status in (FINISHED, ABANDONED) else None,
+            "seed_commitment": self.seed_commitment,
+            "server_seed": self.server_seed if self.status in (FINISHED, ABANDONED) else None,
+            "contributions": self.contributions,
             "reason": self.ended_reason,
             "seats": [
                 {
@@ -175,6 +188,7 @@ class Room:
                     "name": s.name,
                     "bot": s.bot,
                     "ready": s.ready,
+                    "contributed": s.entropy is not None,
                     "connected": s.bot is not None or i in self.connected,
                     "away": i in self.away,
                 }
@@ -212,6 +226,9 @@ def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = No
         state=raw.get("state") or None,
         seed=text("seed") or None,
         seed_digest=text("seed_digest") or None,
+        server_seed=text("server_seed") or None,
+        seed_commitment=text("seed_commitment") or None,
+        contributions=json.loads(raw["contributions"]) if raw.get("contributions") else None,
         absent=text("absent") or "bot",
         deadline=int(raw["deadline"]) if raw.get("deadline") else None,
         game_no=int(raw.get("game_no") or b"0"),
@@ -385,6 +402,7 @@ class RoomService:
                 "rev": "0",
                 "seats": msgspec.json.encode(seats).decode(),
                 "created_at": now_iso(),
+                **_server_seed(),
             }
             if await self.store.create_room(room_id, fields):
                 await self.touch_lobby(room_id)
@@ -451,12 +469,24 @@ class RoomService:
 
         return await self._lobby_change(room_id, change)
 
-    async def ready(self, room_id: str, user_id: str, ready: bool) -> Room:
+    async def ready(
+        self, room_id: str, user_id: str, ready: bool, entropy: str | None = None
+    ) -> Room:
+        """Mark the seat ready (or not); ``entropy``: the player's contribution to the deal
+        seed (the latest one sent counts)."""
+        if entropy is not None:
+            try:
+                seeding.entropy(entropy)
+            except seeding.BadDeal as exc:
+                raise RoomError(p.BAD_MESSAGE, str(exc)) from None
+
         def change(room: Room) -> None:
             seat = room.seat_of(user_id)
             if seat is None:
                 raise RoomError(p.NOT_SEATED, "you have no seat here")
             room.seats[seat].ready = ready
+            if entropy is not None:
+                room.seats[seat].entropy = entropy
 
         return await self._lobby_change(room_id, change)
 
@@ -512,11 +542,20 @@ class RoomService:
                 seats = [msgspec.to_builtins(s) for s in room.seats]
                 await self.quotas.check_bot_game(user_id, room_id, seats)
             game = room.game
-            seed = secrets.token_bytes(32)
+            if room.server_seed is None:  # a room set up before seeds were committed
+                fresh = _server_seed()
+                room.server_seed = fresh["server_seed"]
+                room.seed_commitment = fresh["seed_commitment"]
+            contributions = _contributions(room.seats)
+            seed = seeding.derive(
+                bytes.fromhex(room.server_seed),
+                [bytes.fromhex(c["entropy"]) for c in contributions],
+            )
             state = game.start(game.options(room.options), room.players, seed)
             room.seed = seed.hex()
             room.seed_digest = hashlib.sha256(seed).hexdigest()
             room.started_at = now_iso()
+            room.contributions = contributions
             won = await self.advance(
                 room,
                 state,
@@ -524,7 +563,13 @@ class RoomService:
                 moves={},
                 defaults=[],
                 expected_rev=room.rev,
-                extra={"seed": room.seed, "seed_digest": room.seed_digest},
+                extra={
+                    "seed": room.seed,
+                    "seed_digest": room.seed_digest,
+                    "contributions": contributions,
+                    "server_seed": room.server_seed,
+                    "seed_commitment": room.seed_commitment,
+                },
             )
             if won:
                 for hook in self.on_started:
@@ -682,6 +727,9 @@ class RoomService:
                 started_at=room.started_at or now_iso(),
                 seed=extra["seed"],
                 seed_digest=extra["seed_digest"],
+                server_seed=extra["server_seed"],
+                seed_commitment=extra["seed_commitment"],
+                contributions=json.dumps(extra["contributions"], separators=(",", ":")),
                 game_no="1",
             )
         seed = extra.pop("seed", None)
@@ -706,6 +754,9 @@ class RoomService:
             private=bool(extra.get("private")),
             seed_digest=extra.get("seed_digest"),
             seed=seed if status == FINISHED else None,
+            server_seed=room.server_seed if status == FINISHED else None,
+            contributions=extra.get("contributions"),
+            seed_commitment=extra.get("seed_commitment"),
             deadline=due,
             undoes=undoes,
             game_id=f"{room.id}-{room.game_no or 1}"
@@ -791,6 +842,7 @@ class RoomService:
                 state=blob,
                 status=ABANDONED,
                 seed=room.seed,
+                server_seed=room.server_seed,
                 game_id=room.game_id,
                 reason=reason,
             )
@@ -1027,6 +1079,25 @@ def list_score(room: Room) -> float:
     else:
         tier = 1
     return tier * 1e10 + created
+
+
+def _server_seed() -> dict[str, str]:
+    """A new room's server seed and the commitment it publishes (server/seeding.py)."""
+    server_seed = secrets.token_bytes(seeding.SIZE)
+    return {"server_seed": server_seed.hex(), "seed_commitment": seeding.commitment(server_seed)}
+
+
+def _contributions(seats: list[SeatInfo]) -> list[dict[str, Any]]:
+    """Every seat's contribution to the deal seed, in seat order: the one its player sent,
+    else bytes the server draws (marked ``server``)."""
+    out: list[dict[str, Any]] = []
+    for i, seat in enumerate(seats):
+        if seat.bot is None and seat.entropy is not None:
+            out.append({"seat": i, "entropy": seat.entropy, "by": seeding.PLAYER})
+        else:
+            drawn = secrets.token_bytes(seeding.SIZE).hex()
+            out.append({"seat": i, "entropy": drawn, "by": seeding.SERVER})
+    return out
 
 
 def reveals_nothing(game: AnyGame, before: Any, after: Any, mover: int, players: int) -> bool:

@@ -260,7 +260,7 @@ class Session:
             case p.Stand():
                 await rooms.stand(self.room_id(), user.id)
             case p.Ready():
-                await rooms.ready(self.room_id(), user.id, m.ready)
+                await rooms.ready(self.room_id(), user.id, m.ready, m.entropy)
             case p.Start():
                 await rooms.start(self.room_id(), user.id)
             case p.AddBot():

@@ -65,6 +65,14 @@ def _game_json(game: Game) -> dict[str, JSON]:
         "seed_digest": game.seed_digest,
         # Revealed once the game is over; never while it is played.
         "seed": game.seed if game.status in FINAL else None,
+        "deal": (
+            {
+                **game.deal,
+                "server_seed": game.deal.get("server_seed") if game.status in FINAL else None,
+            }
+            if game.deal is not None
+            else None
+        ),
         "created_at": _iso(game.created_at),
         "started_at": _iso(game.started_at),
         "ended_at": _iso(game.ended_at),
@@ -229,6 +237,7 @@ async def game_log(session: AsyncSession, game_id: str) -> GameLog:
         seed_digest=game.seed_digest,
         status=game.status,
         outcome=game.outcome,
+        deal=game.deal,
         steps=[
             LoggedStep(e.version, e.moves, e.defaults, e.at, e.digest, e.proxies, e.takeback)
             for e in events

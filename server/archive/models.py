@@ -78,6 +78,9 @@ class Game(Base):
     seed_digest: Mapped[str] = mapped_column(String(64))
     # Hex; NULL while the game is being played (it is revealed when the game ends).
     seed: Mapped[str | None] = mapped_column(String(256))
+    # How the seed was made (server/seeding.py): {"commitment", "server_seed" (NULL until
+    # the end), "contributions": [{seat, entropy, by}]}; NULL for games from before.
+    deal: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     created_at: Mapped[datetime] = mapped_column(Timestamp)
     started_at: Mapped[datetime | None] = mapped_column(Timestamp)
     ended_at: Mapped[datetime | None] = mapped_column(Timestamp)

@@ -87,6 +87,9 @@ class ArchiveRecord(msgspec.Struct, kw_only=True):
     ended_at: datetime | None = None
     status: Status
     outcome: OutcomeRecord | None = None
+    # How the seed was made (server/seeding.py): {"commitment", "server_seed" (once over),
+    # "contributions": [{seat, entropy, by}]}; None in records from before.
+    deal: dict[str, Any] | None = None
     events: list[EventRecord] = []
 
     @property

@@ -21,6 +21,7 @@ from typing import Any
 
 from engines import registry
 from engines.core import JSON
+from server import seeding
 from server.archive.record import ArchiveRecord
 
 
@@ -51,6 +52,8 @@ class GameLog:
     status: str
     outcome: Mapping[str, Any] | None
     steps: Sequence[LoggedStep]
+    # How the seed was made (server/seeding.py); None for games from before it was kept.
+    deal: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +118,8 @@ def replay_log(log: GameLog, *, views: bool = True) -> Replay:
             "the revealed seed does not match the digest published at the start: "
             f"sha256(seed) is {state_digest(seed)}, the published digest {log.seed_digest}"
         )
+    if log.deal is not None and (problem := seeding.check(dict(log.deal), log.seed)):
+        return fail(problem)
     if not log.steps:
         return fail("the log is empty")
 
@@ -196,6 +201,10 @@ def replay_log(log: GameLog, *, views: bool = True) -> Replay:
                 previous_round,
             )
     deals = "" if previous_round is None else f", {previous_round} deal(s)"
+    if log.deal is not None:
+        deals += (
+            "; the seed is derived from the server's committed seed and every seat's contribution"
+        )
     out.report = VerifyReport(
         log.game_id,
         True,
@@ -221,6 +230,7 @@ def log_of(record: ArchiveRecord) -> GameLog:
         seed_digest=record.seed_digest,
         status=record.status,
         outcome={"scores": outcome.scores, "ranks": outcome.ranks} if outcome else None,
+        deal=record.deal,
         steps=[
             LoggedStep(e.version, e.moves, e.defaults, e.at, e.digest, e.proxies, e.takeback)
             for e in record.events

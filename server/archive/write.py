@@ -92,6 +92,7 @@ def _game_values(record: ArchiveRecord, now: datetime) -> dict[str, Any]:
         "public": record.is_public,
         "seed_digest": record.seed_digest,
         "seed": record.seed if record.final else None,
+        "deal": _deal(record),
         "created_at": record.created_at,
         "started_at": record.started_at,
         "ended_at": record.ended_at,
@@ -103,6 +104,13 @@ def _game_values(record: ArchiveRecord, now: datetime) -> dict[str, Any]:
         ),
         "archived_at": now,
     }
+
+
+def _deal(record: ArchiveRecord) -> dict[str, Any] | None:
+    """The seed's inputs, the server seed withheld until the game is over."""
+    if record.deal is None:
+        return None
+    return {**record.deal, "server_seed": record.deal.get("server_seed") if record.final else None}
 
 
 async def _upsert_seats(session: AsyncSession, record: ArchiveRecord) -> None:

@@ -329,7 +329,8 @@ async def seat_players(
         await c.send("join", room=table.id)
         await c.of("snapshot")
         assert (await c.call("sit", seat=seat))["type"] == "ok"
-        assert (await c.call("ready"))["type"] == "ok"
+        # As browsers do: 32 random bytes for the deal seed (server/seeding.py).
+        assert (await c.call("ready", entropy=secrets.token_hex(32)))["type"] == "ok"
         table.clients.append(c)
     host = table.clients[0]
     for seat, level in bots.items():

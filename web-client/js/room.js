@@ -14,6 +14,7 @@ import { announce, h, replaceChildren } from "./dom.js";
 import { gameModule } from "./games/registry.js";
 import * as sealing from "./seal.js";
 import { endings, identity, myRooms, notifyPref, seenDeals } from "./store.js";
+import { checkDerivation, contributionFor, mineIsIn, noteCommitment } from "./seeding.js";
 import { nameForm, setConnState, setWho } from "./ui.js";
 
 const BASE_TITLE = "Tortuga";
@@ -196,6 +197,8 @@ export class RoomPage {
       if (ev.status) this.room.status = ev.status;
       if (ev.seed) this.room.seed = ev.seed;
       if (ev.seed_digest) this.room.seed_digest = ev.seed_digest;
+      if (ev.contributions) this.room.contributions = ev.contributions;
+      if (ev.server_seed) this.room.server_seed = ev.server_seed;
       if (ev.game_id) this.room.game_id = ev.game_id;
       if (ev.reason) this.room.reason = ev.reason;
       this.room.version = msg.version;
@@ -262,6 +265,7 @@ export class RoomPage {
     if (!this.room) return;
     if (msg.seed_digest) this.room.seed_digest = msg.seed_digest;
     if (msg.seed) this.room.seed = msg.seed;
+    noteCommitment(this.code, this.room.seed_commitment);
     if (this.room.reason) this.endReason = this.room.reason;  // the server's word wins
   }
 
@@ -544,10 +548,14 @@ export class RoomPage {
     try {
       const rounds = {};
       if (seen) for (const [r, w] of Object.entries(seen.rounds)) rounds[r] = { hand: w.hand, dealer: w.dealer };
+      // The fingerprint this browser stored when it saw the deal, not the one the end brings.
+      const seedDigest = (seen && seen.seedDigest) || this.room.seed_digest;
       this.verify = await this.game.verifyDeals({
-        game: this.view.game, seedHex: this.room.seed, seedDigest: this.room.seed_digest,
+        game: this.view.game, seedHex: this.room.seed, seedDigest,
         players: this.view.players, seat: seen ? seen.seat : this.seat, seen: rounds,
       });
+      const derivation = await checkDerivation(this.code, this.room);
+      if (!derivation.ok) this.verify = { ...this.verify, ok: false, error: derivation.message };
     } catch (err) {
       this.verify = { ok: false, error: err.message, rounds: [], checked: 0 };
     }
@@ -731,7 +739,7 @@ export class RoomPage {
           onclick: () => this.conn.send({ type: "remove_bot", seat: s.seat }) }, "Remove bot"));
       } else if (isMe) {
         actions.push(h("button", { type: "button", dataset: { key: "ready" }, "aria-pressed": s.ready ? "true" : "false",
-          onclick: () => this.conn.send({ type: "ready", ready: !s.ready }) }, s.ready ? "Ready ✓ (click to undo)" : "I'm ready"));
+          onclick: () => this.conn.send({ type: "ready", ready: !s.ready, entropy: contributionFor(this.code) }) }, s.ready ? "Ready ✓ (click to undo)" : "I'm ready"));
         actions.push(h("button", { type: "button", class: "secondary", dataset: { key: "stand" },
           onclick: () => this.conn.send({ type: "stand" }) }, "Stand up"));
       } else if (host) {
@@ -782,7 +790,8 @@ export class RoomPage {
             status.textContent = "Press Ctrl+C to copy";
           }
         } }, "Copy link"), status),
-      this.seat !== null || (this.room.seats || []).some((x) => this.me && x.user === this.me.id) ? this.notifyControl() : null);
+      this.seat !== null || (this.room.seats || []).some((x) => this.me && x.user === this.me.id) ? this.notifyControl() : null,
+      this.view && !this.room.seed ? this.contributionLine() : null);
   }
 
   notifyControl() {
@@ -897,7 +906,18 @@ export class RoomPage {
       this.room.seed ? h("p", { class: "small" }, "Seed: ", h("span", { class: "seed" }, this.room.seed)) : null,
       this.room.seed_digest ? h("p", { class: "small" }, "Fingerprint published at the start (SHA-256 of the seed): ",
         h("span", { class: "seed" }, this.room.seed_digest)) : null,
+      this.contributionLine(),
     ];
+  }
+
+  /** Whether this browser's random bytes went into the deal (and whose the server chose). */
+  contributionLine() {
+    const mine = mineIsIn(this.code, this.room, this.seat);
+    const byServer = (this.room.contributions || []).filter((c) => c.by === "server").map((c) => c.seat);
+    if (mine === null && !byServer.length) return null;
+    return h("p", { class: "small contribution", dataset: { mine: mine === null ? "" : String(mine) } },
+      mine === true ? "✓ Your browser's random bytes are in this deal. " : mine === false ? "✗ Your browser's bytes are not in this deal. " : "",
+      byServer.length ? `The server chose the bytes of seat(s) ${byServer.map((s) => s + 1).join(", ")} (bots, or no bytes sent).` : "");
   }
 
   /** The game ended unfinished: why, the scores so far, the seed and its check, the replay. */
