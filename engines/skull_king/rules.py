@@ -6,13 +6,12 @@ this folder's README.md.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import msgspec
 
 from engines.core import (
     JSON,
-    OVER,
     BadOptions,
     IllegalMove,
     MalformedMove,
@@ -22,10 +21,11 @@ from engines.core import (
 )
 from engines.rng import Rng
 from engines.skull_king import bots, moves, trick, views
-from engines.skull_king.cards import AS_CODES, AS_NONE, CHOICE, NUMBER, Deck, Edition
+from engines.skull_king.cards import AS_CODES, AS_ESCAPE, AS_NONE, CHOICE, Deck, Edition
 from engines.skull_king.moves import Bid, Move, Play
 from engines.skull_king.state import BID, DECODER, ENCODER, PLAY, Round, State
 from engines.skull_king.state import OVER as PHASE_OVER
+from engines.skull_king.table import Table
 
 MAX_ROUNDS = 10
 
@@ -44,6 +44,25 @@ class SkullKing:
     def __init__(self, edition: Edition) -> None:
         self.edition = edition
         self.cards = Deck.of(edition)
+        self.table = table = Table(self.cards)
+        self._known = table.known
+        self._suit = self.cards.suit
+        # What a state says (whose move, the legal moves, the scores) is the table's to
+        # answer; its methods are bound here rather than wrapped: they run on every turn.
+        self.prompt: Callable[[State], Prompt] = table.prompt
+        self.legal: Callable[[State, int], list[Move]] = table.legal
+        self.turn: Callable[[State], int | None] = table.turn
+        self.cards_per_hand: Callable[[int, int], int] = table.cards_per_hand
+        self.totals: Callable[[State], list[int]] = table.totals
+        self.outcome: Callable[[State], Outcome | None] = table.outcome
+        # Trick orders without the ghost, by player count and leader: clockwise from the
+        # leader.
+        self._clockwise = {
+            players: tuple(
+                tuple((leader + i) % players for i in range(players)) for leader in range(players)
+            )
+            for players in range(2, edition.max_players + 1)
+        }
         self.id = edition.id
         self.title = edition.title
         self.seats = range(2, edition.max_players + 1)
@@ -63,6 +82,9 @@ class SkullKing:
 
     def options_schema(self) -> dict[str, JSON]:
         return {"rounds": {"type": "int", "default": MAX_ROUNDS, "min": 1, "max": MAX_ROUNDS}}
+
+    def dealer(self, state: State, round_: int | None = None) -> int:
+        return self.table.dealer(state, round_)
 
     def start(self, options: Options, players: int, seed: bytes) -> State:
         if players not in self.seats:
@@ -95,35 +117,25 @@ class SkullKing:
         )
         return self._deal(state, 1)
 
-    def cards_per_hand(self, players: int, round_: int) -> int:
-        """ "never more than floor(70 / players)" -- the ghost counts as a hand."""
-        hands = players + 1 if players == 2 else players
-        return min(round_, len(self.cards.names) // hands)
-
-    def dealer(self, state: State, round_: int | None = None) -> int:
-        r = state.round if round_ is None else round_
-        return (state.first_dealer + r - 1) % state.players
-
     def _deal(self, state: State, round_: int) -> State:
         """Shuffle the whole deck and deal. Hand h gets the h-th block of the shuffled deck."""
         n = self.cards_per_hand(state.players, round_)
         hands_count = len(state.won)
         order = Rng(state.seed, f"deal:{round_}").shuffled(range(len(self.cards.names)))
-        hands = []
-        for h in range(hands_count):
-            block = order[h * n : (h + 1) * n]
-            hands.append(tuple(block) if h == state.players else tuple(sorted(block)))
-        zero = tuple(0 for _ in range(hands_count))
+        hands = [tuple(sorted(order[h * n : (h + 1) * n])) for h in range(hands_count)]
+        if hands_count > state.players:  # the ghost's pile keeps the dealt order
+            hands[state.players] = tuple(order[state.players * n : (state.players + 1) * n])
+        zero = (0,) * hands_count
         return msgspec.structs.replace(
             state,
             round=round_,
             phase=BID,
             hands=tuple(hands),
             stock=tuple(sorted(order[hands_count * n :])),
-            bids=tuple(-1 for _ in range(state.players)),
+            bids=(-1,) * state.players,
             order=(),
             trick=(),
-            won=tuple(() for _ in range(hands_count)),
+            won=((),) * hands_count,
             tricks=zero,
             bonus=zero,
             last=(),
@@ -131,76 +143,71 @@ class SkullKing:
         )
 
     # -- whose move ---------------------------------------------------------------
-    def prompt(self, state: State) -> Prompt:
-        if state.phase == BID:
-            return Prompt(tuple(range(state.players)), "bid", sealed=True)
-        if state.phase == PLAY:
-            return Prompt((state.order[len(state.trick)],), "play")
-        return OVER
-
-    def turn(self, state: State) -> int | None:
-        """The hand to play now (may be the ghost's index), or None outside play."""
-        return state.order[len(state.trick)] if state.phase == PLAY else None
-
-    def legal(self, state: State, seat: int) -> list[Move]:
-        if state.phase == BID and 0 <= seat < state.players:
-            return [Bid(n) for n in range(len(state.hands[seat]) + 1)]
-        if state.phase != PLAY or self.turn(state) != seat:
-            return []
-        hand = state.hands[seat]
-        kind, suit = self.cards.kind, self.cards.suit
-        lead = trick.suit_led(self.cards, state.trick)
-        # Follow suit if you can; special cards may always be played.
-        must = lead >= 0 and any(kind[c] == NUMBER and suit[c] == lead for c in hand)
-        out: list[Move] = []
-        for card in hand:
-            if must and kind[card] == NUMBER and suit[card] != lead:
-                continue
-            name = self.cards.names[card]
-            if kind[card] == CHOICE:
-                out.append(Play(name, "pirate"))
-                out.append(Play(name, "escape"))
-            else:
-                out.append(Play(name))
-        return out
-
     def validate(self, state: State, seat: int, move: Move) -> None:
-        if state.phase == PHASE_OVER:
+        self._checked(state, seat, move)
+
+    def _checked(self, state: State, seat: int, move: Move) -> tuple[int, int]:
+        """``validate``; for a play also its card and how it is played (AS_*), for a bid
+        ``(-1, AS_NONE)``."""
+        phase = state.phase
+        if phase == PHASE_OVER:
             raise IllegalMove("the game is over", "game-over")
         if not 0 <= seat < state.players:
             raise IllegalMove(f"there is no seat {seat}", "no-such-seat")
+        if isinstance(move, Play):
+            return self._checked_play(state, seat, move)
         if isinstance(move, Bid):
-            if state.phase != BID:
+            if phase != BID:
                 raise IllegalMove("bids are made before the first trick", "not-bidding")
             limit = len(state.hands[seat])
             if not 0 <= move.tricks <= limit:
                 raise IllegalMove(
                     f"a bid is from 0 to the {limit} cards in hand", "bid-out-of-range"
                 )
-            return
-        if not isinstance(move, Play):
-            raise MalformedMove("not a move of this game")
-        moves._play(self.cards, move.card, move.as_)  # a known card, "as" only for a choice card
+            return -1, AS_NONE
+        raise MalformedMove("not a move of this game")
+
+    def _checked_play(self, state: State, seat: int, move: Play) -> tuple[int, int]:
+        """``_checked`` for a play by a real seat of a game not over."""
+        try:
+            known = self._known.get((move.card, move.as_))
+        except TypeError:  # an unhashable card: _play below says what is wrong
+            known = None
+        if known is None:
+            # A known card, "as" only for a choice card: MalformedMove otherwise.
+            moves._play(self.cards, move.card, move.as_)
+            known = (self.cards.index[move.card], AS_CODES[move.as_] if move.as_ else AS_NONE)
         if state.phase != PLAY:
             raise IllegalMove("everyone bids before the first card is played", "bidding")
-        if self.turn(state) != seat:
+        plays = state.trick
+        if state.order[len(plays)] != seat:
             raise IllegalMove("it is not your turn", "not-your-turn")
-        card = self.cards.index.get(move.card, -1)
+        card = known[0]
         hand = state.hands[seat]
         if card not in hand:
             raise IllegalMove(f"{move.card} is not in your hand", "not-in-hand")
-        if not trick.follows(self.cards, state.trick, hand, card):
-            suit = self.cards.edition.suits[trick.suit_led(self.cards, state.trick)]
-            raise IllegalMove(
-                f"follow suit: you hold {suit}, so play {suit} or a special card",
-                "must-follow-suit",
-            )
+        # trick.follows, written out: special cards and the lead are always allowed; a
+        # numbered card led sets the suit (else trick.suit_led decides); a card of another
+        # suit only if the hand holds none of the suit led.
+        suit = self._suit  # -1 for special cards
+        if plays and suit[card] >= 0:
+            lead = suit[plays[0][1]]
+            if lead < 0:
+                lead = trick.suit_led(self.cards, plays)
+            if lead >= 0 and suit[card] != lead and lead in map(suit.__getitem__, hand):
+                name = self.cards.edition.suits[lead]
+                raise IllegalMove(
+                    f"follow suit: you hold {name}, so play {name} or a special card",
+                    "must-follow-suit",
+                )
+        return known
 
     # -- moves ------------------------------------------------------------------
     def step(self, state: State, moves_: Mapping[int, Move]) -> State:
-        if state.phase == PHASE_OVER:
+        phase = state.phase
+        if phase == PHASE_OVER:
             raise IllegalMove("the game is over", "game-over")
-        if state.phase == BID:
+        if phase == BID:
             if set(moves_) != set(range(state.players)):
                 raise IllegalMove("the bids are revealed together: every seat bids", "sealed")
             for seat, move in moves_.items():
@@ -208,20 +215,25 @@ class SkullKing:
             bids = tuple(moves_[s].tricks for s in range(state.players))  # type: ignore[union-attr]
             leader = (self.dealer(state) + 1) % state.players
             state = msgspec.structs.replace(
-                state, phase=PLAY, bids=bids, order=self._order(state, leader, -1)
+                state, phase=PLAY, bids=bids, order=self._order(state.players, leader, ())
             )
             return self._ghost(state)
         if len(moves_) != 1:
             raise IllegalMove("one card is played at a time", "one-at-a-time")
         ((seat, move),) = moves_.items()
-        self.validate(state, seat, move)
-        assert isinstance(move, Play)
-        return self._ghost(self._play(state, seat, self.cards.index[move.card], move.as_))
+        if isinstance(move, Play) and 0 <= seat < state.players:
+            card, as_ = self._checked_play(state, seat, move)
+        else:
+            card, as_ = self._checked(state, seat, move)
+        state = self._play(state, seat, card, as_)
+        return self._ghost(state) if state.players == 2 else state
 
-    def _play(self, state: State, hand: int, card: int, as_name: str | None) -> State:
-        as_ = AS_CODES[as_name] if as_name is not None else AS_NONE
+    def _play(self, state: State, hand: int, card: int, as_: int) -> State:
+        """``hand`` plays ``card`` (in its hand) as ``as_`` (AS_NONE, AS_PIRATE, AS_ESCAPE)."""
         hands = list(state.hands)
-        hands[hand] = tuple(c for c in hands[hand] if c != card)
+        held = hands[hand]
+        at = held.index(card)  # every card is in the deck once
+        hands[hand] = held[:at] + held[at + 1 :]
         plays = (*state.trick, (hand, card, as_))
         if len(plays) < len(state.order):
             return msgspec.structs.replace(state, hands=tuple(hands), trick=plays)
@@ -229,7 +241,7 @@ class SkullKing:
         win = trick.winner(self.cards, plays)
         taker = plays[win][0]
         won = list(state.won)
-        won[taker] = won[taker] + tuple(c for _, c, _a in plays)
+        won[taker] = won[taker] + tuple([c for _, c, _a in plays])
         tricks = list(state.tricks)
         tricks[taker] += 1
         bonus = list(state.bonus)
@@ -243,32 +255,37 @@ class SkullKing:
             bonus=tuple(bonus),
             last=plays,
             last_winner=taker,
-            order=self._order(state, taker, next(h for h in state.order if h < state.players)),
+            order=self._order(state.players, taker, state.order),
         )
         if hands[0]:
             return state
         return self._end_round(state)
 
-    def _order(self, state: State, leader: int, previous_leader: int) -> tuple[int, ...]:
-        """The play order of a trick led by ``leader``.
+    def _order(self, players: int, leader: int, before: tuple[int, ...]) -> tuple[int, ...]:
+        """The play order of a trick led by ``leader``; ``before`` is the order of the trick
+        before (empty before a round's first trick).
 
         With two players the ghost "always plays second (or leads after winning a trick)".
-        When the ghost leads, the players follow in the order they had (house):
-        ``previous_leader`` is the player who came first in the trick before.
+        When the ghost leads, the players follow in the order they had (house): the player
+        who came first in the trick before leads them.
         """
-        if state.players != 2:
-            return tuple((leader + i) % state.players for i in range(state.players))
+        if players != 2:
+            clockwise = self._clockwise.get(players)
+            if clockwise is not None and 0 <= leader < players:
+                return clockwise[leader]
+            return tuple((leader + i) % players for i in range(players))
         ghost = 2
         if leader != ghost:
             return (leader, ghost, 1 - leader)
+        previous_leader = next(h for h in before if h < players)
         return (ghost, previous_leader, 1 - previous_leader)
 
     def _ghost(self, state: State) -> State:
         """The ghost "plays the top card of its pile without following suit, plays its Rogue
         as an Escape"."""
-        while state.phase == PLAY and state.players == 2 and state.order[len(state.trick)] == 2:
+        while state.players == 2 and state.phase == PLAY and state.order[len(state.trick)] == 2:
             card = state.hands[2][0]
-            as_ = "escape" if self.cards.kind[card] == CHOICE else None
+            as_ = AS_ESCAPE if self.cards.kind[card] == CHOICE else AS_NONE
             state = self._play(state, 2, card, as_)
         return state
 
@@ -315,20 +332,12 @@ class SkullKing:
         rng = Rng(state.seed, f"default:{state.round}:{len(state.hands[seat])}:{seat}")
         return bots.heuristic(self.cards)(self.view(state, seat), options, rng)
 
-    def outcome(self, state: State) -> Outcome | None:
-        if state.phase != PHASE_OVER:
-            return None
-        return Outcome.from_scores(self.totals(state))
-
-    def totals(self, state: State) -> list[int]:
-        return [sum(r.points[s] for r in state.sheet) for s in range(state.players)]
-
     # -- views ------------------------------------------------------------------
     def view(self, state: State, seat: int | None) -> dict[str, JSON]:
-        return views.seat_view(self, state, seat)
+        return views.seat_view(self.table, state, seat)
 
     def final_view(self, state: State) -> dict[str, JSON]:
-        return views.full_view(self, state)
+        return views.full_view(self.table, state)
 
     # -- moves as text and JSON ---------------------------------------------------
     def parse_move(self, text: str) -> Move:

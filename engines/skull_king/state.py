@@ -16,7 +16,7 @@ OVER = 2
 Played = tuple[int, int, int]
 
 
-class Round(msgspec.Struct, array_like=True, frozen=True):
+class Round(msgspec.Struct, array_like=True, frozen=True, gc=False):
     """One finished round on the score sheet (players only, not the ghost)."""
 
     round: int
@@ -27,7 +27,7 @@ class Round(msgspec.Struct, array_like=True, frozen=True):
     points: tuple[int, ...]
 
 
-class State(msgspec.Struct, array_like=True, frozen=True):
+class State(msgspec.Struct, array_like=True, frozen=True, gc=False):
     game: str  # the edition's game id
     players: int
     rounds: int

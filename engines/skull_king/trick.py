@@ -30,6 +30,15 @@ def role(deck: Deck, card: int, as_: int) -> int:
     return kind
 
 
+def roles(deck: Deck, plays: Sequence[Play]) -> list[int]:
+    """``role`` of each play, in order (written out: it runs for every finished trick)."""
+    kind = deck.kind
+    return [
+        (ESCAPE if as_ == AS_ESCAPE else PIRATE) if kind[card] == CHOICE else kind[card]
+        for _, card, as_ in plays
+    ]
+
+
 def suit_led(deck: Deck, plays: Sequence[Play]) -> int:
     """The suit to follow, or -1 for none.
 
@@ -37,40 +46,44 @@ def suit_led(deck: Deck, plays: Sequence[Play]) -> int:
     determines the suit to be followed." Bid-and-make: "If a special card is led there is no
     suit to follow; after an Escape the next numbered card sets the suit."
     """
+    kind = deck.kind
     for i, (_, card, as_) in enumerate(plays):
-        r = role(deck, card, as_)
-        if r == NUMBER:
+        k = kind[card]
+        if k == NUMBER:
             return deck.suit[card]
-        if r != ESCAPE and i == 0 and deck.edition.character_lead_sets_no_suit:
+        if k == ESCAPE or (k == CHOICE and as_ == AS_ESCAPE):  # role(...) == ESCAPE
+            continue
+        if i == 0 and deck.edition.character_lead_sets_no_suit:
             return -1
     return -1
 
 
 def winner(deck: Deck, plays: Sequence[Play]) -> int:
     """The index (into ``plays``) of the play that takes the trick."""
-    roles = [role(deck, card, as_) for _, card, as_ in plays]
-    if KING in roles:
+    roles_ = roles(deck, plays)
+    if KING in roles_:
         # Classic: "If the Mermaid is in the same trick as the Skull King, the Mermaid always
         # wins the trick". Bid-and-make: "a Mermaid captures the Captain: whenever both are in
         # a trick the first Mermaid wins, Pirates or not."
-        if MERMAID in roles:
-            return roles.index(MERMAID)
-        return roles.index(KING)
-    if PIRATE in roles:
-        return roles.index(PIRATE)  # "the card first played is higher"
-    if MERMAID in roles:
-        return roles.index(MERMAID)
+        if MERMAID in roles_:
+            return roles_.index(MERMAID)
+        return roles_.index(KING)
+    if PIRATE in roles_:
+        return roles_.index(PIRATE)  # "the card first played is higher"
+    if MERMAID in roles_:
+        return roles_.index(MERMAID)
     best = -1
-    best_key = (-1, -1)
+    best_key = -1  # black beats the suit led beats the rest; then the higher rank (< 100)
     lead = suit_led(deck, plays)
+    suits, ranks, black = deck.suit, deck.rank, deck.black
     for i, (_, card, _as) in enumerate(plays):
-        if roles[i] != NUMBER:
+        if roles_[i] != NUMBER:
             continue
-        suit = deck.suit[card]
-        if suit == deck.black:
-            key = (2, deck.rank[card])
+        suit = suits[card]
+        if suit == black:
+            key = 200 + ranks[card]
         elif suit == lead:
-            key = (1, deck.rank[card])
+            key = 100 + ranks[card]
         else:
             continue
         if key > best_key:
@@ -104,12 +117,12 @@ def bonus(deck: Deck, plays: Sequence[Play], win: int) -> int:
     for _, c, _a in plays:
         if deck.kind[c] == NUMBER and deck.rank[c] == e.top_rank:
             points += 20 if deck.suit[c] == deck.black else 10
-    roles = [role(deck, c, a) for _, c, a in plays]
+    roles_ = roles(deck, plays)
     if taker == PIRATE:
-        points += 20 * roles.count(MERMAID)
+        points += 20 * roles_.count(MERMAID)
     elif taker == KING:
-        points += 30 * roles.count(PIRATE)  # the Rogue as an Escape is not a Pirate here
-    elif taker == MERMAID and KING in roles:
+        points += 30 * roles_.count(PIRATE)  # the Rogue as an Escape is not a Pirate here
+    elif taker == MERMAID and KING in roles_:
         points += 40
     return points
 
@@ -117,9 +130,10 @@ def bonus(deck: Deck, plays: Sequence[Play], win: int) -> int:
 def follows(deck: Deck, plays: Sequence[Play], hand: Sequence[int], card: int) -> bool:
     """May ``card`` be played from ``hand`` onto ``plays``? (follow suit if you can; special
     cards may always be played.)"""
-    if deck.kind[card] != NUMBER:
+    suit = deck.suit  # -1 for special cards
+    if suit[card] < 0 or not plays:
         return True
     lead = suit_led(deck, plays)
-    if lead < 0 or deck.suit[card] == lead:
+    if lead < 0 or suit[card] == lead:
         return True
-    return not any(deck.kind[c] == NUMBER and deck.suit[c] == lead for c in hand)
+    return lead not in [suit[c] for c in hand]

@@ -7,20 +7,16 @@ stock, the seed, or a bid before the reveal (the engine does not even hold those
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from engines.core import JSON
 from engines.skull_king.cards import AS_NAMES
 from engines.skull_king.state import BID, OVER, PLAY, Played, State
-
-if TYPE_CHECKING:
-    from engines.skull_king.rules import SkullKing
+from engines.skull_king.table import Table
 
 PHASES = {BID: "bid", PLAY: "play", OVER: "over"}
 
 
-def _plays(game: SkullKing, plays: tuple[Played, ...]) -> list[JSON]:
-    names = game.cards.names
+def _plays(table: Table, plays: tuple[Played, ...]) -> list[JSON]:
+    names = table.deck.names
     out: list[JSON] = []
     for hand, card, as_ in plays:
         item: dict[str, JSON] = {"seat": hand, "card": names[card]}
@@ -30,20 +26,20 @@ def _plays(game: SkullKing, plays: tuple[Played, ...]) -> list[JSON]:
     return out
 
 
-def seat_view(game: SkullKing, state: State, seat: int | None) -> dict[str, JSON]:
+def seat_view(table: Table, state: State, seat: int | None) -> dict[str, JSON]:
     """The table as ``seat`` sees it; ``None`` is a spectator."""
-    names = game.cards.names
+    names = table.deck.names
     players = state.players
     is_player = seat is not None and 0 <= seat < players
-    outcome = game.outcome(state)
+    outcome = table.outcome(state)
     view: dict[str, JSON] = {
         "game": state.game,
         "players": players,
         "seat": seat if is_player else None,
         "round": state.round,
         "rounds": state.rounds,
-        "cards": game.cards_per_hand(players, state.round),
-        "dealer": game.dealer(state),
+        "cards": table.cards_per_hand(players, state.round),
+        "dealer": table.dealer(state),
         "phase": PHASES[state.phase],
         "hand": [names[c] for c in state.hands[seat]] if is_player and seat is not None else None,
         "hand_sizes": [len(state.hands[s]) for s in range(players)],
@@ -56,10 +52,12 @@ def seat_view(game: SkullKing, state: State, seat: int | None) -> dict[str, JSON
         "bids": [b if b >= 0 else None for b in state.bids],
         "tricks": list(state.tricks[:players]),
         "order": list(state.order),
-        "trick": _plays(game, state.trick),
-        "turn": game.turn(state),
+        "trick": _plays(table, state.trick),
+        "turn": table.turn(state),
         "last_trick": (
-            {"plays": _plays(game, state.last), "winner": state.last_winner} if state.last else None
+            {"plays": _plays(table, state.last), "winner": state.last_winner}
+            if state.last
+            else None
         ),
         "sheet": [
             {
@@ -72,19 +70,21 @@ def seat_view(game: SkullKing, state: State, seat: int | None) -> dict[str, JSON
             }
             for r in state.sheet
         ],
-        "scores": game.totals(state),
-        "prompt": game.prompt(state).to_json(),
+        "scores": table.totals(state),
+        "prompt": table.prompt(state).to_json(),
         "legal": (
-            [m.to_json() for m in game.legal(state, seat)] if is_player and seat is not None else []
+            [m.to_json() for m in table.legal(state, seat)]
+            if is_player and seat is not None
+            else []
         ),
         "outcome": outcome.to_json() if outcome else None,
     }
     return view
 
 
-def full_view(game: SkullKing, state: State) -> dict[str, JSON]:
+def full_view(table: Table, state: State) -> dict[str, JSON]:
     """Every hand and the ghost's pile: for replays once the game is over."""
-    names = game.cards.names
-    view = seat_view(game, state, None)
+    names = table.deck.names
+    view = seat_view(table, state, None)
     view["hands"] = [[names[c] for c in hand] for hand in state.hands]
     return view
