@@ -73,15 +73,37 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from engines.registry import GAMES
-    from server.bench import run
+    from server import bench
 
     ids = args.games or sorted(GAMES)
     for game_id in ids:
         if game_id not in GAMES:
             print(f"no game {game_id!r}; known: {', '.join(sorted(GAMES))}", file=sys.stderr)
             return 2
-        result = run(game_id, players=args.players, games=args.count)
-        print(result.line(), flush=True)
+    if args.against is None:
+        for game_id in ids:
+            result = bench.run(game_id, players=args.players, games=args.count, rounds=args.rounds)
+            print(result.line(), flush=True)
+        return 0
+    try:
+        name = bench.revision_name(args.against)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    with bench.engines_at(name) as theirs:
+        for game_id in ids:
+            if game_id not in theirs:
+                print(f"{game_id}: not in {name}'s engines, nothing to compare", flush=True)
+                continue
+            comparison = bench.compare(
+                game_id,
+                theirs[game_id],
+                name,
+                players=args.players,
+                games=args.count,
+                rounds=args.rounds,
+            )
+            print("\n".join(comparison.lines()), flush=True)
     return 0
 
 
@@ -113,6 +135,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench.add_argument("games", nargs="*", help="game ids (default: all)")
     bench.add_argument("--players", type=int, default=4)
     bench.add_argument("--count", type=int, default=200, help="games per game id")
+    bench.add_argument(
+        "--rounds", type=int, default=None, help="rounds per game (default: the full game)"
+    )
+    bench.add_argument(
+        "--against",
+        metavar="REV",
+        default=None,
+        help="also run REV's engines/ (a git revision) in the same run, alternating, and compare",
+    )
     bench.set_defaults(func=cmd_bench)
 
     games = sub.add_parser("games", help="list the registered games")

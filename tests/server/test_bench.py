@@ -1,0 +1,48 @@
+"""``tortuga bench --against REV``: REV's engines run beside the working tree's in one process."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from server import bench
+from server.cli import main
+
+
+def test_against_head_plays_the_same_games(capsys: pytest.CaptureFixture[str]) -> None:
+    """Against HEAD (the same rules), both engines report the same moves per game and the
+    same encoded states; the working tree's engines are the ones registered afterwards."""
+    head = subprocess.run(
+        ["git", "-C", str(bench.ROOT), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert main(["bench", "skull-king", "--count", "3", "--rounds", "2", "--against", "HEAD"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3
+    assert lines[0].startswith(f"skull-king [{head}]: 4 players, 2 rounds, 3 random full games")
+    assert lines[1].startswith("skull-king [working tree]: 4 players, 2 rounds, 3 random")
+    assert "Python 3." in lines[0] and "one core" in lines[0]
+    assert lines[2].endswith("identical encoded states over the first 3 games: yes")
+    import engines.registry
+    from engines.skull_king import rules
+
+    assert rules.__file__.startswith(str(bench.ROOT))
+    assert engines.registry.GAMES["skull-king"].__class__ is rules.SkullKing
+
+
+def test_a_changed_rule_shows(capsys: pytest.CaptureFixture[str]) -> None:
+    """The comparison is not vacuous: an engine that plays differently is reported."""
+    with bench.engines_at("HEAD") as theirs:
+        mine = bench.compare("skull-king", theirs["skull-king"], "HEAD", games=2, rounds=2)
+        assert mine.same_states
+        other = bench.compare("skull-king", theirs["bid-tricks"], "HEAD", games=2, rounds=2)
+    assert not other.same_states
+    assert "identical encoded states over the first 2 games: NO" in other.lines()[2]
+
+
+def test_an_unknown_revision_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--count", "1", "--against", "no-such-revision-xyz"]) == 2
+    assert "no-such-revision-xyz" in capsys.readouterr().err
