@@ -29,8 +29,7 @@ import msgspec
 from engines.core import BadOptions, MoveError, Prompt
 from engines.registry import GAMES, AnyGame
 from server import protocol as p
-from server import room_codes
-from server import seeding
+from server import room_codes, seeding
 from server.entry import (
     ABANDON,
     MOVE,

@@ -58,8 +58,11 @@ def test_check_derivation_and_own_bytes(page: Any) -> None:
           m.noteCommitment("VEC", room.seed_commitment);
           const good = await m.checkDerivation("VEC", room);
           const forged = await m.checkDerivation("VEC", { ...room, seed: "00".repeat(32) });
-          const swapped = await m.checkDerivation("VEC", { ...room, seed_commitment: "11".repeat(32) });
-          return { good, forged, swapped, in1: m.mineIsIn("VEC", room, 1), in0: m.mineIsIn("VEC", room, 0) };
+          const other = { ...room, seed_commitment: "11".repeat(32) };
+          const swapped = await m.checkDerivation("VEC", other);
+          const in1 = m.mineIsIn("VEC", room, 1);
+          const in0 = m.mineIsIn("VEC", room, 0);
+          return { good, forged, swapped, in1, in0 };
         }""",
         [room, v["contributions"][1]],
     )
