@@ -254,9 +254,8 @@ def _give(t: Table, seat: int, move: Move) -> bool:
     card, _ = _take_source(t, seat, move.card)
     into_bid(t, target, card)
     t.event(seat, flow.EV_GIVE, -1, target)
-    first = t.target < 0
-    t.target = target
-    return not first
+    t.target = target  # the second card goes to the same bid
+    return True
 
 
 def _score_bid_legal(t: Board, seat: int) -> list[Move]:
@@ -319,7 +318,6 @@ def choose(t: Table, seat: int, move: Move) -> None:
     name = effects(t)[t.effect]
     if CHOICES[name][1](t, seat, move):
         t.effect += 1
-        t.target = -1
     run(t)
 
 
@@ -336,7 +334,6 @@ def run(t: Table) -> None:
         else:
             NOW[name](t, seat)
         t.effect += 1
-        t.target = -1
     if t.action:
         t.phase = PUT
     else:

@@ -3,8 +3,9 @@
 ``uniform`` picks any legal move. ``heuristic`` plays the bluffing game plainly: it bids
 its worst cards (a bid goes to the start player, so negative cards are good bids) while
 the bids still fit the treasure, never Plays, takes the end of the treasure it knows to be
-better, scores what it received only when that is worth points and keeps the rest in hand
-(cards in hand cost nothing and break ties), and declares Banana Sabres where it already
+better, scores what it received only when that raises its score against the piles on the table
+(majorities included) and keeps the rest in hand (cards in hand cost nothing and break
+ties), and declares Banana Sabres where it already
 holds the most cards of a value.
 """
 
@@ -14,11 +15,12 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from engines.core import JSON
-from engines.pearates.cards import INDEX, value
+from engines.pearates import scoring
+from engines.pearates.cards import INDEX, kind, value
 from engines.pearates.moves import Move
 from engines.rng import Rng
 
-CHEAP = 1  # cards worth at most this are bid away
+CHEAP = 4  # cards worth at most this are bid away
 
 
 def uniform(view: Mapping[str, JSON], legal: Sequence[Move], rng: Rng) -> Move:
@@ -73,15 +75,28 @@ def _take(view: Mapping[str, JSON], legal: Sequence[Move], seat: int) -> Move:
     return next(m for m in legal if m.end == want)
 
 
+def _gain(view: Mapping[str, JSON], cards: Sequence[str]) -> int:
+    """What scoring ``cards`` now would change in this seat's score, against the score
+    piles on the table (majorities included)."""
+    seat = view["seat"]
+    piles = []
+    for s, pile in enumerate(view["scored"]):
+        names = [e["card"] for e in pile if e["stack"] is not None]
+        stacks = [e["stack"] for e in pile if e["stack"] is not None]
+        if s == seat:
+            extra = [c for c in cards if kind(INDEX[c]).value is not None]
+            names += extra
+            stacks += [value(INDEX[c]) for c in extra]
+        piles.append(scoring.Pile(tuple(INDEX[c] for c in names), tuple(stacks)))
+    before = int(view["scores"][seat])
+    return scoring.totals(piles, bool(view["options"]["friendly"]))[seat] - before
+
+
 def _keep(view: Mapping[str, JSON], legal: Sequence[Move]) -> Move:
     card = legal[-1].card
-    worth = (
-        _value(card)
-        if card is not None
-        else sum(_value(c) for c in view["received"][view["seat"]]["known"])
-    )
+    cards = [card] if card is not None else view["received"][view["seat"]]["known"]
     keep = [m for m in legal if m.verb == "keep"]
-    if worth > 0 or not keep:
+    if not keep or _gain(view, cards) > 0:
         return _find(legal, "score")[0]
     return keep[0]
 

@@ -7,6 +7,7 @@ this folder's README.md. The course of a round is ``flow.py``; Played actions ar
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import NoReturn
 
@@ -264,6 +265,10 @@ class Pearates:
             ):
                 raise IllegalMove("Pedestal Cabbage: bid more than the others", "must-outbid")
             if move.verb == "play" and phase == TURN:
+                if card not in state.hands[seat]:
+                    raise IllegalMove(f"{move.card} is not in your hand", "not-in-hand")
+                if not kind(card).playable:
+                    raise IllegalMove(f"{move.card} has no action to Play", "no-action")
                 raise IllegalMove(f"{flow.PLAYS_PER_ROUND} Plays a round at most", "play-limit")
             if move.verb == "keep" and phase == KEEP:
                 raise IllegalMove(f"{flow.HAND_LIMIT} cards at most in hand", "hand-limit")
@@ -375,8 +380,7 @@ class Pearates:
         return Outcome(tuple(scores), scoring.ranks(scores, hands))
 
     def totals(self, state: State) -> list[int]:
-        piles = [scoring.Pile(state.scored[s], state.types[s]) for s in range(state.players)]
-        return scoring.totals(piles, state.friendly)
+        return list(_totals(state.scored, state.types, state.friendly))
 
     # -- views ------------------------------------------------------------------
     def view(self, state: State, seat: int | None) -> dict[str, JSON]:
@@ -453,6 +457,15 @@ class Pearates:
                 t.known[s] = {moved.get(c, c) for c in t.known[s]}
         t.seed = b"".join(rng.next_u64().to_bytes(8, "big") for _ in range(4))
         return t.freeze()
+
+
+@functools.lru_cache(maxsize=256)
+def _totals(
+    scored: tuple[tuple[int, ...], ...], types: tuple[tuple[int, ...], ...], friendly: bool
+) -> tuple[int, ...]:
+    """Scores change only when a card is scored or a Sabre declared: cached by the piles."""
+    piles = [scoring.Pile(cards, stacks) for cards, stacks in zip(scored, types, strict=True)]
+    return tuple(scoring.totals(piles, friendly))
 
 
 def zone_cards(state: State) -> dict[str, tuple[int, ...]]:

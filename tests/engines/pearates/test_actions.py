@@ -1,0 +1,355 @@
+"""Every action of the base set and of the "more actions" expansion, one test each.
+
+Each quotes its row of the page's tables (shared/rules/pearates.md); house readings are
+in engines/pearates/README.md."""
+
+from __future__ import annotations
+
+import pytest
+
+from engines.core import IllegalMove
+from engines.pearates.state import KEEP, TURN
+
+from .helpers import G, do, legal, names, sealed, sees, table
+
+MORE = {"more_actions": True}
+TREASURE = ["egg-bag-1", "egg-bag-2", "egg-bag-3"]
+
+
+def test_rotten_eggs_takes_one_card_from_every_bid() -> None:
+    """Rotten Eggs: "take 1 card from every bid and add it to your own"."""
+    state = table(
+        players=4,
+        hands={1: ["goldfish-1", "rotten-eggs-1"], 2: ["fish-skeleton-1"], 3: ["goldfish-2"]},
+        treasure=TREASURE,
+    )
+    state = do(state, 1, "bid goldfish-1", "stop")
+    state = do(state, 2, "bid fish-skeleton-1", "stop")
+    state = do(state, 3, "bid goldfish-2", "stop")
+    state = do(state, 0, "pass")
+    state = do(state, 1, "play rotten-eggs-1", "put top")
+    assert sorted(names(state.bids[1])) == ["fish-skeleton-1", "goldfish-1", "goldfish-2"]
+    assert state.bids[2] == () and state.bids[3] == ()
+    # the taker sees what it took; the table only sees the sizes
+    assert sees(state, 1, "fish-skeleton-1") and not sees(state, 0, "fish-skeleton-1")
+    assert G.view(state, 0)["bids"][1] == {"size": 3, "known": []}
+
+
+def test_infested_bread_opens_every_bid_this_round() -> None:
+    """Infested Bread: "all bids this round are open"."""
+    state = table(
+        hands={1: ["goldfish-1", "goldfish-3"], 2: ["infested-bread-1"]}, treasure=TREASURE
+    )
+    state = do(state, 1, "bid goldfish-1", "stop")
+    assert G.view(state, None)["bids"][1] == {"size": 1, "known": []}
+    state = do(state, 2, "play infested-bread-1", "put top")
+    assert G.view(state, None)["bids"][1] == {"size": 1, "known": ["goldfish-1"]}
+    state = do(state, 0, "pass")
+    state = do(state, 1, "bid goldfish-3", "stop")  # later bids are open too
+    assert G.view(state, 2)["bids"][1]["known"] == ["goldfish-1", "goldfish-3"]
+
+
+def test_fish_skeleton_scores_the_minus_cards_in_every_bid() -> None:
+    """Fish Skeleton: "each player must score all minus cards in their bid"."""
+    state = table(
+        hands={1: ["fish-skeleton-2", "goldfish-1"], 2: ["fish-skeleton-1"]}, treasure=TREASURE
+    )
+    state = do(state, 1, "bid fish-skeleton-2", "bid goldfish-1", "stop")
+    state = do(state, 2, "play fish-skeleton-1", "put top")
+    assert names(state.scored[1]) == ["fish-skeleton-2"]
+    assert names(state.bids[1]) == ["goldfish-1"]
+    assert G.view(state, None)["scored"][1] == [{"card": "fish-skeleton-2", "stack": -1}]
+
+
+def test_pearl_pepper_ends_the_round_in_a_mutiny_by_value() -> None:
+    """Pearl Pepper: "the round ends at once in a Mutiny; highest bid is measured by total
+    value"."""
+    state = table(
+        hands={1: ["goldfish-1", "goldfish-2", "pearl-pepper-1"], 2: ["egg-bag-4"]},
+        treasure=["ruby-rum-1", "ruby-rum-2", "ruby-rum-3", "ruby-rum-4", "ruby-rum-5"],
+    )
+    state = do(state, 1, "bid goldfish-1", "bid goldfish-2", "stop")  # 2 cards, value 2
+    state = do(state, 2, "bid egg-bag-4", "stop")  # 1 card, value 3
+    state = do(state, 0, "pass")
+    state = do(state, 1, "play pearl-pepper-1", "put top")  # 3 bid < 6 cards: still a Mutiny
+    assert state.phase == KEEP
+    assert len(state.received[2]) == 6  # the whole treasure, the Pepper on top of it
+    assert names(state.received[0]) == ["egg-bag-4"]  # the start player: the highest bid
+    assert names(state.received[1]) == ["goldfish-1", "goldfish-2"]  # their own back
+
+
+def test_goldfish_the_next_player_must_bid_or_play() -> None:
+    """Goldfish: "the next player must Bid or Play"."""
+    state = table(hands={1: ["goldfish-1"], 2: ["goldfish-2"]}, treasure=TREASURE)
+    state = do(state, 1, "play goldfish-1", "put top")
+    assert "pass" not in legal(state, 2)
+    with pytest.raises(IllegalMove) as err:
+        G.validate(state, 2, G.parse_move("pass"))
+    assert err.value.code == "must-bid-or-play"
+    state = do(state, 2, "bid goldfish-2", "stop")
+    assert "pass" in legal(state, 0)  # only the next player
+
+
+def test_bread_booty_adds_two_cards_only_its_player_may_look_at() -> None:
+    """Bread Booty: "add 2 cards to the treasure; only you may look at them" -- from the
+    hand or the deck, onto the top or the bottom (seed)."""
+    state = table(
+        hands={1: ["bread-booty-1", "goldfish-1"]}, treasure=TREASURE, pile=["ruby-rum-1"]
+    )
+    state = do(state, 1, "play bread-booty-1")
+    assert "add goldfish-1 top" in legal(state, 1) and "add deck bottom" in legal(state, 1)
+    state = do(state, 1, "add goldfish-1 top", "add deck bottom", "put bottom")
+    assert names(state.treasure) == ["goldfish-1", *TREASURE, "ruby-rum-1", "bread-booty-1"]
+    assert G.view(state, 1)["treasure"] == [
+        "goldfish-1",
+        None,
+        None,
+        None,
+        "ruby-rum-1",
+        "bread-booty-1",
+    ]
+    assert G.view(state, 0)["treasure"] == [None, *TREASURE, None, "bread-booty-1"]
+    assert G.view(state, 2)["treasure"] == [None, None, None, None, None, "bread-booty-1"]
+
+
+def test_egg_bag_reveals_the_treasure_to_all() -> None:
+    """Egg Bag: "reveal the treasure"."""
+    state = table(hands={1: ["egg-bag-4"]}, treasure=TREASURE)
+    state = do(state, 1, "play egg-bag-4", "put bottom")
+    for seat in (None, 0, 1, 2):
+        assert G.view(state, seat)["treasure"] == [*TREASURE, "egg-bag-4"]
+
+
+def test_ruby_rum_looks_at_the_treasure_and_steals_a_card() -> None:
+    """Ruby Rum: "look at the treasure; steal 1 card" (house: from the top or the bottom,
+    as the seed says for removing cards; the card is received this round)."""
+    state = table(hands={1: ["ruby-rum-1"]}, treasure=TREASURE)
+    state = do(state, 1, "play ruby-rum-1")
+    assert legal(state, 1) == ["steal top", "steal bottom"]
+    assert G.view(state, 1)["treasure"] == TREASURE  # looked
+    assert G.view(state, 2)["treasure"] == [None, None, None]
+    state = do(state, 1, "steal bottom", "put top")
+    assert names(state.received[1]) == ["egg-bag-3"]
+    assert G.view(state, 1)["treasure"] == ["ruby-rum-1", "egg-bag-1", "egg-bag-2"]
+
+
+def test_gold_pancake_the_next_player_must_pass() -> None:
+    """Gold Pancake: "the next player must Pass"."""
+    state = table(hands={1: ["gold-pancake-1"], 2: ["goldfish-2"]}, treasure=TREASURE)
+    state = do(state, 1, "play gold-pancake-1", "put top")
+    assert legal(state, 2) == ["pass"]
+    with pytest.raises(IllegalMove) as err:
+        G.validate(state, 2, G.parse_move("bid goldfish-2"))
+    assert err.value.code == "must-pass"
+
+
+def test_banana_box_draws_four_cards() -> None:
+    """Banana Box: "draw 4 cards into your hand"."""
+    pile = ["ruby-rum-1", "ruby-rum-2", "ruby-rum-3", "ruby-rum-4", "ruby-rum-5"]
+    state = table(hands={1: ["banana-box-1"]}, treasure=TREASURE, pile=pile)
+    state = do(state, 1, "play banana-box-1", "put top")
+    assert names(state.hands[1]) == pile[:4]
+    assert G.view(state, 2)["hands"][1] == {"size": 4, "known": []}
+
+
+def test_pirate_pizza_steals_the_treasure_and_the_start_player_scores_it() -> None:
+    """Pirate Pizza: "steal the entire treasure; the start player scores this card"."""
+    state = table(hands={1: ["pirate-pizza-1"]}, treasure=TREASURE)
+    state = do(state, 1, "play pirate-pizza-1")
+    assert state.phase == TURN and state.turn == 2  # no card to put
+    assert names(state.received[1]) == TREASURE and state.treasure == ()
+    assert names(state.scored[0]) == ["pirate-pizza-1"]
+
+
+# -- "more actions" -------------------------------------------------------------------------
+
+
+def test_rotten_apple_discards_cards_from_other_bids_without_looking() -> None:
+    """Rotten Apple: "discard any card(s) from any bid but yours, without looking"."""
+    state = table(
+        hands={1: ["goldfish-1", "rotten-apple-1"], 2: ["goldfish-2", "goldfish-3"]},
+        treasure=TREASURE,
+        options=MORE,
+    )
+    state = do(state, 1, "bid goldfish-1", "stop")
+    state = do(state, 2, "bid goldfish-2", "bid goldfish-3", "stop")
+    state = do(state, 0, "pass")
+    state = do(state, 1, "play rotten-apple-1")
+    assert legal(state, 1) == ["discard 2"]  # not your own bid
+    state = do(state, 1, "discard 2")
+    assert len(state.bids[2]) == 1 and len(state.discard) == 1
+    assert legal(state, 1) == ["discard 2", "stop"]
+    state = do(state, 1, "stop", "put top")
+    assert not sees(state, 1, names(state.discard)[0])  # without looking
+    assert sees(state, 2, names(state.discard)[0])  # its owner knows what went
+
+
+def test_poisoned_wine_the_start_player_receives_no_bids() -> None:
+    """Poisoned Wine: "the start player receives no bids at the end" (house: discarded)."""
+    state = table(hands={1: ["goldfish-1", "poisoned-wine-1"]}, treasure=TREASURE, options=MORE)
+    state = do(state, 1, "bid goldfish-1", "stop")
+    state = do(state, 2, "pass")
+    state = do(state, 0, "pass")
+    state = do(state, 1, "play poisoned-wine-1", "put top", "pass")
+    state = do(state, 1, "take top")
+    assert state.received[0] == ()
+    assert "goldfish-1" in names(state.discard)
+
+
+def _mutiny_with(card: str):  # type: ignore[no-untyped-def]
+    """Seat 1 plays ``card`` then bids two cards, seat 2 bids one, on a 2-card treasure
+    (the played card is the second)."""
+    state = table(
+        hands={1: [card, "goldfish-1", "goldfish-2"], 2: ["goldfish-3"]},
+        treasure=["egg-bag-1"],
+        options=MORE,
+    )
+    state = do(state, 1, f"play {card}", "put bottom")
+    state = do(state, 2, "bid goldfish-3", "stop")
+    state = do(state, 0, "pass")
+    state = do(state, 1, "bid goldfish-1", "bid goldfish-2", "stop")
+    state = do(state, 2, "pass")
+    return do(state, 1, "pass")
+
+
+def test_spoiled_cabbage_losing_bids_are_scored_when_returned() -> None:
+    """Spoiled Cabbage: "this round, losing bids must be scored when returned"."""
+    state = _mutiny_with("spoiled-cabbage-1")
+    assert names(state.scored[2]) == ["goldfish-3"] and state.received[2] == ()
+    assert names(state.received[1]) == ["egg-bag-1", "spoiled-cabbage-1"]
+
+
+def test_grapecrown_losing_bids_do_not_return() -> None:
+    """Grapecrown: "this round, losing bids do not return to their owner"."""
+    state = _mutiny_with("grapecrown-1")
+    assert state.received[2] == () and state.scored[2] == ()
+    assert "goldfish-3" in names(state.discard)
+
+
+def test_scurvy_chicken_reverses_turn_order() -> None:
+    """Scurvy Chicken: "reverse turn order"."""
+    state = table(players=4, hands={1: ["scurvy-chicken-1"]}, treasure=TREASURE, options=MORE)
+    state = do(state, 1, "play scurvy-chicken-1", "put top")
+    assert state.turn == 0 and state.direction == -1
+
+
+def test_pedestal_cabbage_bid_more_or_pass() -> None:
+    """Pedestal Cabbage: "from now on, bid more than the previous player or pass" (house:
+    a Bid must end above every other bid)."""
+    state = table(
+        hands={
+            1: ["pedestal-cabbage-1", "goldfish-1", "goldfish-2", "goldfish-3"],
+            2: ["goldfish-4", "goldfish-5", "goldfish-6"],
+        },
+        treasure=TREASURE,
+        options=MORE,
+        turn=2,
+    )
+    state = do(state, 2, "bid goldfish-4", "bid goldfish-5", "stop")
+    state = do(state, 0, "pass")
+    state = do(state, 1, "play pedestal-cabbage-1", "put top")
+    state = do(state, 2, "pass")
+    state = do(state, 1, "bid goldfish-1", "bid goldfish-2")
+    assert "stop" not in legal(state, 1)  # 2 is not more than 2
+    with pytest.raises(IllegalMove) as err:
+        G.validate(state, 1, G.parse_move("stop"))
+    assert err.value.code == "must-outbid"
+    state = do(state, 1, "bid goldfish-3", "stop")
+    assert len(state.bids[1]) == 3
+
+
+def test_pedestal_cabbage_forbids_a_bid_that_cannot_get_above() -> None:
+    state = table(
+        hands={1: ["pedestal-cabbage-1", "goldfish-1"], 2: ["goldfish-4", "goldfish-5"]},
+        treasure=TREASURE,
+        options=MORE,
+        turn=2,
+    )
+    state = do(state, 2, "bid goldfish-4", "bid goldfish-5", "stop")
+    state = do(state, 0, "pass")
+    state = do(state, 1, "play pedestal-cabbage-1", "put top")
+    state = do(state, 2, "pass")
+    assert state.turn == 1
+    assert legal(state, 1) == ["pass", "play goldfish-1"]  # one card cannot beat two
+
+
+def test_shiny_winy_adds_two_cards_to_another_bid() -> None:
+    """Shiny Winy: "add 2 cards to any bid but yours" (house: both to one bid; a deck card
+    goes on unseen by the giver)."""
+    state = table(
+        hands={1: ["shiny-winy-1", "fish-skeleton-1"], 2: ["goldfish-2"]},
+        treasure=TREASURE,
+        pile=["ruby-rum-1"],
+        options=MORE,
+        turn=2,
+    )
+    state = do(state, 2, "bid goldfish-2", "stop")
+    state = do(state, 0, "pass")
+    state = do(state, 1, "play shiny-winy-1")
+    assert "give 1 deck" not in legal(state, 1)  # not your own bid
+    state = do(state, 1, "give 2 fish-skeleton-1")
+    assert all(m.startswith("give 2 ") for m in legal(state, 1))
+    state = do(state, 1, "give 2 deck", "put top")
+    assert sorted(names(state.bids[2])) == ["fish-skeleton-1", "goldfish-2", "ruby-rum-1"]
+    assert sees(state, 1, "fish-skeleton-1") and not sees(state, 1, "ruby-rum-1")
+    assert G.view(state, 2)["bids"][2]["size"] == 3
+
+
+def test_golden_apple_ends_the_round_and_shuffles_the_treasure() -> None:
+    """Golden Apple: "the round ends; shuffle the treasure before splitting"."""
+    state = table(hands={1: ["golden-apple-1", "goldfish-1"]}, treasure=TREASURE, options=MORE)
+    state = do(state, 1, "bid goldfish-1", "stop")
+    state = do(state, 2, "pass")
+    state = do(state, 0, "pass")
+    state = do(state, 1, "play golden-apple-1", "put top")
+    assert G.prompt(state).kind == "take"
+    assert sorted(names(state.treasure)) == sorted([*TREASURE, "golden-apple-1"])
+    # nobody knows the order any more, not even the start player
+    assert G.view(state, 0)["treasure"] == [None] * 4
+
+
+def test_pirate_pine_takes_your_bid_back() -> None:
+    """Pirate Pine: "take your bid back into your hand"."""
+    state = table(
+        hands={1: ["goldfish-1", "goldfish-2", "pirate-pine-1"]}, treasure=TREASURE, options=MORE
+    )
+    state = do(state, 1, "bid goldfish-1", "bid goldfish-2", "stop")
+    state = do(state, 2, "pass")
+    state = do(state, 0, "pass")
+    state = do(state, 1, "play pirate-pine-1", "put top")
+    assert state.bids[1] == () and names(state.hands[1]) == ["goldfish-1", "goldfish-2"]
+
+
+def test_pearl_onion_scores_the_bid_of_any_player() -> None:
+    """Pearl Onion: "score the current bid of any player"."""
+    state = table(
+        hands={1: ["pearl-onion-1"], 2: ["goldfish-2"]}, treasure=TREASURE, options=MORE, turn=2
+    )
+    state = do(state, 2, "bid goldfish-2", "stop")
+    state = do(state, 0, "pass")
+    state = do(state, 1, "play pearl-onion-1")
+    assert legal(state, 1) == ["target 2"]
+    state = do(state, 1, "target 2", "put top")
+    assert names(state.scored[2]) == ["goldfish-2"] and state.bids[2] == ()
+
+
+def test_biscuit_booty_decides_per_card() -> None:
+    """Biscuit Booty: "this round, decide per card whether it goes to hand or is scored"."""
+    state = table(
+        hands={1: ["biscuit-booty-1", "goldfish-1", "goldfish-2"]}, treasure=TREASURE, options=MORE
+    )
+    state = do(state, 1, "play biscuit-booty-1", "put top")
+    state = do(state, 2, "pass")
+    state = do(state, 0, "pass")
+    state = do(state, 1, "bid goldfish-1", "bid goldfish-2", "stop", "pass")
+    state = do(state, 1, "take top")  # biscuit-booty-1 and egg-bag-1
+    prompt = G.prompt(state)
+    assert prompt.seats == (0, 1) and prompt.sealed and prompt.private
+    first = names(state.received[1])[0]
+    assert legal(state, 1) == [f"keep {first}", f"score {first}"]
+    state = sealed(state, {0: "keep goldfish-1", 1: f"keep {first}"})
+    second = names(state.received[1])[1]
+    assert G.prompt(state).seats == (0, 1)
+    state = sealed(state, {0: "score goldfish-2", 1: f"score {second}"})
+    assert names(state.scored[1]) == [second] and first in names(state.hands[1])
+    assert names(state.scored[0]) == ["goldfish-2"]
