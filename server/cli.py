@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
 from collections.abc import Sequence
+from types import FrameType
 
 from server.settings import Settings
 
@@ -22,32 +24,46 @@ def _resolve(settings: Settings, *, need_database: bool = True) -> Settings:
     return settings.with_(**changes) if changes else settings
 
 
+def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM (what ``kill``, ``timeout`` and systemd send) ends the process as Ctrl-C
+    does: by an exception, so that ``finally`` blocks and atexit handlers run."""
+    raise SystemExit(128 + signum)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from server import embedded
     from server.app import create_app
 
+    # uvicorn handles SIGTERM itself (a graceful shutdown), then raises it again with the
+    # handler it found installed: with the default one the process would die there, before
+    # anything could stop the embedded Redis and Postgres, and leave both running.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     settings = Settings.from_env()
     if args.port is not None:
         settings = settings.with_(port=args.port)
     if args.host is not None:
         settings = settings.with_(host=args.host)
-    print("Tortuga: starting Redis and Postgres ...", flush=True)
-    settings = _resolve(settings)
-    app = create_app(settings)
-    url = settings.public_url or f"http://{settings.host}:{settings.port}/"
-    print(f"Tortuga is up: open {url}", flush=True)
-    # uvicorn drops frames past ws_max_size before the app sees them; the app's own limit
-    # (settings.max_frame_bytes) answers smaller oversize frames with a clear error.
-    uvicorn.run(
-        app,
-        host=settings.host,
-        port=settings.port,
-        log_level="warning",
-        ws_max_size=max(4 * settings.max_frame_bytes, 64 * 1024),
-        # The client address (guest quota) comes from X-Forwarded-For only via these.
-        forwarded_allow_ips=settings.forwarded_allow_ips,
-    )
+    try:
+        print("Tortuga: starting Redis and Postgres ...", flush=True)
+        settings = _resolve(settings)
+        app = create_app(settings)
+        url = settings.public_url or f"http://{settings.host}:{settings.port}/"
+        print(f"Tortuga is up: open {url}", flush=True)
+        # uvicorn drops frames past ws_max_size before the app sees them; the app's own limit
+        # (settings.max_frame_bytes) answers smaller oversize frames with a clear error.
+        uvicorn.run(
+            app,
+            host=settings.host,
+            port=settings.port,
+            log_level="warning",
+            ws_max_size=max(4 * settings.max_frame_bytes, 64 * 1024),
+            # The client address (guest quota) comes from X-Forwarded-For only via these.
+            forwarded_allow_ips=settings.forwarded_allow_ips,
+        )
+    finally:
+        embedded.stop()
     return 0
 
 

