@@ -14,7 +14,9 @@ import msgspec
 
 from engines.pirate_king.cards import (
     CARDS,
+    CROWNS,
     LOOT,
+    MAPS,
     MONSTER_IDS,
     Card,
     Effect,
@@ -542,13 +544,13 @@ class Table:
         return cards
 
     def maps(self, seat: int) -> int:
-        return sum(1 for c in self.owned(seat) if CARDS[c].map)
+        return sum(MAPS[c] for c in self.owned(seat))
 
     def crowns(self, seat: int) -> int:
         """Crowns on all the player's cards, the map-fragment set, and the Captain token
         ("worth 1 crown to its holder at the end of the game")."""
         cards = self.owned(seat)
-        total = sum(CARDS[c].crowns for c in cards) + map_crowns(self.maps(seat))
+        total = sum(CROWNS[c] for c in cards) + map_crowns(sum(MAPS[c] for c in cards))
         return total + (1 if self.captain == seat else 0)
 
     def tied_for_win(self) -> list[int]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engines.core import JSON
-from engines.pirate_king.cards import CARDS, NAMES, PIRATE_IDS
+from engines.pirate_king.cards import CURSES, NAMES, PIRATE_IDS
 from engines.pirate_king.state import (
     DECISION_NAMES,
     PICK,
@@ -45,7 +45,7 @@ def _profile(pile: tuple[int, ...]) -> list[int]:
     """How many cards of the pile show 0, 1 and 2 curses (public: owned cards are known)."""
     out = [0, 0, 0]
     for card in pile:
-        out[min(CARDS[card].curses, 2)] += 1
+        out[CURSES[card]] += 1
     return out
 
 

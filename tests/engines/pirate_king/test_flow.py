@@ -1,0 +1,410 @@
+"""Set-up, the beats, battle, loot, ties, the round's end, the 2-player variant."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import msgspec
+import pytest
+
+from engines.core import BadOptions, IllegalMove
+from engines.pirate_king.cards import CARDS, LOOT_IDS, MONSTER_IDS, NAMES, PIRATE_IDS
+from engines.pirate_king.moves import CardMove, Do, Order, Pick, SeatMove, Take
+from engines.pirate_king.state import BATTLE, LOOT, PICK, PLAY, RECLAIM, STOPPED, SUNK, State
+from engines.pirate_king.table import Table
+from engines.rng import Rng
+
+from .helpers import GAME, SEED, arrange, beat, c, decide, names, picked, zone
+
+# -- the cards --------------------------------------------------------------------------
+
+
+def test_house_card_list() -> None:
+    """The page: "Starting deck (one per player, 8 cards) ... Monsters (14) ... Loot (45)";
+    the seed: "10 Pirate cards, 45 Loot cards, 14 Monster cards, 5 starting decks (8 starting
+    cards per deck)"."""
+    deck = GAME.deck(GAME.options(), 5)
+    assert len(deck) == len(set(deck)) == 5 * 8 + 10 + 14 + 45
+    assert len(PIRATE_IDS) == 10 and len(MONSTER_IDS) == 14 and len(LOOT_IDS) == 45
+    crowns = Counter(CARDS[m].crowns for m in MONSTER_IDS)
+    assert crowns == {2: 4, 3: 4, 4: 3, 5: 2, 6: 1}
+    assert sum(CARDS[x].map for x in LOOT_IDS) == 6
+    start = [n for n in deck if n.endswith(("-1", "-1a", "-1b")) and c(n) < 8]
+    assert sorted(start) == sorted(
+        [
+            "deckhand-1a",
+            "deckhand-1b",
+            "coin-purse-1a",
+            "coin-purse-1b",
+            "cutlass-1",
+            "gold-tooth-1",
+            "grog-1",
+            "spyglass-1",
+        ]
+    )
+    # "Put the unused ... starting decks back in the game box": 2 players, 2 decks.
+    assert len(GAME.deck(GAME.options(), 2)) == 2 * 8 + 10 + 14 + 45
+
+
+def test_player_counts_and_options() -> None:
+    """ "2–5 players"; the game has no options."""
+    assert GAME.seats == range(2, 6)
+    for players in (1, 6):
+        with pytest.raises(BadOptions):
+            GAME.start(GAME.options(), players, SEED)
+    with pytest.raises(BadOptions):
+        GAME.options({"rounds": 3})
+
+
+# -- set-up -------------------------------------------------------------------------------
+
+
+def test_captain_is_drawn_and_picks_start_with_the_captain() -> None:
+    """**house**: "The person who last touched water is the Captain" -- drawn from the seed
+    (stream ``captain``). "Everyone chooses 1 Pirate card": one at a time, from the Captain
+    clockwise, among those left."""
+    state = GAME.start(GAME.options(), 4, SEED)
+    captain = Rng(SEED, "captain").below(4)
+    assert state.captain == captain and state.phase == PICK
+    order = []
+    while state.phase == PICK:
+        (seat,) = GAME.prompt(state).seats
+        order.append(seat)
+        legal = GAME.legal(state, seat)
+        assert len(legal) == 10 - len(order) + 1
+        state = GAME.step(state, {seat: legal[-1]})
+    assert order == [(captain + i) % 4 for i in range(4)]
+    taken = GAME.legal(GAME.start(GAME.options(), 4, SEED), captain)[-1]
+    # A Pirate already picked is refused.
+    state = GAME.start(GAME.options(), 4, SEED)
+    state = GAME.step(state, {captain: taken})
+    with pytest.raises(IllegalMove) as err:
+        GAME.validate(state, (captain + 1) % 4, taken)
+    assert err.value.code == "pirate-taken"
+
+
+def test_piles_are_the_nine_cards_shuffled_by_their_own_stream() -> None:
+    """ "shuffle your 9 cards to form your personal pile": the starting deck and the Pirate,
+    in card order, shuffled by the stream ``pile:<seat>:0``; the Monster and Loot piles by
+    ``monsters`` and ``loot``. Unpicked Pirates go to the box."""
+    state = picked(3)
+    for seat in range(3):
+        cards = [*(e.card for e in state.zones[seat]), *state.piles[seat]]
+        expected = Rng(SEED, f"pile:{seat}:0").shuffled(
+            sorted([x for x in range(40) if CARDS[x].deck == seat] + [state.pirates[seat]])
+        )
+        assert cards == expected
+    assert [m for m in Rng(SEED, "monsters").shuffled(MONSTER_IDS)][2:] == list(state.monster_pile)
+    assert sorted(state.box) == sorted(set(PIRATE_IDS) - set(state.pirates))
+
+
+def test_round_start_rows_and_the_first_beat() -> None:
+    """ "Reveal 2 Monster cards and as many Loot cards as there are players" (2 players: "2
+    Monster cards and 4 Loot cards"); then "ALL players must reveal the top card of their
+    pile" -- the first beat asks nobody."""
+    for players, loot in ((2, 4), (3, 3), (5, 5)):
+        state = picked(players)
+        assert state.round == 1 and state.phase == PLAY
+        assert len(state.monster_row) == 2 and len(state.loot_row) == loot
+        assert all(len(state.zones[s]) >= 1 for s in range(players))
+
+
+# -- the beats ----------------------------------------------------------------------------
+
+
+def test_beats_are_sealed_reveal_or_stop() -> None:
+    """The page: "every player who has not stopped or sunk chooses, in secret, reveal or
+    stop; the choices are revealed together and every reveal flips the top card of that
+    player's pile at the same moment." """
+    s = arrange()
+    prompt = GAME.prompt(s)
+    assert prompt.seats == (0, 1, 2) and prompt.sealed and prompt.kind == "reveal"
+    assert not prompt.private  # the choices are public once revealed
+    with pytest.raises(IllegalMove) as err:
+        GAME.step(s, {0: Do("reveal"), 1: Do("stop")})
+    assert err.value.code == "sealed"
+    s = beat(s, stop=[1])
+    assert zone(s, 0) == ["deckhand-1a"] and zone(s, 1) == [] and zone(s, 2) == ["deckhand-3a"]
+    assert s.status[1] == STOPPED
+
+
+def test_faq1_reveals_are_simultaneous() -> None:
+    """FAQ 1: "You must always reveal cards simultaneously, but the effects that appear can
+    sometimes lead players to reveal a different number of cards." Every seat flips before
+    any effect resolves: seat 0's Wilson, given to seat 1, lies after seat 1's own card of
+    the same beat."""
+    s = arrange(piles={0: ["wilson", "deckhand-1a"]})
+    s = beat(s)
+    s = decide(s, {0: SeatMove("give", 1)})
+    assert zone(s, 1) == ["deckhand-2a", "wilson"]
+
+
+def test_faq2_stopped_players_reveal_no_more_others_go_on() -> None:
+    """FAQ 2: "if you have "decided to stop", you can no longer reveal other cards until the
+    next round. Yes, you can continue, as long as you have not previously "decided to stop"
+    or "sunk"." Alone, the last player is prompted openly."""
+    s = arrange()
+    s = beat(s, stop=[0, 2])
+    prompt = GAME.prompt(s)
+    assert prompt.seats == (1,) and not prompt.sealed
+    assert GAME.legal(s, 0) == []
+    with pytest.raises(IllegalMove) as err:
+        GAME.validate(s, 0, Do("reveal"))
+    assert err.value.code == "not-your-turn"
+    s = beat(s)
+    assert zone(s, 1) == ["deckhand-2a", "coin-purse-2a"]
+
+
+def test_reshuffle_when_the_pile_runs_out_with_a_fresh_stream() -> None:
+    """ "When you have no more cards to draw, shuffle your discard pile and use it as your
+    new pile." Each reshuffle has a stream of its own (``pile:<seat>:<n>``) over the
+    discard in card order, so its order is not the discard's."""
+    s = arrange(piles={0: []}, discards={0: ["grog-1", "deckhand-1a", "cutlass-1"]})
+    n = s.shuffles[0]
+    s = beat(s)
+    expected = Rng(s.seed, f"pile:0:{n}").shuffled(
+        sorted([c("grog-1"), c("deckhand-1a"), c("cutlass-1")])
+    )
+    assert [e.card for e in s.zones[0]] == expected[:1]
+    assert list(s.piles[0]) == expected[1:]
+    assert s.shuffles[0] == n + 1 and s.discards[0] == ()
+
+
+def test_nothing_left_to_reveal_stops() -> None:
+    """The page: "A player whose pile and discard are both empty stops." """
+    s = arrange(piles={0: ["deckhand-1a"]})
+    s = beat(s)
+    assert s.status[0] == STOPPED
+    assert 0 not in GAME.prompt(s).seats
+
+
+# -- battle and loot ------------------------------------------------------------------------
+
+
+def test_battle_first_and_second_take_monsters() -> None:
+    """ "ONLY the 1st and 2nd person with the most swords each take 1 Monster card among
+    those revealed for the round, starting with the one who has the most swords. The chosen
+    cards are added to their respective discard piles." """
+    s = arrange(
+        zones={0: ["deckhand-1a"], 1: ["cutlass-2", "deckhand-2a"], 2: []},
+        piles={0: [], 1: [], 2: []},
+        monster_row=["kraken", "sea-serpent-1"],
+        loot_row=["doubloons-1", "flintlock-1", "parrot-1"],
+    )
+    s = beat(s, stop=[0, 1, 2])
+    assert s.phase == BATTLE and GAME.prompt(s).seats == (1,)
+    assert {str(m) for m in GAME.legal(s, 1)} == {"take kraken", "take sea-serpent-1"}
+    s = decide(s, {1: Take("kraken")})
+    # Seat 0 (1 sword) takes the last Monster without a choice; seat 2 gets none.
+    assert "kraken" in names(s.discards[1]) and "sea-serpent-1" in names(s.discards[0])
+    assert s.phase == LOOT
+
+
+def test_loot_in_order_of_gold_and_sunk_players_last() -> None:
+    """ "Everyone takes 1 Loot card ... starting with the person who has the most gold." "If
+    a pirate "sinks", they are considered to have -1 sword and -1 gold and will choose after
+    those who have 0 swords and 0 gold." """
+    s = arrange(
+        zones={0: ["cutlass-1", "gold-tooth-1"], 1: ["deckhand-2a"], 2: ["coin-purse-3a"]},
+        piles={0: ["grog-1"], 1: [], 2: []},
+        monster_row=["kraken", "sea-serpent-1"],
+        loot_row=["doubloons-1", "flintlock-1", "parrot-1"],
+    )
+    s = beat(s, stop=[1, 2])  # seat 0 reveals its third curse and sinks
+    assert s.status[0] == SUNK
+    assert Table(s).swords(0) == -1 and Table(s).gold(0) == -1
+    s = decide(s, {1: Take("kraken")})  # 1 sword
+    assert s.phase == LOOT  # seat 2 (0 swords) took the serpent, sunk seat 0 nothing
+    assert "sea-serpent-1" in names(s.discards[2])
+    assert GAME.prompt(s).seats == (2,)  # 1 gold first
+    s = decide(s, {2: Take("parrot-1")})
+    assert GAME.prompt(s).seats == (1,)  # 0 gold before the sunk seat
+    s = decide(s, {1: Take("flintlock-1")})
+    # the last card, no choice (the round is over: it may already be in a new pile)
+    assert c("doubloons-1") in Table(s).owned(0)
+
+
+def test_ties_are_ordered_by_the_captain_and_the_last_takes_the_token() -> None:
+    """ "Ties! In case of a tie, the person who holds the Captain token decides the order of
+    selection. If you have to choose last in each tie, you receive the Captain token as
+    compensation." """
+    s = arrange(
+        zones={0: ["deckhand-1a"], 1: ["deckhand-2a"], 2: ["deckhand-3a"]},
+        piles={0: [], 1: [], 2: []},
+        captain=0,
+        monster_row=["kraken", "sea-serpent-1"],
+    )
+    s = beat(s, stop=[0, 1, 2])
+    prompt = GAME.prompt(s)
+    assert prompt.seats == (0,) and prompt.kind == "tie"
+    assert len(GAME.legal(s, 0)) == 6  # every order of the three tied seats
+    with pytest.raises(IllegalMove) as err:
+        GAME.validate(s, 0, Order((1, 2)))
+    assert err.value.code == "not-the-tie"
+    s = decide(s, {0: Order((2, 0, 1))})
+    assert s.captain == 1  # placed last
+    assert GAME.prompt(s).seats == (2,) and GAME.prompt(s).kind == "monster"
+
+
+def test_faq5_each_tie_in_turn_the_token_moving_after_each() -> None:
+    """FAQ 5: "Each tie is resolved individually, and the Captain token moves following the
+    resolution of each tie." Four players, gold 2, 2, 0, 0: the Captain (seat 0) orders
+    seats 1 and 2; the last of them is Captain and orders seats 0 and 3."""
+    s = arrange(
+        4,
+        zones={0: [], 1: ["doubloons-1"], 2: ["doubloons-2"], 3: []},
+        piles={0: [], 1: [], 2: [], 3: []},
+        captain=0,
+        monster_row=["kraken", "sea-serpent-1"],
+        loot_row=["flintlock-1", "flintlock-2", "parrot-1", "parrot-2"],
+    )
+    s = beat(s, stop=[0, 1, 2, 3])
+    # Battle: everyone 0 swords, one four-way tie.
+    s = decide(s, {0: Order((0, 1, 2, 3))})
+    assert s.captain == 3
+    s = decide(s, {0: Take("kraken")})
+    assert s.phase == LOOT
+    assert GAME.prompt(s).seats == (3,) and GAME.prompt(s).kind == "tie"
+    assert {m.seats for m in GAME.legal(s, 3)} == {(1, 2), (2, 1)}  # type: ignore[union-attr]
+    s = decide(s, {3: Order((1, 2))})
+    assert s.captain == 2
+    assert GAME.prompt(s).seats == (2,) and GAME.prompt(s).kind == "tie"
+    s = decide(s, {2: Order((3, 0))})
+    assert s.captain == 0
+    assert [g for g in s.ranking] == [(1,), (2,), (3,), (0,)]
+
+
+def test_a_tie_that_decides_nothing_is_not_ordered() -> None:
+    """Only the first two take Monsters: a tie behind them decides no selection, so the
+    Captain is not asked (and the token does not move)."""
+    s = arrange(
+        4,
+        zones={0: ["blackbeard"], 1: ["navy"], 2: [], 3: []},
+        piles={0: [], 1: [], 2: [], 3: []},
+        captain=2,
+        monster_row=["kraken", "sea-serpent-1"],
+    )
+    s = beat(s, stop=[0, 1, 2, 3])
+    assert GAME.prompt(s).kind == "monster" and s.captain == 2
+
+
+def test_two_player_battle_and_loot() -> None:
+    """2-Player Variant: "only the person with the most swords chooses 1 Monster card ...,
+    discarding the other one into the box"; "when you choose a Loot card from the Loot
+    zone, discard another card into the box"."""
+    s = arrange(
+        2,
+        zones={0: ["deckhand-1a"], 1: ["coin-purse-2a"]},
+        piles={0: [], 1: []},
+        monster_row=["kraken", "sea-serpent-1"],
+        loot_row=["doubloons-1", "flintlock-1", "parrot-1", "compass-1"],
+    )
+    s = beat(s, stop=[0, 1])
+    s = decide(s, {0: Take("kraken")})
+    assert "sea-serpent-1" in names(s.box) and "sea-serpent-1" not in names(s.discards[1])
+    assert GAME.prompt(s).seats == (1,) and GAME.prompt(s).kind == "loot"
+    assert len(GAME.legal(s, 1)) == 4 * 3
+    for bad, code in ((Take("doubloons-1"), "must-drop"), (Take("kraken"), "not-in-row")):
+        with pytest.raises(IllegalMove) as err:
+            GAME.validate(s, 1, bad)
+        assert err.value.code == code
+    s = decide(s, {1: Take("doubloons-1", "compass-1")})
+    assert {str(m) for m in GAME.legal(s, 0)} == {
+        "take flintlock-1 drop parrot-1",
+        "take parrot-1 drop flintlock-1",
+    }
+    s = decide(s, {0: Take("parrot-1", "flintlock-1")})
+    assert "compass-1" in names(s.box) and "flintlock-1" in names(s.box)
+    assert c("parrot-1") in Table(s).owned(0) and c("doubloons-1") in Table(s).owned(1)
+
+
+# -- the end of a round: Wilson (FAQ 6) ----------------------------------------------------
+
+
+def wilson_given() -> State:
+    s = arrange(
+        zones={0: ["deckhand-1a"], 2: ["deckhand-3a"]},
+        piles={0: ["wilson"], 1: [], 2: []},
+        monster_row=["kraken", "sea-serpent-1"],
+        loot_row=["doubloons-1", "flintlock-1", "parrot-1"],
+    )
+    s = beat(s, stop=[1, 2])
+    s = decide(s, {0: SeatMove("give", 2)})
+    while s.phase != RECLAIM:
+        (seat,) = GAME.prompt(s).seats
+        s = decide(s, {seat: GAME.legal(s, seat)[0]})
+    return s
+
+
+def test_faq6_wilson_left_with_the_receiver() -> None:
+    """Give: "Remember to retrieve it, otherwise it is lost!" FAQ 6: "Wilson ... ends up in
+    the discard pile of the person who had received him. That person will be able to use
+    him when he is revealed in the following rounds from their pile." At the end of the
+    round the giver decides: ``leave`` keeps him with the receiver."""
+    s = wilson_given()
+    assert GAME.prompt(s).seats == (0,) and GAME.prompt(s).kind == "reclaim"
+    assert {str(m) for m in GAME.legal(s, 0)} == {"reclaim wilson", "leave wilson"}
+    s = decide(s, {0: CardMove("leave", "wilson")})
+    owned = Table(s).owned(2)
+    assert c("wilson") in owned and c("wilson") not in Table(s).owned(0)
+    assert s.round == 2
+
+
+def test_wilson_reclaimed_goes_back_to_the_giver() -> None:
+    """ "Place this card in another pirate's play zone until the end of the round":
+    retrieved, he is the giver's again."""
+    s = wilson_given()
+    s = decide(s, {0: CardMove("reclaim", "wilson")})
+    assert c("wilson") in Table(s).owned(0) and c("wilson") not in Table(s).owned(2)
+
+
+def test_round_end_play_zones_go_to_the_discards() -> None:
+    """ "Pick up and send to your discard pile all the revealed cards in your personal play
+    zone. Then return to step "1. Start"" -- a face-down card too."""
+    s = arrange(
+        zones={0: ["cutlass-1 down", "deckhand-1a"], 1: [], 2: []},
+        piles={0: ["coin-purse-1a"], 1: ["deckhand-2a"], 2: ["deckhand-3a"]},
+        monster_row=["kraken", "sea-serpent-1"],
+        loot_row=["doubloons-1", "flintlock-1", "parrot-1"],
+    )
+    s = beat(s, stop=[0, 1, 2])
+    while s.round == 1:
+        (seat,) = GAME.prompt(s).seats
+        s = decide(s, {seat: GAME.legal(s, seat)[0]})
+    assert {"cutlass-1", "deckhand-1a"} <= set(names(s.discards[0])) | set(names(s.piles[0])) | set(
+        zone(s, 0)
+    )
+    assert all(e.up for e in s.zones[0])
+    assert len(s.monster_row) == 2 and s.round == 2
+
+
+def test_seven_rounds_and_every_monster() -> None:
+    """ "A game consists of 7 rounds" -- "The game ends after 7 rounds, when there are no more
+    Monster cards to reveal." Every round reveals 2 of the 14 Monsters."""
+    from .helpers import play_out
+
+    for players in (2, 5):
+        state = picked(players)
+        rounds = set()
+        while not GAME.prompt(state).over:
+            rounds.add(state.round)
+            prompt = GAME.prompt(state)
+            seats = prompt.seats if prompt.sealed else prompt.seats[:1]
+            state = GAME.step(state, {s: GAME.legal(state, s)[-1] for s in seats})
+        assert rounds == set(range(1, 8))
+        assert state.monster_pile == () and state.monster_row == ()
+        assert play_out(state) == state
+        with pytest.raises(IllegalMove) as err:
+            GAME.validate(state, 0, Do("reveal"))
+        assert err.value.code == "game-over"
+
+
+def test_state_round_trips_and_is_deterministic() -> None:
+    """Same seed, same moves, same game; ``decode(encode(s)) == s``."""
+    a = picked(4)
+    b = picked(4)
+    assert GAME.encode(a) == GAME.encode(b)
+    assert GAME.decode(GAME.encode(a)) == a
+    assert msgspec.structs.replace(a, captain=a.captain) == a
+    assert NAMES[a.pirates[a.captain]] == "scarlette"  # the first left is picked first
+    assert GAME.legal(GAME.start(GAME.options(), 4, SEED), a.captain)[0] == Pick("scarlette")

@@ -1,0 +1,115 @@
+"""Moves: exact text and JSON forms; malformed input is MalformedMove, refused moves are
+IllegalMove with a specific code."""
+
+from __future__ import annotations
+
+import pytest
+
+from engines.core import IllegalMove, MalformedMove
+from engines.pirate_king.moves import CardMove, Do, Move, Order, Pick, SeatMove, Stack, Take
+
+from .helpers import GAME, arrange, beat
+
+EXAMPLES: list[tuple[Move, str, dict[str, object]]] = [
+    (Pick("gary"), "pick gary", {"pick": "gary"}),
+    (Do("reveal"), "reveal", {"do": "reveal"}),
+    (Do("stop"), "stop", {"do": "stop"}),
+    (Do("pass"), "pass", {"do": "pass"}),
+    (Stack(("grog-1", "cutlass-1")), "stack grog-1 cutlass-1", {"stack": ["grog-1", "cutlass-1"]}),
+    (CardMove("flip", "cutlass-1"), "flip cutlass-1", {"flip": "cutlass-1"}),
+    (CardMove("choose", "grog-1"), "choose grog-1", {"choose": "grog-1"}),
+    (CardMove("retrieve", "grog-1"), "retrieve grog-1", {"retrieve": "grog-1"}),
+    (CardMove("reclaim", "wilson"), "reclaim wilson", {"reclaim": "wilson"}),
+    (CardMove("leave", "wilson"), "leave wilson", {"leave": "wilson"}),
+    (SeatMove("give", 2), "give 2", {"give": 2}),
+    (SeatMove("crown", 0), "crown 0", {"crown": 0}),
+    (Order((2, 0, 1)), "order 2 0 1", {"order": [2, 0, 1]}),
+    (Take("kraken"), "take kraken", {"take": "kraken"}),
+    (
+        Take("flintlock-1", "parrot-2"),
+        "take flintlock-1 drop parrot-2",
+        {"take": "flintlock-1", "drop": "parrot-2"},
+    ),
+]
+
+
+@pytest.mark.parametrize(("move", "text", "obj"), EXAMPLES, ids=[e[1] for e in EXAMPLES])
+def test_every_move_round_trips(move: Move, text: str, obj: dict[str, object]) -> None:
+    assert str(move) == text and move.to_json() == obj
+    assert GAME.parse_move(text) == move
+    assert GAME.decode_move(obj) == move
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Reveal",
+        "reveal ",
+        "give 02",
+        "give 5",
+        "give -1",
+        "order 1",
+        "order 1 1",
+        "stack grog-1",
+        "stack grog-1 grog-1",
+        "take kraken drop kraken",
+        "take kraken discard parrot-1",
+        "pick nobody",
+        "flip",
+    ],
+)
+def test_malformed_text(text: str) -> None:
+    with pytest.raises(MalformedMove):
+        GAME.parse_move(text)
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        {"do": "jump"},
+        {"give": True},
+        {"give": "2"},
+        {"order": "2 0"},
+        {"stack": ["grog-1"]},
+        {"take": "kraken", "drop": None},
+        {"take": "kraken", "drop": "kraken"},
+        {"flip": "cutlass-1", "choose": "grog-1"},
+        {"pick": 3},
+        [],
+    ],
+)
+def test_malformed_json(obj: object) -> None:
+    with pytest.raises(MalformedMove):
+        GAME.decode_move(obj)
+
+
+def test_refusals_have_specific_codes_and_change_nothing() -> None:
+    """A refused move raises IllegalMove with a code naming the rule; the state is a value
+    and stays as it was."""
+    s = arrange()
+    blob = GAME.encode(s)
+    cases = [
+        (0, Take("kraken"), "wrong-move"),
+        (0, Do("pass"), "wrong-move"),
+        (7, Do("reveal"), "no-such-seat"),
+    ]
+    for seat, move, code in cases:
+        with pytest.raises(IllegalMove) as err:
+            GAME.validate(s, seat, move)
+        assert err.value.code == code
+    with pytest.raises(IllegalMove) as err:
+        GAME.step(s, {0: Do("reveal")})
+    assert err.value.code == "sealed"
+    assert GAME.encode(s) == blob
+    s = arrange(zones={0: ["cutlass-1", "grog-1"]}, piles={0: ["lucky-charm-1"]})
+    s = beat(s)
+    for move, code in (
+        (CardMove("flip", "lucky-charm-1"), "cannot-flip"),
+        (CardMove("choose", "grog-1"), "wrong-move"),
+    ):
+        with pytest.raises(IllegalMove) as err:
+            GAME.validate(s, 0, move)
+        assert err.value.code == code
+    with pytest.raises(IllegalMove) as err:
+        GAME.step(s, {0: CardMove("flip", "cutlass-1"), 1: Do("reveal")})
+    assert err.value.code == "one-at-a-time"

@@ -1,0 +1,119 @@
+"""Views: piles unknown (their owner knows only what it looked at), discards public, the
+Loot and Monster piles hidden, private parallel decisions, resample."""
+
+from __future__ import annotations
+
+import json
+
+from engines.pirate_king.moves import CardMove, Stack
+from engines.rng import Rng
+
+from .helpers import GAME, arrange, beat, c, decide, names, picked
+
+
+def test_pile_order_and_the_loot_and_monster_piles_are_hidden() -> None:
+    """FAQ 4: "Can I look at my discard pile and my personal pile? You can only look at
+    your discard pile." The top of every pile is unknown to everyone, its own owner
+    included; the Loot pile is face down; views show only their sizes. (Which Pirate each
+    player picked is public history, shown beside the seat, not as a card of its pile.)"""
+    s = picked(4)
+    for seat in (None, 0, 1, 2, 3):
+        view = GAME.view(s, seat)
+        text = json.dumps({**view, "table": [{**t, "pirate": None} for t in view["table"]]})
+        for owner, pile in enumerate(s.piles):
+            looked = s.known[owner] if owner == seat else 0  # its own Look, if any
+            for card in names(pile[looked:]):
+                assert f'"{card}"' not in text
+        for card in names(s.loot_pile) + names(s.monster_pile):
+            assert f'"{card}"' not in text
+        assert [p["pile"] for p in view["table"]] == [len(p) for p in s.piles]
+        assert view["loot_pile"] == len(s.loot_pile)
+        hidden = GAME.hidden(s, seat)
+        assert {n for o, p in enumerate(s.piles) if o != seat for n in names(p)} <= hidden
+
+
+def test_discards_and_zones_are_public() -> None:
+    """ "Your discard pile must always be placed face up" -- everyone sees every discard
+    and every play zone."""
+    s = arrange(zones={1: ["grog-2"]}, discards={2: ["cutlass-3", "kraken"]})
+    for seat in (None, 0, 1, 2):
+        view = GAME.view(s, seat)
+        assert view["table"][2]["discard"] == ["cutlass-3", "kraken"]
+        assert view["table"][1]["zone"][0]["card"] == "grog-2"
+        assert "cutlass-3" not in GAME.hidden(s, seat)
+
+
+def test_look_is_known_to_its_owner_only() -> None:
+    """Look shows the top cards "to its owner only, and only what was looked at": the
+    owner's ``hidden`` set loses exactly those cards; a resample for the owner keeps them on
+    top, one for anyone else may move them."""
+    s = arrange(piles={0: ["spyglass-1", "cutlass-1", "grog-1", "deckhand-1a", "coin-purse-1a"]})
+    s = beat(s)
+    assert "cutlass-1" not in GAME.hidden(s, 0) and "grog-1" not in GAME.hidden(s, 0)
+    assert "deckhand-1a" in GAME.hidden(s, 0)
+    assert {"cutlass-1", "grog-1"} <= GAME.hidden(s, 1)
+    moved = False
+    for i in range(20):
+        mine = GAME.resample(s, 0, Rng(b"r", str(i)))
+        assert names(mine.piles[0][:2]) == ["cutlass-1", "grog-1"]
+        assert GAME.view(mine, 0) == GAME.view(s, 0)
+        theirs = GAME.resample(s, 1, Rng(b"r", str(i)))
+        assert GAME.view(theirs, 1) == GAME.view(s, 1)
+        moved |= names(theirs.piles[0][:2]) != ["cutlass-1", "grog-1"]
+    assert moved
+    s = decide(s, {0: Stack(("cutlass-1", "grog-1"))})
+    assert GAME.view(s, 0)["known"] == ["cutlass-1", "grog-1"]
+    assert GAME.view(s, 1)["known"] == []  # seat 1's own: it has looked at nothing
+    assert "cutlass-1" not in json.dumps(GAME.view(s, 1))
+
+
+def test_a_reshuffle_is_unknown_to_its_owner() -> None:
+    """A new pile made from the discard: nobody knows its order, its owner included, even
+    after a Look had shown the old top."""
+    s = arrange(piles={0: []}, discards={0: ["grog-1", "deckhand-1a", "cutlass-1"]})
+    s = beat(s)
+    assert s.known[0] == 0
+    assert set(names(s.piles[0])) <= GAME.hidden(s, 0)
+
+
+def test_several_decisions_are_sealed_and_private() -> None:
+    """Effects that need a decision are "parallel private decisions of those players":
+    seat 0's Spyglass and seat 1's Violette in the same beat make one sealed, private
+    prompt; each seat sees only its own cards and its own decision."""
+    s = arrange(
+        piles={
+            0: ["spyglass-1", "cutlass-1", "grog-1"],
+            1: ["violette", "cutlass-2", "grog-2", "deckhand-2a"],
+        }
+    )
+    s = beat(s)
+    prompt = GAME.prompt(s)
+    assert prompt.seats == (0, 1) and prompt.sealed and prompt.private
+    assert prompt.kind == "effects"
+    v0, v1 = GAME.view(s, 0), GAME.view(s, 1)
+    assert v0["decision"]["kind"] == "look" and v1["decision"]["kind"] == "choose"
+    assert "cutlass-2" not in json.dumps(v0) and "cutlass-1" not in json.dumps(v1)
+    s = GAME.step(s, {0: Stack(("grog-1", "cutlass-1")), 1: CardMove("choose", "grog-2")})
+    assert names(s.piles[0])[:2] == ["grog-1", "cutlass-1"]
+    assert "cutlass-2" in names(s.discards[1])
+
+
+def test_resample_re_deals_every_unknown_order() -> None:
+    """Non-interference needs every order a seat cannot know re-dealt: each pile (its own
+    too), the Monster and Loot piles; the cards stay in their piles."""
+    s = picked(3)
+    other = GAME.resample(s, 0, Rng(b"x", "y"))
+    for seat in range(3):
+        assert sorted(other.piles[seat]) == sorted(s.piles[seat])
+    assert sorted(other.loot_pile) == sorted(s.loot_pile)
+    assert other.loot_pile != s.loot_pile and other.seed != s.seed
+    assert any(other.piles[seat] != s.piles[seat] for seat in range(3))
+    assert GAME.view(other, 0) == GAME.view(s, 0)
+
+
+def test_final_view_shows_every_pile() -> None:
+    s = picked(2)
+    view = GAME.final_view(s)
+    assert view["piles"] == [names(p) for p in s.piles]
+    assert view["loot_pile_cards"][0] == names(s.loot_pile)[0]
+    assert c(view["loot_pile_cards"][0]) == s.loot_pile[0]
