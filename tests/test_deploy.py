@@ -1,0 +1,182 @@
+"""The production shape (docker-compose.yml, deploy/nginx.conf) as Compose itself reads it.
+
+``docker-compose config`` (Debian's package ``docker-compose``, Compose 1.29; .ci/run
+installs it) validates the file and prints it resolved -- anchors merged, variables
+interpolated -- without a Docker engine. Its output is YAML; it is read with the Python
+that runs docker-compose, which has PyYAML because Compose needs it, so the project needs
+no YAML dependency of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SECRET = "5e" * 32
+NODES = ("node1", "node2")
+
+
+def _compose() -> str:
+    found = shutil.which("docker-compose")
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("docker-compose is missing (.ci/run installs Debian's package)")
+        pytest.skip("docker-compose is not installed (apt-get install docker-compose)")
+    return found
+
+
+def _config(*, secret: str | None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "TORTUGA_SECRET"}
+    if secret is not None:
+        env["TORTUGA_SECRET"] = secret
+    return subprocess.run(
+        [_compose(), "--project-directory", str(ROOT), "-f", "docker-compose.yml", "config"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict[str, Any]:
+    """The resolved Compose file, as JSON-like data."""
+    done = _config(secret=SECRET)
+    assert done.returncode == 0, done.stderr
+    # The interpreter of docker-compose (its shebang) has PyYAML.
+    shebang = Path(_compose()).read_text(errors="replace").splitlines()[0]
+    python = shebang[2:].strip().split()[0] if shebang.startswith("#!") else "python3"
+    as_json = subprocess.run(
+        [python, "-c", "import json, sys, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)"],
+        input=done.stdout,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    data: dict[str, Any] = json.loads(as_json.stdout)
+    return data
+
+
+def test_the_secret_is_required() -> None:
+    """Without TORTUGA_SECRET Compose refuses to start anything (a node would otherwise make
+    a secret of its own, and the two nodes would refuse each other's tokens)."""
+    done = _config(secret=None)
+    assert done.returncode != 0
+    assert "TORTUGA_SECRET" in done.stderr
+
+
+def test_services(compose: dict[str, Any]) -> None:
+    assert set(compose["services"]) == {"redis", "postgres", "migrate", *NODES, "lb"}
+
+
+def test_every_service_has_a_health_check(compose: dict[str, Any]) -> None:
+    """Every long-running service has a health check; the one-shot migration instead is
+    waited for by its exit status (service_completed_successfully) and is never restarted."""
+    services = compose["services"]
+    one_shots = {
+        name
+        for service in services.values()
+        for name, dep in service.get("depends_on", {}).items()
+        if dep.get("condition") == "service_completed_successfully"
+    }
+    assert one_shots == {"migrate"}
+    assert services["migrate"]["restart"] == "no"
+    for name, service in services.items():
+        if name in one_shots:
+            continue
+        check = service.get("healthcheck")
+        assert check and check.get("test") and not check.get("disable"), name
+        assert check["test"][0] in ("CMD", "CMD-SHELL"), name
+
+
+def test_every_node_has_the_same_secret(compose: dict[str, Any]) -> None:
+    """Tokens signed by one node are checked by the other: one secret, the one given."""
+    secrets = {compose["services"][n]["environment"]["TORTUGA_SECRET"] for n in NODES}
+    assert secrets == {SECRET}
+    ids = {compose["services"][n]["environment"]["TORTUGA_NODE_ID"] for n in NODES}
+    assert len(ids) == len(NODES)
+
+
+def test_nodes_wait_for_the_migration_and_check_readiness(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    for name in NODES:
+        node = services[name]
+        assert node["depends_on"] == {
+            "redis": {"condition": "service_healthy"},
+            "postgres": {"condition": "service_healthy"},
+            "migrate": {"condition": "service_completed_successfully"},
+        }
+        assert "/readyz" in " ".join(node["healthcheck"]["test"])
+        # The migration ran; a node must refuse an old schema rather than upgrade it.
+        assert node["environment"]["TORTUGA_MIGRATE"] == "0"
+    assert services["migrate"]["command"][-1] == "migrate"
+    assert services["migrate"]["depends_on"] == {"postgres": {"condition": "service_healthy"}}
+    assert services["lb"]["depends_on"] == {n: {"condition": "service_healthy"} for n in NODES}
+
+
+def test_redis_keeps_an_append_only_file(compose: dict[str, Any]) -> None:
+    command = compose["services"]["redis"]["command"]
+    assert command[command.index("--appendonly") + 1] == "yes"
+    assert "redis:/data" in " ".join(compose["services"]["redis"]["volumes"])
+
+
+def test_nodes_trust_forwarded_addresses_from_nginx_only(compose: dict[str, Any]) -> None:
+    lb = compose["services"]["lb"]["networks"]["default"]["ipv4_address"]
+    for name in NODES:
+        assert compose["services"][name]["environment"]["TORTUGA_FORWARDED_ALLOW_IPS"] == lb
+
+
+def _nginx() -> str:
+    # Comments out: what is checked must be configuration, not prose.
+    text = (ROOT / "deploy" / "nginx.conf").read_text()
+    return "\n".join(line.split("#", 1)[0] for line in text.splitlines())
+
+
+def test_nginx_proxies_to_every_node_with_explicit_limits() -> None:
+    conf = _nginx()
+    assert re.findall(r"server\s+(\w+):8000;", conf) == list(NODES)
+    for directive in (
+        "client_max_body_size",
+        "proxy_connect_timeout",
+        "proxy_read_timeout",
+        "proxy_send_timeout",
+    ):
+        assert re.search(rf"^\s*{directive}\s+\S+;", conf, re.M), directive
+    assert "proxy_set_header Upgrade $http_upgrade;" in conf
+
+
+def test_nginx_access_log_has_no_query_strings_or_tokens() -> None:
+    """The access log format names the path ($uri) only: not the request line or URI with
+    its query string, not the Authorization header, not the Referer."""
+    conf = _nginx()
+    formats = dict(re.findall(r"log_format\s+(\w+)\s+((?:'[^']*'\s*)+);", conf))
+    assert formats, "no log_format"
+    logs = re.findall(r"^\s*access_log\s+\S+\s+(\w+);", conf, re.M)
+    assert logs and set(logs) <= set(formats), logs
+    assert not re.search(r"^\s*access_log\s+\S+\s*;", conf, re.M), "an access_log in nginx's format"
+    for name in logs:
+        fmt = formats[name]
+        assert "$uri" in fmt
+        for leak in (
+            "$request ",
+            '$request"',
+            "$request'",
+            "$request_uri",
+            "$args",
+            "$arg_",
+            "$query_string",
+            "$is_args",
+            "$http_authorization",
+            "$http_referer",
+            "$http_cookie",
+        ):
+            assert leak not in fmt, (name, leak)
