@@ -30,6 +30,7 @@ from engines.core import BadOptions, MoveError, Prompt
 from engines.registry import GAMES, AnyGame
 from server import protocol as p
 from server import room_codes, seeding
+from server.bot_names import bot_name
 from server.entry import (
     ABANDON,
     MOVE,
@@ -498,7 +499,8 @@ class RoomService:
                 raise RoomError(p.BAD_BOT_LEVEL, f"bot levels: {levels}")
             if not room.seats[seat].empty:
                 raise RoomError(p.SEAT_TAKEN, f"seat {seat} is taken")
-            room.seats[seat] = SeatInfo(name=f"{level} bot", bot=level, ready=True)
+            taken = {s.name for s in room.seats if s.name}
+            room.seats[seat] = SeatInfo(name=bot_name(seat, taken), bot=level, ready=True)
 
         return await self._lobby_change(room_id, change)
 

@@ -170,3 +170,25 @@ async def test_a_run_that_slept_through_a_step_leaves_the_next_move_to_its_own_r
     assert (await rooms.get(room["id"])).version == 3
     await sleeper  # wakes at version 3: the next card is not its to play
     assert (await rooms.get(room["id"])).version == 3
+
+
+async def test_bots_sit_under_distinct_pirate_names(node: Node) -> None:
+    """Issue 9, item 2: "Both bots are called 'heuristic bot'. Bots get distinct pirate
+    names" -- given when the bot is added, the same for every game; the level stays apart."""
+    token, user = await guest(node, "Blackbeard")
+    room = await create_room(node, token, game="skull-king", seats=4, options={"rounds": 1})
+    host = await Client.connect(node, token=token, user=user)
+    await host.send("join", room=room["id"])
+    await host.of("snapshot")
+    assert (await host.call("sit", seat=3))["type"] == "ok"
+    for seat in range(3):
+        assert (await host.call("add_bot", seat=seat, level="heuristic"))["type"] == "ok"
+    summary = await host.seen(
+        lambda f: f["type"] == "room" and all(s["bot"] for s in f["room_state"]["seats"][:3])
+    )
+    seats = summary["room_state"]["seats"]
+    names = [s["name"] for s in seats]
+    assert len(set(names)) == 4  # three pirates, and none takes the host's name
+    assert names[3] == "Blackbeard"
+    assert all("bot" not in n and "heuristic" not in n for n in names[:3])
+    assert [s["bot"] for s in seats] == ["heuristic"] * 3 + [None]

@@ -9,15 +9,25 @@
 // (games/registry.js; the contract is docs/CLIENT.md).
 
 import { api } from "./api.js";
+import { ChatPanel } from "./chat.js";
 import { Connection } from "./conn.js";
 import { announce, h, replaceChildren } from "./dom.js";
 import { gameModule } from "./games/registry.js";
+import { nameNode } from "./names.js";
 import * as sealing from "./seal.js";
 import { endings, identity, myRooms, notifyPref, seenDeals } from "./store.js";
 import { checkDerivation, contributionFor, mineIsIn, noteCommitment } from "./seeding.js";
 import { nameForm, setConnState, setWho } from "./ui.js";
 
 const BASE_TITLE = "Tortuga";
+// Messages that wait while the table holds a moment (a finished trick) on screen, in order.
+const HELD_TYPES = new Set(["event", "sealed", "committed", "open", "revealed", "resumed"]);
+
+/** How long a held moment stays (the module's wish; a test may set tortuga.holdMs). */
+function holdMs(wish) {
+  const set = Number(localStorage.getItem("tortuga.holdMs"));
+  return Number.isFinite(set) && set > 0 ? set : wish;
+}
 
 export class RoomPage {
   constructor(el, code) {
@@ -36,8 +46,12 @@ export class RoomPage {
     this.watchers = 0;
     this.game = null;  // the game's client module (games/registry.js)
     this.noClient = false;  // the server has this game, this client has no table for it
+    this.botLevels = {};  // seat -> the bot level the host chose there (before adding it)
+    this.connState = null;  // my socket: "open", "reconnecting", ...
     this.ui = {};  // the game module's own state between renders (a chosen bid, a dialog)
     this.sending = false;
+    this.held = null;  // a moment the module holds on screen: {ms, at, ...}; later frames queue
+    this.queue = [];
     this.error = null;
     this.verify = null;
     this.verifying = false;
@@ -64,6 +78,23 @@ export class RoomPage {
     if (named) return named;
     const s = this.room && this.room.seats && this.room.seats[seat];
     return (s && s.name) || `Seat ${seat + 1}`;
+  }
+
+  /** The seats with a socket here; my own seat is online exactly while my socket is open
+   * (a presence message may predate my (re)join). */
+  connectedSeats() {
+    if (!this.connected) return null;
+    const seats = new Set(this.connected);
+    if (this.seat !== null) {
+      if (this.connState === "open") seats.add(this.seat);
+      else seats.delete(this.seat);
+    }
+    return seats;
+  }
+
+  /** A seat's name with the bot mark and level (names.js). */
+  nameNode(seat) {
+    return nameNode(this.name(seat), this.room && this.room.seats && this.room.seats[seat]);
   }
 
   /** Load the game's client module once the room's game is known. */
@@ -107,7 +138,7 @@ export class RoomPage {
     this.conn = new Connection(id.token, {
       onopen: () => this.onOpen(),
       onmessage: (m) => this.onMessage(m),
-      onstate: (s) => { setConnState(s); this.renderSoon(); },
+      onstate: (s) => { this.connState = s; setConnState(s); this.renderSoon(); },
       onbadtoken: () => {
         identity.clear();
         setWho();
@@ -118,6 +149,17 @@ export class RoomPage {
     });
     this.ticker = setInterval(() => this.tick(), 1000);
     document.addEventListener("keydown", (ev) => this.onKey(ev));
+    // A click anywhere goes on at once from a held moment. When frames were waiting, the
+    // page under the click was out of date: the click only goes on.
+    document.addEventListener("click", (ev) => {
+      if (!this.held) return;
+      const stale = this.queue.length > 0;
+      this.endHold();
+      if (stale) {
+        ev.preventDefault();
+        ev.stopPropagation();
+      }
+    }, true);
     this.render();
   }
 
@@ -132,6 +174,10 @@ export class RoomPage {
 
   onMessage(msg) {
     if (msg.room && typeof msg.room === "string" && msg.room !== this.code && msg.type !== "rooms") return;
+    if (this.held && HELD_TYPES.has(msg.type)) {
+      this.queue.push(msg);
+      return;
+    }
     const handler = {
       snapshot: () => this.onSnapshot(msg),
       event: () => this.onEvent(msg),
@@ -150,6 +196,7 @@ export class RoomPage {
 
   onSnapshot(msg) {
     this.joined = true;
+    this.dropHold();
     this.takeRoomState(msg);
     if (msg.role) this.as = msg.role;
     this.version = msg.version ?? this.version;
@@ -231,8 +278,33 @@ export class RoomPage {
     if (!this.view || !this.view.prompt || !this.view.prompt.sealed || this.ended) this.seal = null;
     if (this.game && this.game.viewChanged) this.game.viewChanged(this.ctx());
     this.sending = false;
+    const hold = this.game && this.game.hold && !this.ended ? this.game.hold(previous, this.view, ev, (s) => this.name(s)) : null;
+    if (hold) this.startHold(hold);
     this.afterView();
     this.render();
+  }
+
+  // -- held moments ------------------------------------------------------------------------
+  /** Keep what just happened (a finished trick) on screen; later frames wait in order. */
+  startHold(hold) {
+    clearTimeout(this.holdTimer);
+    this.held = { ...hold, at: Date.now() };
+    if (hold.text) announce(hold.text);
+    this.holdTimer = setTimeout(() => this.endHold(), holdMs(hold.ms || 1500));
+  }
+
+  /** Go on: draw the frames that waited (until one of them holds again). */
+  endHold() {
+    clearTimeout(this.holdTimer);
+    this.held = null;
+    while (this.queue.length && !this.held) this.onMessage(this.queue.shift());
+    this.render();
+  }
+
+  dropHold() {
+    clearTimeout(this.holdTimer);
+    this.held = null;
+    this.queue = [];
   }
 
   /** Whether the event is my own open move that the room may let me take back (the server
@@ -628,23 +700,43 @@ export class RoomPage {
     this.pending = requestAnimationFrame(() => { this.pending = null; this.render(); });
   }
 
+  /** The page: a body redrawn at every change, and below it the invite and the chat, which
+   * stay in the document (a message being typed is never touched). */
+  frame() {
+    if (!this.bodyEl) {
+      this.bodyEl = h("div", { class: "room-body" });
+      this.inviteEl = h("div", { class: "invite-slot" });
+      this.chatBox = new ChatPanel((text) => this.conn && this.conn.send({ type: "chat", text }));
+      this.bottomEl = h("div", { class: "grid2 room-bottom" }, this.inviteEl, this.chatBox.el);
+    }
+    if (this.bodyEl.parentNode !== this.el) replaceChildren(this.el, this.bodyEl, this.bottomEl);
+    return this.bodyEl;
+  }
+
   render() {
+    const body = this.frame();
+    const bottom = !!(this.room && !this.notFound && !this.closedToSpectators);
+    this.bottomEl.hidden = !bottom;
+    if (bottom) {
+      replaceChildren(this.inviteEl, this.invitePanel());
+      this.chatBox.update(this.chat);
+    }
     if (this.notFound) {
-      replaceChildren(this.el, h("div", { class: "panel" },
+      replaceChildren(body, h("div", { class: "panel" },
         h("h1", {}, "No such room"),
         h("p", {}, `There is no room ${this.code} (it may have finished long ago).`),
         h("p", {}, h("a", { href: "/" }, "Back to the lobby"))));
       return;
     }
     if (this.closedToSpectators) {
-      replaceChildren(this.el, h("div", { class: "panel" },
+      replaceChildren(body, h("div", { class: "panel" },
         h("h1", {}, `${this.room ? this.room.title : "Room"} ${this.code}`),
         h("p", { role: "alert" }, "This game has started and its room does not allow spectators."),
         h("p", {}, h("a", { href: "/" }, "Back to the lobby"))));
       return;
     }
     if (!this.room) {
-      replaceChildren(this.el, h("p", { class: "muted" }, "Joining the room…"));
+      replaceChildren(body, h("p", { class: "muted" }, "Joining the room…"));
       return;
     }
     const parts = [this.header()];
@@ -660,12 +752,10 @@ export class RoomPage {
       else if (this.view.phase === "over") parts.push(this.gameOver());
       parts.push(this.table());
       if (this.game.sheet) parts.push(this.game.sheet(this.ctx()));
-      parts.push(h("div", { class: "grid2" }, this.invitePanel(), this.chatPanel()));
     } else {
       parts.push(this.lobby());
-      parts.push(h("div", { class: "grid2" }, this.invitePanel(), this.chatPanel()));
     }
-    replaceChildren(this.el, parts);
+    replaceChildren(body, parts);
   }
 
   /** What the shell gives the game module at every render (docs/CLIENT.md). */
@@ -676,9 +766,9 @@ export class RoomPage {
     const seal = this.ended ? null : this.seal;
     const stored = seal && this.seat !== null ? sealing.load(this.code, seal.phase) : null;
     return {
-      view, room: this.room, seat: this.seat, seal,
+      view, room: this.room, seat: this.seat, seal, held: this.held,
       sealedMove: stored && stored.seat === this.seat ? stored.move : null,
-      connected: this.connected, away: this.away, busy: this.sending,
+      connected: this.connectedSeats(), away: this.away, busy: this.sending,
       ended: this.ended ? this.endedText() : null,
       clock: c ? h("span", { class: ["clock", c.low && "low"], "aria-label": `time left ${c.text}` }, `time left ${c.text}`) : null,
       notes: [this.revealNote()].filter(Boolean),
@@ -729,8 +819,11 @@ export class RoomPage {
         actions.push(h("button", { type: "button", dataset: { key: `sit-${s.seat}` },
           onclick: () => this.conn.send({ type: "sit", seat: s.seat }) }, mySeat ? "Move here" : "Sit here"));
         if (host) {
-          const select = h("select", { "aria-label": `bot level for seat ${s.seat + 1}`, dataset: { key: `lvl-${s.seat}` } },
-            levels.map((l) => h("option", { value: l }, l)));
+          // The level chosen survives redraws (another player sitting down redraws the seats).
+          const chosen = this.botLevels[s.seat] || levels[0];
+          const select = h("select", { "aria-label": `bot level for seat ${s.seat + 1}`, dataset: { key: `lvl-${s.seat}` },
+            onchange: (ev) => { this.botLevels[s.seat] = ev.target.value; } },
+          levels.map((l) => h("option", { value: l, selected: l === chosen }, l)));
           actions.push(select, h("button", { type: "button", class: "secondary", dataset: { key: `bot-${s.seat}` },
             onclick: () => this.conn.send({ type: "add_bot", seat: s.seat, level: select.value }) }, "Add bot"));
         }
@@ -746,11 +839,11 @@ export class RoomPage {
         actions.push(h("button", { type: "button", class: "danger", dataset: { key: `kick-${s.seat}` },
           onclick: () => this.conn.send({ type: "kick", seat: s.seat }) }, "Kick"));
       }
-      const who = s.bot ? `⚙ ${s.name || s.bot + " bot"}` : s.user ? s.name : "empty";
+      const who = s.bot ? nameNode(s.name || `${s.bot} bot`, s) : s.user ? s.name : "empty";
       const state = s.bot ? "ready" : s.user ? (s.ready ? "ready ✓" : "not ready") : "";
       return h("li", { class: [isMe && "me"], dataset: { seat: String(s.seat), bot: s.bot || null } },
         h("div", { class: "seat-head" }, h("strong", {}, `Seat ${s.seat + 1}`),
-          h("span", { class: "small" }, state, s.user && !s.bot && s.connected === false ? " · offline" : "")),
+          h("span", { class: "small" }, state, s.user && !s.bot && (isMe ? this.connState !== "open" : s.connected === false) ? " · offline" : "")),
         h("div", { class: "seat-who" }, who, r.host && s.user === r.host ? " (host)" : "", isMe ? " — you" : ""),
         h("div", { class: "actions" }, actions));
     });
@@ -806,23 +899,6 @@ export class RoomPage {
         this.render();
       } }),
       "Notify me when it is my move (while this tab is in the background)");
-  }
-
-  chatPanel() {
-    const log = h("div", { class: "chat-log", role: "log", "aria-label": "chat", "aria-live": "polite" },
-      this.chat.length ? this.chat.map((m) => h("p", {}, h("span", { class: "from" }, `${m.name}:`), m.text))
-        : h("p", { class: "muted" }, "No messages yet."));
-    const input = h("input", { type: "text", maxlength: "500", "aria-label": "chat message", id: "chat-text", dataset: { key: "chat" } });
-    const form = h("form", { class: "row", onsubmit: (ev) => {
-      ev.preventDefault();
-      const text = input.value.trim();
-      if (!text) return;
-      this.conn.send({ type: "chat", text });
-      input.value = "";
-    } }, input, h("button", { type: "submit", class: "secondary" }, "Send"));
-    const section = h("section", { class: "panel", "aria-label": "chat section" }, h("h2", {}, "Chat"), log, form);
-    requestAnimationFrame(() => { log.scrollTop = log.scrollHeight; });
-    return section;
   }
 
   // -- the table ---------------------------------------------------------------------------------
@@ -935,7 +1011,7 @@ export class RoomPage {
       h("p", { class: "small" }, `It stopped ${where ? `${where}: ` : ""}no winner, no rating; nobody can move any more.`),
       h("h3", {}, "Scores so far"),
       h("ol", { class: "final so-far" }, order.map((s) => h("li", { dataset: { seat: String(s) } },
-        h("strong", {}, this.name(s)), ` — ${scores[s] ?? 0} points`, s === this.seat ? " — you" : ""))),
+        h("strong", {}, this.nameNode(s)), ` — ${scores[s] ?? 0} points`, s === this.seat ? " — you" : ""))),
       h("p", {}, this.verifyBadge()),
       this.seedLines(),
       h("p", {}, replay, replay ? " · " : null, h("a", { href: "/" }, "Back to the lobby")));
@@ -949,7 +1025,7 @@ export class RoomPage {
     return h("section", { class: "panel gameover", "aria-label": "final scores" },
       h("h2", {}, "Game over — final scores"),
       h("ol", { class: "final" }, order.map((s) => h("li", { dataset: { seat: String(s), rank: String(out.ranks[s] ?? "") } },
-        h("strong", {}, this.name(s)), ` — ${out.scores[s]} points`,
+        h("strong", {}, this.nameNode(s)), ` — ${out.scores[s]} points`,
         out.ranks[s] === 1 ? " ★ winner" : "", ` (rank ${out.ranks[s] ?? "?"})`, s === this.seat ? " — you" : ""))),
       h("p", {}, this.verifyBadge()),
       this.seedLines(),

@@ -126,6 +126,15 @@ const skullKing = {
     return false;
   },
 
+  /** A trick was just won: hold it on screen (who won, the winning card marked, the cards
+   * gathering to the winner) before later frames are drawn. The last trick of a round too:
+   * the next round's view still carries it as last_trick. */
+  hold(previous, view, event, name) {
+    if (!previous || previous.phase !== "play" || !view.last_trick || (view.trick || []).length) return null;
+    if (JSON.stringify(previous.last_trick) === JSON.stringify(view.last_trick)) return null;
+    return { ms: 1500, kind: "trick", text: `${name(view.last_trick.winner)} wins the trick` };
+  },
+
   /** My own card may be taken back unless it ended the round or the ghost played after it. */
   mayTakeBack(previous, view) {
     if (!view || view.phase !== "play" || (previous && previous.round !== view.round)) return false;

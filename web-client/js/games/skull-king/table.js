@@ -3,6 +3,7 @@
 
 import { describe, playLabel, sortHand } from "./cards.js";
 import { h } from "../../dom.js";
+import { nameNode } from "../../names.js";
 
 /** A card face. `as` ("pirate"/"escape") is written under a choice card that was played. */
 export function cardFace(game, name, { small = false, as = null, tag = "div", props = {} } = {}) {
@@ -27,6 +28,12 @@ export function seatName(room, view, seat) {
   return s.name || (s.bot ? `${s.bot} bot` : `Seat ${seat + 1}`);
 }
 
+/** A seat's name as a node: with the bot mark and level for a bot (names.js). */
+export function who(room, view, seat) {
+  const info = view && view.ghost && seat === view.ghost.seat ? null : room && room.seats && room.seats[seat];
+  return nameNode(seatName(room, view, seat), info);
+}
+
 /** Who owes a move now, as the seats of the prompt (the ghost is never prompted). */
 export function owing(view) {
   return (view && view.prompt && view.prompt.seats) || [];
@@ -38,18 +45,18 @@ export function statusLine(ctx) {
   const parts = [];
   parts.push(h("span", { class: "round" }, `Round ${view.round} of ${view.rounds}`));
   parts.push(h("span", {}, `${view.cards} card${view.cards === 1 ? "" : "s"} each`));
-  parts.push(h("span", {}, `Dealer: ${seatName(room, view, view.dealer)}`));
-  let turn = "";
+  parts.push(h("span", {}, "Dealer: ", who(room, view, view.dealer)));
+  let turn = "";  // text, or a list of nodes
   if (ended) {
     turn = ended;
   } else if (view.phase === "bid") {
     const waiting = owing(view).filter((s) => !(seal && seal.committed && s in seal.committed));
     if (seal && seal.open) turn = "Revealing the bids…";
     else if (seat !== null && waiting.includes(seat)) turn = "Your bid — everyone bids at once";
-    else turn = `Waiting for bids: ${waiting.map((s) => seatName(room, view, s)).join(", ") || "—"}`;
+    else turn = ["Waiting for bids: ", waiting.length ? waiting.flatMap((s, i) => [i ? ", " : "", who(room, view, s)]) : "—"];
   } else if (view.phase === "play") {
     const t = owing(view)[0];
-    turn = t === seat ? "Your turn to play" : `${seatName(room, view, t)} to play`;
+    turn = t === seat ? "Your turn to play" : [who(room, view, t), " to play"];
   } else if (view.phase === "over") {
     turn = "Game over";
   }
@@ -80,8 +87,7 @@ export function playersPanel(ctx) {
       dataset: { seat: String(s) },
       "aria-current": isTurn ? "true" : null,
     },
-    h("div", { class: "pname" }, seatName(room, view, s),
-      room.seats[s] && room.seats[s].bot ? h("span", { title: "bot", "aria-label": "(bot)" }, " ⚙") : ""),
+    h("div", { class: "pname" }, who(room, view, s)),
     away && away.has(s) ? h("div", { class: "offline", dataset: { away: "1" } },
       room.absent === "default" ? "away: default moves" : "away: a bot plays")
       : online ? null : h("div", { class: "offline" }, "offline"),
@@ -104,14 +110,46 @@ export function playersPanel(ctx) {
     boxes.map((b) => { b.setAttribute("role", "listitem"); return b; }));
 }
 
+/** A trick just won, held on screen: who won, the winning card marked, the other cards
+ * gathering to it (the shell holds later frames meanwhile; a click goes on). */
+function heldTrick(ctx) {
+  const { view, room } = ctx;
+  const lt = view.last_trick;
+  const winner = who(room, view, lt.winner);
+  const elapsed = Date.now() - ctx.held.at;
+  const items = lt.plays.map((p) => h("div", {
+    class: ["played", p.seat === lt.winner && "winner"], dataset: { seat: String(p.seat) } },
+  cardFace(view.game, p.card, { as: p.as || null }),
+  h("span", { class: "by" }, who(room, view, p.seat)),
+  p.seat === lt.winner ? h("span", { class: "wins" }, "★ wins") : null));
+  const zone = h("div", { class: "trick-zone gather" }, items);
+  zone.style.setProperty("--elapsed", `${elapsed}ms`);  // a redraw does not restart the gathering
+  // Each losing card slides toward the winning one (CSS animation; none with reduced motion).
+  requestAnimationFrame(() => {
+    const target = zone.querySelector(".played.winner .card");
+    if (!target) return;
+    const t = target.getBoundingClientRect();
+    for (const card of zone.querySelectorAll(".played:not(.winner) .card")) {
+      const r = card.getBoundingClientRect();
+      card.style.setProperty("--dx", `${t.left - r.left}px`);
+      card.style.setProperty("--dy", `${t.top - r.top}px`);
+    }
+  });
+  return h("section", { class: "trick held", "aria-label": "the trick", dataset: { held: "1" } },
+    h("p", { class: "trick-winner" }, h("strong", {}, winner, " wins the trick")),
+    zone,
+    h("p", { class: "small go-on" }, "Click anywhere to go on"));
+}
+
 /** The trick in the middle (or the last trick, faded, while the next one has not begun). */
 export function trickPanel(ctx) {
   const { view, room } = ctx;
+  if (ctx.held && ctx.held.kind === "trick" && view.last_trick) return heldTrick(ctx);
   const game = view.game;
   const plays = view.trick || [];
   const items = plays.map((p) => h("div", { class: "played", dataset: { seat: String(p.seat) } },
     cardFace(game, p.card, { as: p.as || null }),
-    h("span", { class: "by" }, seatName(room, view, p.seat))));
+    h("span", { class: "by" }, who(room, view, p.seat))));
   let last = null;
   if (view.last_trick && view.last_trick.plays && view.last_trick.plays.length) {
     const lt = view.last_trick;
@@ -123,7 +161,7 @@ export function trickPanel(ctx) {
       items.push(...lt.plays.map((p) => h("div", {
         class: ["played", "previous", p.seat === lt.winner && "winner"], dataset: { seat: String(p.seat) } },
         cardFace(game, p.card, { as: p.as || null, small: true }),
-        h("span", { class: "by" }, seatName(room, view, p.seat)))));
+        h("span", { class: "by" }, who(room, view, p.seat)))));
     }
   }
   if (view.phase === "over") return h("section", { class: "trick", "aria-label": "the last trick" }, last);
@@ -196,7 +234,7 @@ export function sheetPanel(ctx) {
   const { view, room } = ctx;
   const seats = [...Array(view.players).keys()];
   const head = h("tr", {}, h("th", { scope: "col" }, "Round"),
-    seats.map((s) => h("th", { scope: "col" }, seatName(room, view, s))));
+    seats.map((s) => h("th", { scope: "col" }, who(room, view, s))));
   const rows = (view.sheet || []).map((r) => h("tr", {},
     h("th", { scope: "row" }, `${r.round}`),
     seats.map((s) => {

@@ -1,0 +1,13 @@
+// How a seat's occupant is named on every page: the name, and for a bot a mark (⚙) with its
+// level in a tooltip (and in words for screen readers). Game modules use it too.
+
+import { h } from "./dom.js";
+
+/** `text` (the seat's name as shown) with the bot mark when `info` (a room seat) is a bot. */
+export function nameNode(text, info) {
+  if (!info || !info.bot) return h("span", { class: "who-name" }, text);
+  const tip = `bot · level: ${info.bot}`;
+  return h("span", { class: "who-name bot", title: tip, dataset: { bot: info.bot } }, text,
+    h("span", { class: "bot-mark", "aria-hidden": "true" }, " ⚙"),
+    h("span", { class: "visually-hidden" }, ` (bot, ${info.bot})`));
+}
