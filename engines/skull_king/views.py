@@ -8,7 +8,8 @@ stock, the seed, or a bid before the reveal (the engine does not even hold those
 from __future__ import annotations
 
 from engines.core import JSON
-from engines.skull_king.cards import AS_NAMES
+from engines.skull_king import trick
+from engines.skull_king.cards import AS_NAMES, ESCAPE
 from engines.skull_king.state import BID, OVER, PLAY, Played, State
 from engines.skull_king.table import Table
 
@@ -26,12 +27,26 @@ def _plays(table: Table, plays: tuple[Played, ...]) -> list[JSON]:
     return out
 
 
+def _led(table: Table, state: State) -> tuple[str | None, bool]:
+    """The suit to follow in the trick on the table (None: none) and, when there is none,
+    whether a later numbered card will still set one (the trick is empty, or only Escapes --
+    or any special card in the classic edition -- were played)."""
+    lead = trick.suit_led(table.deck, state.trick)
+    if lead >= 0:
+        return table.deck.edition.suits[lead], False
+    if not state.trick or not table.deck.edition.character_lead_sets_no_suit:
+        return None, True
+    _, card, as_ = state.trick[0]
+    return None, trick.role(table.deck, card, as_) == ESCAPE
+
+
 def seat_view(table: Table, state: State, seat: int | None) -> dict[str, JSON]:
     """The table as ``seat`` sees it; ``None`` is a spectator."""
     names = table.deck.names
     players = state.players
     is_player = seat is not None and 0 <= seat < players
     outcome = table.outcome(state)
+    led, led_open = _led(table, state) if state.phase == PLAY else (None, False)
     view: dict[str, JSON] = {
         "game": state.game,
         "players": players,
@@ -53,6 +68,10 @@ def seat_view(table: Table, state: State, seat: int | None) -> dict[str, JSON]:
         "tricks": list(state.tricks[:players]),
         "order": list(state.order),
         "trick": _plays(table, state.trick),
+        # The suit to follow (public: every card played is); led_open: none yet, a numbered
+        # card played later will set it.
+        "led": led,
+        "led_open": led_open,
         "turn": table.turn(state),
         "last_trick": (
             {"plays": _plays(table, state.last), "winner": state.last_winner}

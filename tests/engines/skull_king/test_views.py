@@ -8,7 +8,7 @@ from engines.rng import Rng
 from engines.skull_king import SkullKing
 from engines.skull_king.state import BID, PLAY, State
 
-from .helpers import GAMES, card_text, finish_round, first_legal, step_bids
+from .helpers import GAMES, card_text, finish_round, first_legal, step_bids, table
 
 IDS = ["skull-king", "bid-tricks"]
 PERSONAL = ("seat", "hand", "legal")
@@ -136,3 +136,31 @@ def test_final_view_shows_every_hand(game: SkullKing) -> None:
         assert full["hands"] == [[names[c] for c in hand] for hand in state.hands]
         assert len(full["hands"]) == (3 if players == 2 else players)
         assert full["hand"] is None
+
+
+@pytest.mark.parametrize(
+    ("game_id", "trick", "led", "led_open"),
+    [
+        # Both editions: "Follow the suit led if you can."
+        ("skull-king", (), None, True),
+        ("skull-king", ("red-3",), "red", False),
+        # Classic: "If a special card is led, the first numbered card played afterwards sets
+        # the suit."
+        ("skull-king", ("pirate-1",), None, True),
+        ("skull-king", ("escape-1", "blue-5"), "blue", False),
+        # Bid & Make It: "If a special card is led there is no suit to follow; after an
+        # Escape the next numbered card sets the suit."
+        ("bid-tricks", ("pirate-1",), None, False),
+        ("bid-tricks", ("escape-1",), None, True),
+        ("bid-tricks", ("escape-1", "green-5"), "green", False),
+    ],
+)
+def test_the_view_names_the_suit_to_follow(
+    game_id: str, trick: tuple[str, ...], led: str | None, led_open: bool
+) -> None:
+    """The client shows the suit to follow (issue 9, item 7) from the view, never deciding it."""
+    game = next(g for g in GAMES if g.id == game_id)
+    hands = [["yellow-2"], ["yellow-4"], ["yellow-6"], ["yellow-8"]]
+    state = table(game, hands, bids=[0, 0, 0, 0], trick=trick)
+    view = game.view(state, 0)
+    assert (view["led"], view["led_open"]) == (led, led_open)
