@@ -28,7 +28,7 @@ def mia(chromium: Any, web_only_url: str) -> Iterator[tuple[Any, Start]]:
     page.route(f"**/api/rooms/{CODE}", lambda route: route.fulfill(json=_summary()))
 
     def start(script: Script) -> None:
-        page.route_web_socket("**/ws?*", script.handler)
+        page.route_web_socket("**/ws", script.handler)
         page.goto(f"{web_only_url}/r/{CODE}")
 
     yield page, start
