@@ -35,7 +35,7 @@ GAMES: list[tuple[SkullKing, int, bytes, tuple[int, ...]]] = [
 PINNED = {
     "states": "b3e9af6f50190e202af01ca9267514160cb48c539377cee8a15a6e60721607f2",
     "legal": "e490f41d85281fecfbcbf77f1b341defb454db446162e66ce64eb6b2d2544aef",
-    "views": "a423dda46bc9a2a1cf20fe27e5a97b7697d388d54582a1d51e07de4cc25a95cb",
+    "views": "ab3f0760f6a9380092300b0d2ee5318229a0e53188345ef5e95ff5e68f7dde3c",
     "moves": 1521,
 }
 
