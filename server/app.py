@@ -15,6 +15,7 @@ import contextlib
 import logging
 import secrets
 from collections.abc import AsyncIterator
+from typing import Any
 
 import redis.asyncio as aioredis
 from starlette.applications import Starlette
@@ -150,6 +151,20 @@ def create_app(settings: Settings) -> Starlette:
         *(web.routes(client) if client.is_dir() else []),
     ]
     return Starlette(routes=routes, lifespan=lifespan)
+
+
+def uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """How uvicorn must serve a node (the CLI and the tests alike).
+
+    - ``ws_max_size``: uvicorn drops frames past it before the app sees them; the app's own
+      limit (``settings.max_frame_bytes``) answers smaller oversize frames with an error.
+    - no per-message compression: a frame with a player's hand must never share a
+      compression window with text an attacker chose (chat), or the compressed sizes would
+      tell the hand (CRIME/BREACH-style); frames are small JSON anyway."""
+    return {
+        "ws_max_size": max(4 * settings.max_frame_bytes, 64 * 1024),
+        "ws_per_message_deflate": False,
+    }
 
 
 async def _open_history(settings: Settings, redis: aioredis.Redis) -> tuple[Database, Archiver]:

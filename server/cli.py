@@ -34,7 +34,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from server import embedded
-    from server.app import create_app
+    from server.app import create_app, uvicorn_options
 
     # uvicorn handles SIGTERM itself (a graceful shutdown), then raises it again with the
     # handler it found installed: with the default one the process would die there, before
@@ -51,14 +51,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         app = create_app(settings)
         url = settings.public_url or f"http://{settings.host}:{settings.port}/"
         print(f"Tortuga is up: open {url}", flush=True)
-        # uvicorn drops frames past ws_max_size before the app sees them; the app's own limit
-        # (settings.max_frame_bytes) answers smaller oversize frames with a clear error.
         uvicorn.run(
             app,
             host=settings.host,
             port=settings.port,
             log_level="warning",
-            ws_max_size=max(4 * settings.max_frame_bytes, 64 * 1024),
+            **uvicorn_options(settings),
             # The client address (guest quota) comes from X-Forwarded-For only via these.
             forwarded_allow_ips=settings.forwarded_allow_ips,
         )

@@ -1,8 +1,11 @@
-"""One accepted step of a room: the unit of the log stream, of pub/sub and of resume.
+"""One accepted step of a room: the unit of the log stream and of resume.
 
-The same ``Entry`` is appended to the room's log stream (as flat fields, readable with
-``XRANGE``) and published on the room's channel (as msgpack, with the state blob, to save a
-read). Every node renders it per recipient (server/render.py); nothing in it is sent as is.
+An ``Entry`` is appended to the room's log stream (as flat fields, readable with
+``XRANGE``). The room's channel carries only a notice that the version exists
+(``step_notice``): the state blob holds the seed and the entry may hold a private phase's
+moves, and a Redis shared with another site must not hand those to whoever subscribes.
+Every node reads the entry from the log once (server/hub.py) and renders it per recipient
+(server/render.py); nothing in it is sent as is.
 """
 
 from __future__ import annotations
@@ -136,12 +139,16 @@ class Published(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     k: str  # "step" | "room" | "committed" | "open" | "chat" | "presence" | "rooms"
     room: str = ""
-    entry: Entry | None = None
     data: dict[str, Any] | None = None
 
 
 _enc = msgspec.msgpack.Encoder()
 _dec = msgspec.msgpack.Decoder(Published)
+
+
+def step_notice(room: str, version: int) -> bytes:
+    """What the channel says about a new step: its version, nothing of the game."""
+    return pack(Published(k="step", room=room, data={"version": version}))
 
 
 def pack(message: Published) -> bytes:

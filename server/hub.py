@@ -15,7 +15,7 @@ import collections
 import contextlib
 import itertools
 import logging
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,12 +25,13 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from engines.registry import GAMES
 from server import protocol
 from server.auth import User
-from server.entry import Published, from_fields, unpack
+from server.entry import Entry, Published, from_fields, unpack
 from server.render import entry_frames, sealed_frame
 from server.rooms import LOBBY, Room, RoomError, RoomService
 
 log = logging.getLogger("tortuga.hub")
 
+ENTRY_CACHE = 1024  # log entries a node keeps for its sockets
 MAX_QUEUE = 2000  # frames waiting for one socket before it is dropped as too slow
 
 
@@ -213,8 +214,8 @@ class Connection:
             self.held.append(message)
             return
         data = message.data or {}
-        if message.k == "step" and message.entry is not None:
-            await self._step(message)
+        if message.k == "step" and isinstance(data.get("version"), int):
+            await self._step(data["version"])
         elif message.k == "room":
             seat = self._seat_in(data.get("seats", []))
             if seat != self.seat:
@@ -244,25 +245,22 @@ class Connection:
         await self._write({"type": "left", "room": room_id, "reason": protocol.NO_SPECTATORS})
         self.hub.drop(self)
 
-    async def _step(self, message: Published) -> None:
-        entry = message.entry
-        assert entry is not None and self.room_id is not None
-        if entry.version <= self.version:
+    async def _step(self, version: int) -> None:
+        """Version ``version`` was written: send this socket every version it has not had
+        up to it, read from the log (the hub reads each entry once for all its sockets)."""
+        assert self.room_id is not None
+        if version <= self.version:
             return
-        if self._unwelcome(entry.status):
-            await self._turn_away()
-            return
-        room_game = GAMES[entry.engine]
-        if entry.version > self.version + 1:
-            # A gap: fill it from the log before this version.
-            first = self.version + 1
-            entries = await self.hub.rooms.store.log_range(self.room_id, first, entry.version - 1)
-            for _, fields in entries:
-                for frame in entry_frames(room_game, from_fields(fields), self.seat):
-                    await self._write(frame)
-        for frame in entry_frames(room_game, entry, self.seat):
-            await self._write(frame)
-        self.version = entry.version
+        entries = await self.hub.entries(self.room_id, self.version + 1, version)
+        for entry in entries:
+            if entry.version <= self.version:
+                continue
+            if self._unwelcome(entry.status):
+                await self._turn_away()
+                return
+            for frame in entry_frames(GAMES[entry.engine], entry, self.seat):
+                await self._write(frame)
+            self.version = entry.version
 
 
 class Hub:
@@ -294,6 +292,9 @@ class Hub:
         self._lock = asyncio.Lock()
         self._reader: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        # Entries read from rooms' logs, shared by this node's sockets (most recent last).
+        self._entries: OrderedDict[tuple[str, int], Entry] = OrderedDict()
+        self._reading: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
 
     @property
     def keys(self) -> Any:
@@ -333,6 +334,20 @@ class Hub:
         conn.writer = asyncio.create_task(conn.run_writer())
         return conn
 
+    async def entries(self, room_id: str, first: int, last: int) -> list[Entry]:
+        """The log entries ``first..last`` of a room, in order (those the log still has).
+        One read per room at a time, and what was read is kept for the other sockets."""
+        async with self._reading[room_id]:
+            wanted = range(first, last + 1)
+            missing = [v for v in wanted if (room_id, v) not in self._entries]
+            if missing:
+                read = await self.rooms.store.log_range(room_id, missing[0], last)
+                for v, fields in read:
+                    self._entries[(room_id, v)] = from_fields(fields)
+                while len(self._entries) > ENTRY_CACHE:
+                    self._entries.popitem(last=False)
+            return [self._entries[(room_id, v)] for v in wanted if (room_id, v) in self._entries]
+
     # -- rooms followed -------------------------------------------------------------------
     async def follow(self, conn: Connection, room_id: str) -> None:
         """Subscribe (if this node was not yet) and wait until Redis confirmed it."""
@@ -353,6 +368,7 @@ class Hub:
                 conns.discard(conn)
                 if not conns:
                     del self.by_room[room_id]
+                    self._reading.pop(room_id, None)
                     self._subscribed.pop(channel, None)
                     await self.pubsub.unsubscribe(channel)
 

@@ -41,6 +41,7 @@ from server.entry import (
     from_fields,
     now_iso,
     pack,
+    step_notice,
     to_fields,
 )
 from server.record import build_record
@@ -785,7 +786,7 @@ class RoomService:
             fields=fields,
             log_fields=to_fields(entry),
             new_version=version,
-            payload=pack(Published(k="step", room=room.id, entry=entry)),
+            payload=step_notice(room.id, version),
             ttl=self.room_ttl if status == FINISHED else 0,
         )
         if not won:
@@ -860,7 +861,7 @@ class RoomService:
                 },
                 log_fields=to_fields(entry),
                 new_version=version,
-                payload=pack(Published(k="step", room=room.id, entry=entry)),
+                payload=step_notice(room.id, version),
                 ttl=self.room_ttl,
             )
             if not won:

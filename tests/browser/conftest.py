@@ -45,8 +45,16 @@ class ThreadedServer:
         import uvicorn
 
         self.port = port or free_port()
+        from server.app import uvicorn_options
+        from server.settings import Settings
+
         config = uvicorn.Config(
-            app, host="127.0.0.1", port=self.port, log_level="warning", ws="websockets-sansio"
+            app,
+            host="127.0.0.1",
+            port=self.port,
+            log_level="warning",
+            ws="websockets-sansio",
+            **uvicorn_options(Settings()),
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)

@@ -18,7 +18,7 @@ import signal
 
 import uvicorn
 
-from server.app import create_app
+from server.app import create_app, uvicorn_options
 from server.rooms import RoomService
 from server.settings import Settings
 
@@ -40,6 +40,7 @@ def main() -> None:
         log_level="warning",
         ws="websockets-sansio",
         lifespan="on",
+        **uvicorn_options(settings),
     )
 
 

@@ -23,7 +23,7 @@ import websockets
 
 from engines.registry import GAMES
 from engines.rng import Rng
-from server.app import create_app
+from server.app import create_app, uvicorn_options
 from server.reveal import digest
 from server.settings import Settings
 
@@ -83,6 +83,7 @@ async def start_node(redis_url: str, prefix: str, node_id: str, **changes: Any) 
         log_level="warning",
         ws="websockets-sansio",
         lifespan="on",
+        **uvicorn_options(settings),
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
