@@ -126,9 +126,31 @@ def replay_log(log: GameLog, *, views: bool = True) -> Replay:
     state: Any = None
     states: dict[int, Any] = {}  # version -> state (a take-back restores an earlier one)
     previous_round: int | None = None
+    previous_at: datetime | None = None
     for expected, step in enumerate(log.steps, start=1):
         if step.version != expected:
             return fail(f"version {expected} is missing from the log", expected)
+        if step.at is None or (previous_at is not None and step.at < previous_at):
+            return fail(
+                f"version {expected} is dated {step.at}, before the version before it "
+                f"({previous_at}): the log's times only go forward",
+                expected,
+                previous_round,
+            )
+        previous_at = step.at
+        if expected > 1 and step.takeback is None:
+            try:
+                problem = who_did_what(game, state, step)
+            except Exception as exc:  # a move that is not one of this game's
+                problem = f"the logged moves {dict(step.moves)} are refused: {exc}"
+            if problem is not None:
+                return fail(f"version {expected}: {problem}", expected, previous_round)
+        elif step.defaults or step.proxies:
+            return fail(
+                f"version {expected} is no move: it names no defaults and no stand-ins",
+                expected,
+                previous_round,
+            )
         try:
             if expected == 1:
                 if step.moves or step.takeback is not None:
@@ -212,6 +234,35 @@ def replay_log(log: GameLog, *, views: bool = True) -> Replay:
         checked=checked,
     )
     return out
+
+
+def who_did_what(game: Any, before: Any, step: LoggedStep) -> str | None:
+    """What is wrong with who a step says did what, from the state before it, or None.
+
+    The seats that moved are the ones the prompt asked (all of a sealed prompt's seats;
+    exactly one of an open prompt's); ``defaults`` name seats that moved, each with the
+    engine's default move at that state (``game.default`` is deterministic); ``proxies``
+    name seats that moved; neither lists a seat twice. (The moves themselves are checked by
+    recomputing the state, the times by their order.)"""
+    prompt = game.prompt(before)
+    movers = sorted(int(s) for s in step.moves)
+    if prompt.sealed:
+        if movers != sorted(prompt.seats):
+            return f"the sealed phase owed seats {sorted(prompt.seats)}, the log has {movers}"
+    elif len(movers) != 1 or movers[0] not in prompt.seats:
+        return f"an open move by one of seats {list(prompt.seats)}; the log has {movers}"
+    for name, seats in (("defaults", step.defaults), ("proxies", step.proxies)):
+        if len(set(seats)) != len(seats) or not set(seats) <= set(movers):
+            return f"{name} {list(seats)} name seats that did not move (moved: {movers})"
+    for seat in step.defaults:
+        expected = game.default(before, seat).to_json()
+        logged = game.decode_move(step.moves[str(seat)]).to_json()
+        if logged != expected:
+            return (
+                f"seat {seat}'s move {logged} is flagged a default, but the engine's default "
+                f"there is {expected}"
+            )
+    return None
 
 
 def verify_log(log: GameLog) -> VerifyReport:

@@ -37,6 +37,7 @@ def play_record(
     t0: datetime = T0,
     takebacks: int = 0,
     public: bool | None = None,
+    defaults: int = 0,
 ) -> dict[str, Any]:
     """One game's archive record.
 
@@ -45,6 +46,7 @@ def play_record(
     (seed withheld). ``status`` overrides the status ("abandoned" stops early, seed revealed).
     ``takebacks``: that many open moves (the first that reveal nothing) are taken back right
     after they were made, as the room server logs it (``takeback``: the version undone).
+    ``defaults``: that many open moves are the engine's default, flagged in ``defaults``.
     ``public``: the room's (None: left out, as in records from before it was written).
     A sealed phase's moves are flagged ``moves_public`` (revealed to all) unless private.
     """
@@ -74,6 +76,11 @@ def play_record(
         prompt = game.prompt(state)
         seats = prompt.seats if prompt.sealed else prompt.seats[:1]
         moves = {s: moves_rng.choice(game.legal(state, s)) for s in seats}
+        flagged: list[int] = []
+        if defaults and not prompt.sealed:
+            defaults -= 1
+            moves = {s: game.default(state, s) for s in seats}
+            flagged = list(seats)
         before, state = state, game.step(state, moves)
         version = len(events) + 1
         events.append(
@@ -81,7 +88,7 @@ def play_record(
                 "version": version,
                 "moves": {str(s): m.to_json() for s, m in moves.items()},
                 "moves_public": prompt.sealed and not prompt.private,
-                "defaults": [],
+                "defaults": flagged,
                 "at": iso(t0 + timedelta(seconds=version)),
                 "digest": hashlib.sha256(game.encode(state)).hexdigest(),
             }
