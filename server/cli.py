@@ -1,4 +1,4 @@
-"""`tortuga`: serve | migrate | verify | bench | games."""
+"""`tortuga`: serve | migrate | verify | bench | loadtest | games."""
 
 from __future__ import annotations
 
@@ -121,6 +121,27 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_loadtest(args: argparse.Namespace) -> int:
+    from server import loadtest
+
+    plan = loadtest.Plan(
+        urls=tuple(u.rstrip("/") for u in args.url),
+        rooms=args.rooms,
+        players=args.players,
+        game=args.game,
+        rounds=args.rounds,
+        pace=args.pace,
+        timeout=args.timeout,
+    )
+    try:
+        report = loadtest.run(plan, processes=args.processes)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    print("\n".join(report.lines()), flush=True)
+    return 0 if report.tally.finished == report.tally.rooms else 1
+
+
 def cmd_games(args: argparse.Namespace) -> int:
     from engines.registry import GAMES
 
@@ -159,6 +180,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also run REV's engines/ (a git revision) in the same run, alternating, and compare",
     )
     bench.set_defaults(func=cmd_bench)
+
+    load = sub.add_parser(
+        "loadtest", help="rooms of websocket clients playing whole games against a node"
+    )
+    load.add_argument("--rooms", type=int, default=10)
+    load.add_argument("--players", type=int, default=4, help="clients (seats) per room")
+    load.add_argument("--game", default="skull-king")
+    load.add_argument("--rounds", type=int, default=None, help="default: the full game")
+    load.add_argument("--pace", type=float, default=0.0, help="seconds a client thinks per move")
+    load.add_argument(
+        "--url",
+        action="append",
+        default=[],
+        help="a node to play against (repeat for several; default: start one here)",
+    )
+    load.add_argument("--processes", type=int, default=None, help="client processes")
+    load.add_argument("--timeout", type=float, default=300.0, help="seconds per room")
+    load.set_defaults(func=cmd_loadtest)
 
     games = sub.add_parser("games", help="list the registered games")
     games.set_defaults(func=cmd_games)
