@@ -1,5 +1,5 @@
-"""100 full games of Skull King, bid-tricks and loon-tricks, 4 to 8 bot seats each, on two
-nodes at once.
+"""100 full games of Skull King, bid-tricks, loon-tricks and Pirate King!, 4 to 8 bot seats
+each, on two nodes at once.
 
 To keep the run near a minute on a 2-core machine, most games are short: the room option
 ``rounds`` is 2 or 3 (a game of rounds 1..n is a whole game: dealt, bid, played, scored and
@@ -37,13 +37,25 @@ LEVELS = ("heuristic", "random")
 def plan(i: int) -> tuple[str, int, int, int]:
     """Game ``i``: (game id, bot seats, human seats, rounds). One game in 25 is loon-tricks
     (3 rounds, its shortest game: about 170 steps with 5 players, as many as four short
-    Skull King games), two of them with human test clients."""
+    Skull King games), one in 25 Pirate King! (no rounds option, ``rounds`` 0: its 7 rounds,
+    about 100 steps with heuristic bots); some of them with human test clients."""
     rng = random.Random(i)
-    game_id = "loon-tricks" if i % 25 == 12 else "skull-king" if i % 2 == 0 else "bid-tricks"
+    game_id = (
+        "loon-tricks"
+        if i % 25 == 12
+        else "pirate-king"
+        if i % 25 == 6
+        else "skull-king"
+        if i % 2 == 0
+        else "bid-tricks"
+    )
     most = GAMES[game_id].seats.stop - 1  # 6, 8 or 5
     bots = rng.randint(4, most)
     humans = min(rng.choice((1, 2)), most - bots) if i % 3 == 0 else 0
-    span = GAMES[game_id].options_schema()["rounds"]
+    schema = GAMES[game_id].options_schema()
+    if "rounds" not in schema:
+        return game_id, bots, humans, 0
+    span = schema["rounds"]
     rounds = span["max"] if i % 25 == 0 else max(span["min"], rng.choice((2, 3)))
     return game_id, bots, humans, rounds
 
@@ -66,7 +78,11 @@ async def one_game(i: int, nodes: list[Node]) -> dict[str, Any]:
     home = nodes[i % 2]
     token, user = await guest(home, f"host{i}")
     room = await create_room(
-        home, token, game=game_id, seats=bots + humans, options={"rounds": rounds}
+        home,
+        token,
+        game=game_id,
+        seats=bots + humans,
+        options={"rounds": rounds} if rounds else {},
     )
     host = await Client.connect(home, token=token, user=user)
     await host.send("join", room=room["id"], **{"as": "spectator"})

@@ -187,3 +187,63 @@ async def test_a_private_sealed_phase_stays_with_its_movers(
                 continue
             shown = frame.get("moves") or frame.get("event", {}).get("moves") or {}
             assert set(shown) <= {str(seat)}, (seat, frame["type"], shown)
+
+
+async def test_pirate_king_parallel_decisions_stay_with_their_movers(
+    two: list[Node], redis_client: Any, redis_prefix: str
+) -> None:
+    """Pirate King!: "Effects that ask their owner for a decision (Look, Flip, Choose,
+    Retrieve, Give) are parallel private decisions of those players" -- when several owe one
+    at once they are one sealed, private phase. Before the last commit Redis holds digests
+    only (no salt); once revealed each seat's move reaches that seat only, the spectator
+    sees none, and the log entry is flagged private. The deal is the server's and the
+    players' (not ours to choose), so games are played until two decisions meet (about four
+    games in five with four players reach one)."""
+    for _ in range(8):
+        table = await started(two, 4, game="pirate-king", options={})
+        clients = table.clients
+        view = latest(clients[0])["view"]
+        while view["outcome"] is None and not view["prompt"]["private"]:
+            await advance(clients, "pirate-king")
+            view = latest(clients[0])["view"]
+        if view["outcome"] is None:
+            break
+    else:
+        raise AssertionError("no two decisions at once in eight games")
+    watcher = await Client.connect(two[1], "Watcher")
+    await watcher.send("join", room=table.id, **{"as": "spectator"})
+    await watcher.of("snapshot")
+    top = latest(clients[0])
+    version, prompt = top["version"], top["view"]["prompt"]
+    assert prompt["sealed"] and prompt["private"] and len(prompt["seats"]) >= 2
+    phase = f"{prompt['kind']}@{version}"
+    rng = Rng(b"private", "pirate-king")
+    seats = prompt["seats"]
+    moves = {s: choose("pirate-king", latest(clients[s])["view"], rng) for s in seats}
+    salts = {}
+    for seat in seats[:-1]:
+        salt, dig = salted(phase, seat, moves[seat])
+        salts[seat] = salt
+        assert (await clients[seat].call("commit", phase=phase, digest=dig))["type"] == "ok"
+    keys = await dump(redis_client, redis_prefix)
+    blob = repr(keys).encode()
+    assert not any(s.encode() in blob for s in salts.values())
+    seal = next(v for k, v in keys.items() if k.endswith(b":seal"))
+    assert {k for k in seal if k.startswith(b"c:")} == {f"c:{s}".encode() for s in seats[:-1]}
+    salt, dig = salted(phase, seats[-1], moves[seats[-1]])
+    salts[seats[-1]] = salt
+    assert (await clients[seats[-1]].call("commit", phase=phase, digest=dig))["type"] == "ok"
+    for seat in seats:
+        await clients[seat].of("open", phase=phase)
+        await clients[seat].send("reveal", phase=phase, move=moves[seat], salt=salts[seat])
+    for client in (*clients, watcher):
+        await client.has_version(version + 1)
+    for seat, client in enumerate(clients):
+        revealed = await client.seen(lambda f: f["type"] == "revealed" and f["phase"] == phase)
+        assert revealed["private"] is True
+        assert revealed["moves"] == ({str(seat): moves[seat]} if seat in seats else {})
+    revealed = await watcher.seen(lambda f: f["type"] == "revealed" and f["phase"] == phase)
+    assert revealed["moves"] == {}
+    entries = await redis_client.xrange(f"{redis_prefix}room:{{{table.id}}}:log")
+    last = entries[-1][1]
+    assert last[b"v"] == str(version + 1).encode() and last.get(b"private") == b"1"

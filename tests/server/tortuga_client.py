@@ -316,7 +316,12 @@ async def seat_players(
     bots = bots or {}
     token, user = await guest(nodes[0], "host")
     info = await create_room(
-        nodes[0], token, game=game, seats=players, options=options or {"rounds": 2}, **room
+        nodes[0],
+        token,
+        game=game,
+        seats=players,
+        options=options if options is not None else {"rounds": 2},
+        **room,
     )
     table = Table(info)
     for seat in range(players):

@@ -17,7 +17,9 @@ from server.archive.db import Database
 from server.store import Keys
 
 
-@pytest.mark.parametrize(("game_id", "rounds"), [("skull-king", 2), ("loon-tricks", 3)])
+@pytest.mark.parametrize(
+    ("game_id", "rounds"), [("skull-king", 2), ("loon-tricks", 3), ("pirate-king", 0)]
+)
 async def test_a_game_played_on_the_server_is_archived_verified_and_rated(
     two: list[Node],
     redis_client: Any,
@@ -27,7 +29,8 @@ async def test_a_game_played_on_the_server_is_archived_verified_and_rated(
     game_id: str,
     rounds: int,
 ) -> None:
-    table = await seat_players(two, 3, game=game_id, options={"rounds": rounds})
+    options = {"rounds": rounds} if rounds else {}  # 0: a game without a rounds option
+    table = await seat_players(two, 3, game=game_id, options=options)
     marks = [len(c.frames) for c in table.clients]
     assert (await table.clients[0].call("start"))["type"] == "ok"
     await asyncio.wait_for(

@@ -48,7 +48,14 @@ async def execute(db: Database, sql: str, **params: Any) -> None:
 
 @pytest.mark.parametrize(
     ("engine", "players"),
-    [("skull-king", 2), ("skull-king", 6), ("bid-tricks", 8), ("loon-tricks", 5)],
+    [
+        ("skull-king", 2),
+        ("skull-king", 6),
+        ("bid-tricks", 8),
+        ("loon-tricks", 5),
+        ("pirate-king", 2),
+        ("pirate-king", 5),
+    ],
 )
 def test_a_record_verifies(engine: str, players: int) -> None:
     record = play_record(engine=engine, players=players, rounds=3)
