@@ -41,7 +41,7 @@ def english_leftovers(text: str) -> list[str]:
         for form in forms(value):
             for part in re.split(r"\{\w+\}", form):
                 part = part.strip(" .,:;()/–—")
-                if len(part) < 4 or not re.search(r"[A-Za-z]{3}", part) or part in vi_texts:
+                if len(part) < 3 or not re.search(r"[A-Za-z]{3}", part) or part in vi_texts:
                     continue
                 if re.search(rf"(?<![A-Za-z]){re.escape(part)}(?![A-Za-z])", text):
                     found.append(f"{key}: {part!r}")
@@ -49,9 +49,8 @@ def english_leftovers(text: str) -> list[str]:
 
 
 def test_the_leftover_check_finds_english() -> None:
-    assert english_leftovers("Bấm vào Create a room để bắt đầu") == [
-        "lobby.create.title: 'Create a room'"
-    ]
+    found = english_leftovers("Bấm vào Create a room để bắt đầu")
+    assert "lobby.create.title: 'Create a room'" in found
     assert english_leftovers("Tạo phòng — Skull King, Pirate Tricks: Bid & Make It") == []
 
 

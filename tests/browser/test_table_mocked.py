@@ -176,7 +176,7 @@ def test_scary_mary_asks_pirate_or_escape(mia: Any) -> None:
             "ref": acts[0]["ref"],
         }
     )
-    page.wait_for_selector("[role='alert'] >> text=follow suit: blue")
+    page.wait_for_selector("[role='alert'] >> text=Follow suit: play a card of the suit led")
     assert page.locator("button.card:not([disabled])").count() == 1
 
 

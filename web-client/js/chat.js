@@ -2,13 +2,14 @@
 // touches a message being typed (its text, focus and selection stay); only the log changes.
 
 import { h, replaceChildren } from "./dom.js";
+import { t } from "./i18n.js";
 
 export class ChatPanel {
   /** `send(text)`: post a message. */
   constructor(send) {
     this.shown = null;
-    this.log = h("div", { class: "chat-log", role: "log", "aria-label": "chat", "aria-live": "polite" });
-    this.input = h("input", { type: "text", maxlength: "500", "aria-label": "chat message", id: "chat-text",
+    this.log = h("div", { class: "chat-log", role: "log", "aria-label": t("chat.aria"), "aria-live": "polite" });
+    this.input = h("input", { type: "text", maxlength: "500", "aria-label": t("chat.message"), id: "chat-text",
       dataset: { key: "chat" } });
     const form = h("form", { class: "row", onsubmit: (ev) => {
       ev.preventDefault();
@@ -16,8 +17,8 @@ export class ChatPanel {
       if (!text) return;
       send(text);
       this.input.value = "";
-    } }, this.input, h("button", { type: "submit", class: "secondary" }, "Send"));
-    this.el = h("section", { class: "panel", "aria-label": "chat section" }, h("h2", {}, "Chat"), this.log, form);
+    } }, this.input, h("button", { type: "submit", class: "secondary" }, t("chat.send")));
+    this.el = h("section", { class: "panel", "aria-label": t("chat.section") }, h("h2", {}, t("chat.title")), this.log, form);
   }
 
   /** Show `messages` ({name, text, at, user}, oldest first); nothing is redrawn if unchanged. */
@@ -29,7 +30,7 @@ export class ChatPanel {
     const atBottom = this.log.scrollTop + this.log.clientHeight >= this.log.scrollHeight - 4;
     replaceChildren(this.log, messages.length
       ? messages.map((m) => h("p", {}, h("span", { class: "from" }, `${m.name}:`), m.text))
-      : h("p", { class: "muted" }, "No messages yet."));
+      : h("p", { class: "muted" }, t("chat.empty")));
     if (atBottom) this.log.scrollTop = this.log.scrollHeight;
   }
 }

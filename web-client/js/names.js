@@ -2,12 +2,14 @@
 // level in a tooltip (and in words for screen readers). Game modules use it too.
 
 import { h } from "./dom.js";
+import { t } from "./i18n.js";
 
 /** `text` (the seat's name as shown) with the bot mark when `info` (a room seat) is a bot. */
 export function nameNode(text, info) {
   if (!info || !info.bot) return h("span", { class: "who-name" }, text);
-  const tip = `bot · level: ${info.bot}`;
+  const level = t(`room.level.${info.bot}`);
+  const tip = t("names.bot_tip", { level });
   return h("span", { class: "who-name bot", title: tip, dataset: { bot: info.bot } }, text,
     h("span", { class: "bot-mark", "aria-hidden": "true" }, " ⚙"),
-    h("span", { class: "visually-hidden" }, ` (bot, ${info.bot})`));
+    h("span", { class: "visually-hidden" }, ` (${t("names.bot_sr", { level })})`));
 }

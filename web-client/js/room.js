@@ -10,9 +10,11 @@
 
 import { api } from "./api.js";
 import { ChatPanel } from "./chat.js";
+import { groupCode } from "./codes.js";
 import { Connection } from "./conn.js";
 import { announce, h, replaceChildren } from "./dom.js";
 import { gameModule } from "./games/registry.js";
+import { errorText, gameTitle, t } from "./i18n.js";
 import { nameNode } from "./names.js";
 import * as sealing from "./seal.js";
 import { endings, identity, myRooms, notifyPref, seenDeals } from "./store.js";
@@ -73,11 +75,18 @@ export class RoomPage {
   }
 
   /** A seat's name as the table shows it (the module may name seats of its own, e.g. a ghost). */
+  /** The room's game title in the player's language. */
+  roomTitle() {
+    const r = this.room;
+    if (!r) return t("room.room_word");
+    return gameTitle(r.game, r.title || (this.game ? this.game.title(r.game) : r.game));
+  }
+
   name(seat) {
     const named = this.game && this.game.seatName ? this.game.seatName(this.room, this.view, seat) : null;
     if (named) return named;
     const s = this.room && this.room.seats && this.room.seats[seat];
-    return (s && s.name) || `Seat ${seat + 1}`;
+    return (s && s.name) || t("common.seat", { n: seat + 1 });
   }
 
   /** The seats with a socket here; my own seat is online exactly while my socket is open
@@ -114,7 +123,7 @@ export class RoomPage {
   async start() {
     let id = identity.get();
     if (!id) {
-      id = await nameForm(this.el, { intro: `You are invited to room ${this.code}. Choose a name to join.` });
+      id = await nameForm(this.el, { intro: t("room.invited", { code: groupCode(this.code) }) });
     }
     try {
       this.room = await api.room(this.code);
@@ -142,7 +151,7 @@ export class RoomPage {
       onbadtoken: () => {
         identity.clear();
         setWho();
-        this.flash("Your sign-in expired; choose your name again.");
+        this.flash(t("room.signin_expired"));
         this.conn = null;
         this.start();
       },
@@ -261,19 +270,20 @@ export class RoomPage {
       sealing.forget(this.code);  // a sealed bid in progress ends unrevealed
       announce(this.endedText());
     } else if (ev.kind === "takeback") {
-      const who = (ev.seats || []).map((s) => (s === this.seat ? "You" : this.name(s)));
-      const text = `${who.join(", ") || "A player"} took back ${who[0] === "You" ? "your" : "their"} card`;
+      const mine = (ev.seats || []).includes(this.seat);
+      const who = (ev.seats || []).filter((s) => s !== this.seat).map((s) => this.name(s)).join(", ");
+      const text = mine ? t("room.took_back_yours") : t("room.took_back", { who: who || t("common.a_player") });
       this.flash(text, "note");
       announce(text);
     } else if (proxies.length) {
       const who = proxies.map((s) => this.name(s)).join(", ");
-      const by = this.room && this.room.absent === "default" ? "the game's default while away" : "a bot while away";
-      this.flash(ev.kind === "reveal" ? `The bid for ${who} was made by ${by}`
-        : `The card for ${who} was played by ${by}`, "note");
+      const by = this.room && this.room.absent === "default" ? t("room.by_default") : t("room.by_bot");
+      this.flash(ev.kind === "reveal" ? t("room.proxy_bid", { who, by })
+        : t("room.proxy_move", { who, by }), "note");
     } else if (timeouts.length) {
       const who = timeouts.map((s) => this.name(s)).join(", ");
-      this.flash(ev.kind === "reveal" ? `The game's default bid was made for ${who} (no valid bid in time)`
-        : `The game's default move was played for ${who} (time ran out)`, "note");
+      this.flash(ev.kind === "reveal" ? t("room.default_bid", { who })
+        : t("room.default_move", { who }), "note");
     }
     if (!this.view || !this.view.prompt || !this.view.prompt.sealed || this.ended) this.seal = null;
     if (this.game && this.game.viewChanged) this.game.viewChanged(this.ctx());
@@ -463,9 +473,9 @@ export class RoomPage {
       this.ending = false;
       this.confirmEnd = false;
       const why = {
-        "not-host": "Only the host can end the game.",
-        "game-over": "The game is already over.",
-        "game-not-started": "The game has not started yet.",
+        "not-host": t("room.end.not-host"),
+        "game-over": t("room.end.game-over"),
+        "game-not-started": t("error.game-not-started"),
       }[code];
       if (why) {
         this.flash(why);
@@ -495,15 +505,15 @@ export class RoomPage {
     if (code && code.startsWith("takeback-")) {
       this.takeback = null;
       const why = {
-        "takeback-too-late": "Too late to take it back: the game has moved on.",
-        "takeback-reveals": "That card stands: it revealed something new.",
-        "takeback-not-yours": "Only your own last card can be taken back.",
-        "takeback-off": "This room does not allow taking moves back.",
+        "takeback-too-late": t("room.takeback.too-late"),
+        "takeback-reveals": t("room.takeback.reveals"),
+        "takeback-not-yours": t("room.takeback.not-yours"),
+        "takeback-off": t("room.takeback.off"),
       }[code];
-      this.flash(why || msg.message || code);
+      this.flash(why || errorText(msg));
       return;
     }
-    this.flash(msg.message || code);
+    this.flash(errorText(msg));
   }
 
   // -- sealed phases ---------------------------------------------------------------------
@@ -534,7 +544,7 @@ export class RoomPage {
     const sealed = await sealing.seal(this.code, phase, this.seat, move);
     sealing.forget(this.code, null, { keep: phase });
     this.conn.send({ type: "commit", phase, digest: sealed.digest });
-    announce("Your choice is sealed");
+    announce(t("room.sealed_announce"));
     this.render();
   }
 
@@ -567,23 +577,23 @@ export class RoomPage {
       // Off "my rooms" (the server drops it too); the seed is out: check the deals so far.
       myRooms.remove(this.code);
       this.wasMyMove = false;
-      document.title = `${this.room.title || "Room"} ${this.code} (ended) — ${BASE_TITLE}`;
+      document.title = `${t("room.doc_ended", { title: this.roomTitle(), code: groupCode(this.code) })} — ${BASE_TITLE}`;
       this.runVerify();
       this.checkArchive();
       return;
     }
     const myMove = this.isMyMove();
     if (this.seat !== null && this.me) {
-      const t = v.phase === "over" ? "finished" : myMove ? "your move" : this.turnText();
+      const turn = v.phase === "over" ? "finished" : myMove ? "your move" : this.turnText();
       myRooms.put(this.code, {
         game: v.game, title: this.room.title || this.game.title(v.game), seat: this.seat,
-        status: v.phase === "over" ? "finished" : "playing", yourMove: myMove, turn: t,
+        status: v.phase === "over" ? "finished" : "playing", yourMove: myMove, turn,
         round: v.round, rounds: v.rounds, version: this.version, latest: this.version,
       });
     }
     if (myMove && !this.wasMyMove) this.notify();
     this.wasMyMove = myMove;
-    document.title = myMove ? `▶ Your move — ${BASE_TITLE}` : `${this.room.title || "Room"} ${this.code} — ${BASE_TITLE}`;
+    document.title = myMove ? `▶ ${t("room.doc_your_move")} — ${BASE_TITLE}` : `${this.roomTitle()} ${groupCode(this.code)} — ${BASE_TITLE}`;
     if (v.phase === "over") this.runVerify();
   }
 
@@ -604,8 +614,8 @@ export class RoomPage {
     if (!notifyPref.get() || !("Notification" in window) || Notification.permission !== "granted") return;
     if (!document.hidden) return;
     try {
-      const n = new Notification("Tortuga: your move", {
-        body: `${this.room.title || "Room"} ${this.code}`, tag: `tortuga-${this.code}`,
+      const n = new Notification(t("room.notify_title"), {
+        body: `${this.roomTitle()} ${groupCode(this.code)}`, tag: `tortuga-${this.code}`,
       });
       n.onclick = () => { window.focus(); n.close(); };
     } catch {
@@ -682,7 +692,7 @@ export class RoomPage {
     const el = this.el.querySelector(".clock");
     const c = this.clockText();
     if (el && c) {
-      el.textContent = `time left ${c.text}`;
+      el.textContent = t("room.time_left", { time: c.text });
       el.classList.toggle("low", c.low);
     }
   }
@@ -723,20 +733,20 @@ export class RoomPage {
     }
     if (this.notFound) {
       replaceChildren(body, h("div", { class: "panel" },
-        h("h1", {}, "No such room"),
-        h("p", {}, `There is no room ${this.code} (it may have finished long ago).`),
-        h("p", {}, h("a", { href: "/" }, "Back to the lobby"))));
+        h("h1", {}, t("room.no_such_room")),
+        h("p", {}, t("room.no_such_room_text", { code: groupCode(this.code) })),
+        h("p", {}, h("a", { href: "/" }, t("common.back_to_lobby")))));
       return;
     }
     if (this.closedToSpectators) {
       replaceChildren(body, h("div", { class: "panel" },
-        h("h1", {}, `${this.room ? this.room.title : "Room"} ${this.code}`),
-        h("p", { role: "alert" }, "This game has started and its room does not allow spectators."),
-        h("p", {}, h("a", { href: "/" }, "Back to the lobby"))));
+        h("h1", {}, `${this.roomTitle()} ${groupCode(this.code)}`),
+        h("p", { role: "alert" }, t("room.no_spectators")),
+        h("p", {}, h("a", { href: "/" }, t("common.back_to_lobby")))));
       return;
     }
     if (!this.room) {
-      replaceChildren(body, h("p", { class: "muted" }, "Joining the room…"));
+      replaceChildren(body, h("p", { class: "muted" }, t("room.joining")));
       return;
     }
     const parts = [this.header()];
@@ -744,9 +754,9 @@ export class RoomPage {
       parts.push(h("p", { class: this.error.kind === "note" ? "note" : "error-box", role: "alert" }, this.error.text));
     }
     if (this.view && this.noClient) {
-      parts.push(h("p", { class: "note" }, "This client cannot draw this game's table yet."));
+      parts.push(h("p", { class: "note" }, t("replay.no_client")));
     } else if (this.view && !this.game) {
-      parts.push(h("p", { class: "muted" }, "Loading the table…"));
+      parts.push(h("p", { class: "muted" }, t("room.loading_table")));
     } else if (this.view) {
       if (this.ended) parts.push(this.abandonedPanel());
       else if (this.view.phase === "over") parts.push(this.gameOver());
@@ -770,7 +780,7 @@ export class RoomPage {
       sealedMove: stored && stored.seat === this.seat ? stored.move : null,
       connected: this.connectedSeats(), away: this.away, busy: this.sending,
       ended: this.ended ? this.endedText() : null,
-      clock: c ? h("span", { class: ["clock", c.low && "low"], "aria-label": `time left ${c.text}` }, `time left ${c.text}`) : null,
+      clock: c ? h("span", { class: ["clock", c.low && "low"], "aria-label": t("room.time_left", { time: c.text }) }, t("room.time_left", { time: c.text })) : null,
       notes: [this.revealNote()].filter(Boolean),
       controls: [this.takeBackRow()].filter(Boolean),
       ui: this.ui,
@@ -787,22 +797,22 @@ export class RoomPage {
 
   endedText() {
     return {
-      host: "The game was ended by the host",
-      idle: "The game was ended after a long time without moves",
-    }[this.endReason] || "The game was ended before the finish";
+      host: t("room.ended.host"),
+      idle: t("room.ended.idle"),
+    }[this.endReason] || t("room.ended.other");
   }
 
   header() {
     const r = this.room;
-    const status = { lobby: "waiting for players", playing: "playing", finished: "finished", abandoned: "abandoned" }[r.status] || r.status;
+    const status = ["lobby", "playing", "finished", "abandoned"].includes(r.status) ? t(`lobby.status.${r.status}`) : r.status;
     const spectating = this.view && this.seat === null;
     return h("div", { class: "row" },
-      h("h1", {}, `${r.title || (this.game ? this.game.title(r.game) : r.game)} — room `, h("span", { class: "code" }, this.code)),
+      h("h1", {}, `${this.roomTitle()} — ${t("room.room")} `, h("span", { class: "code" }, groupCode(this.code))),
       h("span", { class: "badge" }, status),
-      spectating ? h("span", { class: "badge", dataset: { role: "spectator" } }, "you are watching") : null,
+      spectating ? h("span", { class: "badge", dataset: { role: "spectator" } }, t("room.watching")) : null,
       h("span", { class: "badge", dataset: { spectators: String(this.watchers) } },
-        `${this.watchers} spectator${this.watchers === 1 ? "" : "s"}`),
-      h("a", { href: `/rules/${r.game}`, class: "small" }, "rules"));
+        t("room.spectators", { count: this.watchers })),
+      h("a", { href: `/rules/${r.game}`, class: "small" }, t("landing.rules")));
   }
 
   // -- before the start ------------------------------------------------------------------------
@@ -817,72 +827,72 @@ export class RoomPage {
       const actions = [];
       if (!s.user && !s.bot) {
         actions.push(h("button", { type: "button", dataset: { key: `sit-${s.seat}` },
-          onclick: () => this.conn.send({ type: "sit", seat: s.seat }) }, mySeat ? "Move here" : "Sit here"));
+          onclick: () => this.conn.send({ type: "sit", seat: s.seat }) }, mySeat ? t("room.move_here") : t("room.sit_here")));
         if (host) {
           // The level chosen survives redraws (another player sitting down redraws the seats).
           const chosen = this.botLevels[s.seat] || levels[0];
-          const select = h("select", { "aria-label": `bot level for seat ${s.seat + 1}`, dataset: { key: `lvl-${s.seat}` },
+          const select = h("select", { "aria-label": t("room.bot_level_for", { n: s.seat + 1 }), dataset: { key: `lvl-${s.seat}` },
             onchange: (ev) => { this.botLevels[s.seat] = ev.target.value; } },
-          levels.map((l) => h("option", { value: l, selected: l === chosen }, l)));
+          levels.map((l) => h("option", { value: l, selected: l === chosen }, t(`room.level.${l}`))));
           actions.push(select, h("button", { type: "button", class: "secondary", dataset: { key: `bot-${s.seat}` },
-            onclick: () => this.conn.send({ type: "add_bot", seat: s.seat, level: select.value }) }, "Add bot"));
+            onclick: () => this.conn.send({ type: "add_bot", seat: s.seat, level: select.value }) }, t("room.add_bot")));
         }
       } else if (s.bot) {
         if (host) actions.push(h("button", { type: "button", class: "danger", dataset: { key: `unbot-${s.seat}` },
-          onclick: () => this.conn.send({ type: "remove_bot", seat: s.seat }) }, "Remove bot"));
+          onclick: () => this.conn.send({ type: "remove_bot", seat: s.seat }) }, t("room.remove_bot")));
       } else if (isMe) {
         actions.push(h("button", { type: "button", dataset: { key: "ready" }, "aria-pressed": s.ready ? "true" : "false",
-          onclick: () => this.conn.send({ type: "ready", ready: !s.ready, entropy: contributionFor(this.code) }) }, s.ready ? "Ready ✓ (click to undo)" : "I'm ready"));
+          onclick: () => this.conn.send({ type: "ready", ready: !s.ready, entropy: contributionFor(this.code) }) }, s.ready ? t("room.ready_undo") : t("room.im_ready")));
         actions.push(h("button", { type: "button", class: "secondary", dataset: { key: "stand" },
-          onclick: () => this.conn.send({ type: "stand" }) }, "Stand up"));
+          onclick: () => this.conn.send({ type: "stand" }) }, t("room.stand_up")));
       } else if (host) {
         actions.push(h("button", { type: "button", class: "danger", dataset: { key: `kick-${s.seat}` },
-          onclick: () => this.conn.send({ type: "kick", seat: s.seat }) }, "Kick"));
+          onclick: () => this.conn.send({ type: "kick", seat: s.seat }) }, t("room.kick")));
       }
-      const who = s.bot ? nameNode(s.name || `${s.bot} bot`, s) : s.user ? s.name : "empty";
-      const state = s.bot ? "ready" : s.user ? (s.ready ? "ready ✓" : "not ready") : "";
+      const who = s.bot ? nameNode(s.name || t("room.bot_named", { level: t(`room.level.${s.bot}`) }), s) : s.user ? s.name : t("room.empty");
+      const state = s.bot ? t("room.ready") : s.user ? (s.ready ? t("room.ready_check") : t("room.not_ready")) : "";
       return h("li", { class: [isMe && "me"], dataset: { seat: String(s.seat), bot: s.bot || null } },
-        h("div", { class: "seat-head" }, h("strong", {}, `Seat ${s.seat + 1}`),
-          h("span", { class: "small" }, state, s.user && !s.bot && (isMe ? this.connState !== "open" : s.connected === false) ? " · offline" : "")),
-        h("div", { class: "seat-who" }, who, r.host && s.user === r.host ? " (host)" : "", isMe ? " — you" : ""),
+        h("div", { class: "seat-head" }, h("strong", {}, t("common.seat", { n: s.seat + 1 })),
+          h("span", { class: "small" }, state, s.user && !s.bot && (isMe ? this.connState !== "open" : s.connected === false) ? ` · ${t("room.offline")}` : "")),
+        h("div", { class: "seat-who" }, who, r.host && s.user === r.host ? ` (${t("room.host")})` : "", isMe ? ` — ${t("common.you")}` : ""),
         h("div", { class: "actions" }, actions));
     });
     const everyone = r.seats.every((s) => s.user || s.bot) && r.seats.every((s) => s.bot || s.ready);
     const opts = r.options || {};
     const deadlines = r.deadlines && Object.keys(r.deadlines).length
-      ? Object.entries(r.deadlines).map(([k, v]) => `${k} ${v}s`).join(", ") : "none (play at your pace)";
-    return h("section", { class: "panel", "aria-label": "seats" },
-      h("h2", {}, "Seats"),
+      ? Object.entries(r.deadlines).map(([k, v]) => t("room.deadline_item", { what: t(`room.deadline.${k}`), s: v })).join(", ") : t("room.deadlines_none");
+    return h("section", { class: "panel", "aria-label": t("room.seats_aria") },
+      h("h2", {}, t("room.seats")),
       h("p", { class: "small muted" },
-        `${r.players} players · ${opts.rounds ?? 10} rounds · ${r.public ? "public" : "private"} · `,
-        `spectators ${r.spectators ? "allowed" : "not allowed"} · deadlines: ${deadlines}`,
-        r.takeback ? " · take-back allowed" : "",
-        r.absent ? ` · a player gone for a while: ${r.absent === "bot" ? "a bot plays for them" : "default moves"}` : ""),
+        `${t("room.players_count", { count: r.players })} · ${t("room.rounds_count", { count: opts.rounds ?? 10 })} · ${r.public ? t("room.public") : t("room.private")} · `,
+        `${r.spectators ? t("room.spectators_allowed") : t("room.spectators_not_allowed")} · ${t("room.deadlines", { deadlines })}`,
+        r.takeback ? ` · ${t("room.takeback_allowed")}` : "",
+        r.absent ? ` · ${r.absent === "bot" ? t("room.absent_bot") : t("room.absent_default")}` : ""),
       h("ol", { class: "seats" }, seats),
       h("div", { class: "row", style: null },
         host ? h("button", { type: "button", dataset: { key: "start" }, disabled: !everyone,
-          onclick: () => this.conn.send({ type: "start" }) }, "Start the game") : null,
-        host && !everyone ? h("span", { class: "small muted" }, "Every seat needs a player or a bot, and every player must be ready.") : null,
-        !host ? h("span", { class: "small muted" }, "The host starts the game when everyone is ready.") : null));
+          onclick: () => this.conn.send({ type: "start" }) }, t("room.start")) : null,
+        host && !everyone ? h("span", { class: "small muted" }, t("room.start_needs")) : null,
+        !host ? h("span", { class: "small muted" }, t("room.host_starts")) : null));
   }
 
   invitePanel() {
     const link = this.room.invite && /^https?:/.test(this.room.invite) ? this.room.invite : `${location.origin}/r/${this.code}`;
-    const input = h("input", { type: "text", readonly: true, value: link, id: "invite", "aria-label": "invite link" });
+    const input = h("input", { type: "text", readonly: true, value: link, id: "invite", "aria-label": t("room.invite_link") });
     const status = h("span", { class: "small", role: "status" });
-    return h("section", { class: "panel", "aria-label": "invite" },
-      h("h2", {}, "Invite"),
-      h("p", { class: "small" }, "Send this link to a friend: it opens this room."),
+    return h("section", { class: "panel", "aria-label": t("room.invite_aria") },
+      h("h2", {}, t("room.invite")),
+      h("p", { class: "small" }, t("room.invite_text", { code: groupCode(this.code) })),
       h("div", { class: "row" }, input,
         h("button", { type: "button", class: "secondary", dataset: { key: "copy" }, onclick: async () => {
           try {
             await navigator.clipboard.writeText(link);
-            status.textContent = "Copied!";
+            status.textContent = t("room.copied");
           } catch {
             input.select();
-            status.textContent = "Press Ctrl+C to copy";
+            status.textContent = t("room.press_copy");
           }
-        } }, "Copy link"), status),
+        } }, t("room.copy_link")), status),
       this.seat !== null || (this.room.seats || []).some((x) => this.me && x.user === this.me.id) ? this.notifyControl() : null,
       this.view && !this.room.seed ? this.contributionLine() : null);
   }
@@ -898,14 +908,14 @@ export class RoomPage {
         } else notifyPref.set(false);
         this.render();
       } }),
-      "Notify me when it is my move (while this tab is in the background)");
+      t("room.notify_me"));
   }
 
   // -- the table ---------------------------------------------------------------------------------
   /** The table, drawn by the game module; the shell adds the seal check and the take-back. */
   table() {
     const v = this.view;
-    return h("section", { class: "table-area", "aria-label": "the table", dataset: { phase: v.phase, round: v.round === undefined ? null : String(v.round) } },
+    return h("section", { class: "table-area", "aria-label": t("common.the_table"), dataset: { phase: v.phase, round: v.round === undefined ? null : String(v.round) } },
       this.game.table(this.ctx()), this.endControl());
   }
 
@@ -915,16 +925,16 @@ export class RoomPage {
     const v = this.view;
     if (!c || !c.checked || v.round !== c.round || (v.prompt && v.prompt.sealed)) return null;
     return h("p", { class: "small", dataset: { check: c.ok ? "ok" : "bad" } },
-      c.ok ? `✓ All ${c.checked} sealed moves match their seals.`
-        : `✗ Sealed moves that do not match their seals: ${c.bad.map((s) => this.name(s)).join(", ")}`);
+      c.ok ? `✓ ${t("room.seals_ok", { count: c.checked })}`
+        : `✗ ${t("room.seals_bad", { who: c.bad.map((s) => this.name(s)).join(", ") })}`);
   }
 
   takeBackRow() {
     if (this.takeback === null || this.takeback !== this.version || this.ended) return null;
     return h("div", { class: "row takeback" },
       h("button", { type: "button", class: "secondary", dataset: { key: "takeback" }, disabled: this.sending,
-        onclick: () => this.takeBack() }, "↶ Take back"),
-      h("span", { class: "small hint" }, "You may take your card back until the next player acts."));
+        onclick: () => this.takeBack() }, `↶ ${t("room.take_back")}`),
+      h("span", { class: "small hint" }, t("room.take_back_hint")));
   }
 
   /** The host's "End game" button while the game is played, with a confirm step. */
@@ -939,13 +949,12 @@ export class RoomPage {
             this.render();
             const keep = this.el.querySelector("[data-key='end-keep']");
             if (keep) keep.focus();
-          } }, "End game…"));
+          } }, t("room.end_game")));
     }
-    return h("div", { class: "prompt-box end-confirm", role: "alertdialog", "aria-label": "end the game",
+    return h("div", { class: "prompt-box end-confirm", role: "alertdialog", "aria-label": t("room.end_aria"),
       "aria-describedby": "end-confirm-text" },
-      h("h2", {}, "End the game for everyone?"),
-      h("p", { id: "end-confirm-text" },
-        "Nobody can play on: the scores so far stand (no winner, no rating), and the seed is revealed."),
+      h("h2", {}, t("room.end_confirm")),
+      h("p", { id: "end-confirm-text" }, t("room.end_confirm_text")),
       h("div", { class: "row" },
         h("button", { type: "button", class: "danger", dataset: { key: "end-yes" }, disabled: this.ending,
           onclick: () => {
@@ -953,34 +962,34 @@ export class RoomPage {
             this.ending = true;
             this.conn.send({ type: "abandon" });
             this.render();
-          } }, this.ending ? "Ending the game…" : "Yes, end the game for everyone"),
+          } }, this.ending ? t("room.ending") : t("room.end_yes")),
         h("button", { type: "button", class: "secondary", dataset: { key: "end-keep" },
-          onclick: () => { this.confirmEnd = false; this.render(); } }, "Keep playing")));
+          onclick: () => { this.confirmEnd = false; this.render(); } }, t("room.keep_playing"))));
   }
 
   /** The deal check's badge once the seed is out (game over or abandoned). */
   verifyBadge() {
-    if (!this.room.seed) return h("span", { class: "badge" }, "waiting for the seed…");
-    if (!this.verify) return h("span", { class: "badge" }, "verifying the deals…");
+    if (!this.room.seed) return h("span", { class: "badge" }, t("room.verify.waiting"));
+    if (!this.verify) return h("span", { class: "badge" }, t("room.verify.running"));
     if (this.verify.ok) {
       return h("span", { class: "badge ok verified", dataset: { verified: "1" } },
-        `✓ verified: the seed matches its fingerprint and ${this.game.checkedText(this.verify.checked, this.seat === null)}`);
+        `✓ ${t("room.verify.ok", { what: this.game.checkedText(this.verify.checked, this.seat === null) })}`);
     }
     const badRounds = (this.verify.rounds || []).filter((r) => !r.ok).map((r) => r.round);
     // An abandoned game may stop before this browser saw a deal: the seed still checks.
     const seedOnly = this.ended && !this.verify.error && this.verify.seedOk && this.verify.checked === 0;
     return h("span", { class: ["badge", seedOnly ? "ok" : "bad", "verified"], dataset: { verified: seedOnly ? "seed" : "0" } },
-      this.verify.error ? `✗ could not verify: ${this.verify.error}`
-        : !this.verify.seedOk ? "✗ the seed does not match the fingerprint published at the start"
-          : seedOnly ? "✓ the seed matches its fingerprint (no deal seen by this browser to check)"
-            : this.verify.checked === 0 ? "no deals seen by this browser to check"
-              : `✗ deals that do not match the seed: ${this.game.badRoundsText(badRounds)}`);
+      this.verify.error ? `✗ ${t("room.verify.error", { message: this.verify.error })}`
+        : !this.verify.seedOk ? `✗ ${t("room.verify.seed_bad")}`
+          : seedOnly ? `✓ ${t("room.verify.seed_only")}`
+            : this.verify.checked === 0 ? t("room.verify.nothing")
+              : `✗ ${t("room.verify.bad", { what: this.game.badRoundsText(badRounds) })}`);
   }
 
   seedLines() {
     return [
-      this.room.seed ? h("p", { class: "small" }, "Seed: ", h("span", { class: "seed" }, this.room.seed)) : null,
-      this.room.seed_digest ? h("p", { class: "small" }, "Fingerprint published at the start (SHA-256 of the seed): ",
+      this.room.seed ? h("p", { class: "small" }, t("replay.seed"), " ", h("span", { class: "seed" }, this.room.seed)) : null,
+      this.room.seed_digest ? h("p", { class: "small" }, t("room.fingerprint"), " ",
         h("span", { class: "seed" }, this.room.seed_digest)) : null,
       this.contributionLine(),
     ];
@@ -992,8 +1001,8 @@ export class RoomPage {
     const byServer = (this.room.contributions || []).filter((c) => c.by === "server").map((c) => c.seat);
     if (mine === null && !byServer.length) return null;
     return h("p", { class: "small contribution", dataset: { mine: mine === null ? "" : String(mine) } },
-      mine === true ? "✓ Your browser's random bytes are in this deal. " : mine === false ? "✗ Your browser's bytes are not in this deal. " : "",
-      byServer.length ? `The server chose the bytes of seat(s) ${byServer.map((s) => s + 1).join(", ")} (bots, or no bytes sent).` : "");
+      mine === true ? `✓ ${t("room.bytes_in")} ` : mine === false ? `✗ ${t("room.bytes_out")} ` : "",
+      byServer.length ? t("room.bytes_by_server", { count: byServer.length, seats: byServer.map((s) => s + 1).join(", ") }) : "");
   }
 
   /** The game ended unfinished: why, the scores so far, the seed and its check, the replay. */
@@ -1004,17 +1013,17 @@ export class RoomPage {
     const gameId = this.room.game_id;
     const where = this.game.stoppedText ? this.game.stoppedText(v) : "";
     let replay = null;
-    if (gameId && this.archived === true) replay = h("a", { href: `/replay/${encodeURIComponent(gameId)}` }, "Watch the replay");
-    else if (gameId && this.archived === "checking") replay = h("span", { class: "small muted" }, "looking for the replay…");
-    return h("section", { class: "panel gameover abandoned", "aria-label": "game ended", dataset: { reason: this.endReason || "" } },
+    if (gameId && this.archived === true) replay = h("a", { href: `/replay/${encodeURIComponent(gameId)}` }, t("room.watch_replay"));
+    else if (gameId && this.archived === "checking") replay = h("span", { class: "small muted" }, t("room.looking_replay"));
+    return h("section", { class: "panel gameover abandoned", "aria-label": t("room.ended_aria"), dataset: { reason: this.endReason || "" } },
       h("h2", { role: "status" }, this.endedText()),
-      h("p", { class: "small" }, `It stopped ${where ? `${where}: ` : ""}no winner, no rating; nobody can move any more.`),
-      h("h3", {}, "Scores so far"),
+      h("p", { class: "small" }, where ? t("room.stopped_where", { where }) : t("room.stopped")),
+      h("h3", {}, t("room.scores_so_far")),
       h("ol", { class: "final so-far" }, order.map((s) => h("li", { dataset: { seat: String(s) } },
-        h("strong", {}, this.nameNode(s)), ` — ${scores[s] ?? 0} points`, s === this.seat ? " — you" : ""))),
+        h("strong", {}, this.nameNode(s)), ` — ${t("room.points", { count: scores[s] ?? 0 })}`, s === this.seat ? ` — ${t("common.you")}` : ""))),
       h("p", {}, this.verifyBadge()),
       this.seedLines(),
-      h("p", {}, replay, replay ? " · " : null, h("a", { href: "/" }, "Back to the lobby")));
+      h("p", {}, replay, replay ? " · " : null, h("a", { href: "/" }, t("common.back_to_lobby"))));
   }
 
   gameOver() {
@@ -1022,14 +1031,14 @@ export class RoomPage {
     const out = v.outcome || { scores: v.scores, ranks: [] };
     const order = [...Array(v.players).keys()].sort((a, b) => (out.ranks[a] ?? 0) - (out.ranks[b] ?? 0));
     const gameId = this.room.game_id;  // the archive id of this room's game, from the server
-    return h("section", { class: "panel gameover", "aria-label": "final scores" },
-      h("h2", {}, "Game over — final scores"),
+    return h("section", { class: "panel gameover", "aria-label": t("room.final_aria") },
+      h("h2", {}, t("room.final_title")),
       h("ol", { class: "final" }, order.map((s) => h("li", { dataset: { seat: String(s), rank: String(out.ranks[s] ?? "") } },
-        h("strong", {}, this.nameNode(s)), ` — ${out.scores[s]} points`,
-        out.ranks[s] === 1 ? " ★ winner" : "", ` (rank ${out.ranks[s] ?? "?"})`, s === this.seat ? " — you" : ""))),
+        h("strong", {}, this.nameNode(s)), ` — ${t("room.points", { count: out.scores[s] })}`,
+        out.ranks[s] === 1 ? ` ★ ${t("room.winner")}` : "", ` (${t("room.rank", { rank: out.ranks[s] ?? "?" })})`, s === this.seat ? ` — ${t("common.you")}` : ""))),
       h("p", {}, this.verifyBadge()),
       this.seedLines(),
-      h("p", {}, gameId ? h("a", { href: `/replay/${encodeURIComponent(gameId)}` }, "Watch the replay") : null,
-        gameId ? " · " : null, h("a", { href: "/" }, "Back to the lobby")));
+      h("p", {}, gameId ? h("a", { href: `/replay/${encodeURIComponent(gameId)}` }, t("room.watch_replay")) : null,
+        gameId ? " · " : null, h("a", { href: "/" }, t("common.back_to_lobby"))));
   }
 }

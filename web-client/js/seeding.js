@@ -7,6 +7,7 @@
 // SHA-256(server_seed), published then, revealed at the end); c_i: seat i's 32 bytes, in seat
 // order (sent with `ready`, or chosen by the server for a seat that sent none: by "server").
 
+import { t } from "./i18n.js";
 import { fromHex, sha256, toHex, utf8 } from "./sha256.js";
 
 export const LABEL = "tortuga-seed/1";
@@ -77,15 +78,15 @@ export async function checkDerivation(code, room) {
   if (!room.contributions || !room.server_seed) return { ok: true, message: "", checked: false };
   const commitment = read(code).commitment || room.seed_commitment;
   if (commitment !== room.seed_commitment) {
-    return { ok: false, message: "the server changed its committed seed after this browser saw it", checked: true };
+    return { ok: false, message: t("seeding.changed"), checked: true };
   }
   if (toHex(await sha256(fromHex(room.server_seed))) !== commitment) {
-    return { ok: false, message: "the server seed does not match the commitment published when the room was set up", checked: true };
+    return { ok: false, message: t("seeding.mismatch"), checked: true };
   }
   const seats = [...room.contributions].sort((a, b) => a.seat - b.seat);
   const derived = await deriveSeed(room.server_seed, seats.map((c) => c.entropy));
   if (derived !== String(room.seed).toLowerCase()) {
-    return { ok: false, message: "the seed is not made from the committed server seed and the players' bytes", checked: true };
+    return { ok: false, message: t("seeding.not_derived"), checked: true };
   }
   return { ok: true, message: "", checked: true };
 }

@@ -4,6 +4,7 @@
 // The contract is docs/CLIENT.md.
 
 import { h } from "../../dom.js";
+import { t } from "../../i18n.js";
 import { describe, edition, playLabel } from "./cards.js";
 import { dealRound, verifyDeals } from "./deal.js";
 import {
@@ -13,35 +14,34 @@ import {
 /** The bid box of the sealed bidding: choose, then seal (ctx.seal commits it). */
 function bidBox(ctx) {
   const { view: v, seal: s, seat, ui } = ctx;
-  if (!s || !s.seats.includes(seat)) return h("div", { class: "prompt-box" }, h("p", {}, "Waiting for the bidding to open…"));
+  if (!s || !s.seats.includes(seat)) return h("div", { class: "prompt-box" }, h("p", {}, t("sk.bid.waiting_open")));
   const mine = s.committed[seat];
   const stored = ctx.sealedMove;
   if (mine === "default") {
     return h("div", { class: "prompt-box", dataset: { sealed: "default" } },
-      h("h2", {}, "Time ran out for your bid"), h("p", {}, "The game's default bid will be made for you."));
+      h("h2", {}, t("sk.bid.timeout")), h("p", {}, t("sk.bid.timeout_text")));
   }
   if (mine) {
     const n = Object.keys(s.committed).length;
     return h("div", { class: "prompt-box", dataset: { sealed: "1" } },
-      h("h2", {}, stored ? `Your bid of ${stored.bid} is sealed ✓` : "Your bid is sealed ✓"),
-      h("p", {}, s.open ? "Everyone has bid: revealing…" : `${n} of ${s.seats.length} bids sealed. Waiting for the others…`),
-      stored ? null : h("p", { class: "small" },
-        "This bid was sealed elsewhere (another tab, or a bot while you were away): it is revealed from there."));
+      h("h2", {}, stored ? t("sk.bid.sealed_n", { bid: stored.bid }) : t("sk.bid.sealed")),
+      h("p", {}, s.open ? t("sk.bid.revealing") : t("sk.bid.progress", { n, total: s.seats.length })),
+      stored ? null : h("p", { class: "small" }, t("sk.bid.elsewhere")));
   }
   const bids = (v.legal || []).filter((m) => "bid" in m).map((m) => m.bid);
   if (ui.bid !== undefined && ui.bid !== null && !bids.includes(ui.bid)) ui.bid = null;
   const selected = ui.bid ?? null;
   const buttons = bids.map((b) => h("button", { type: "button", "aria-pressed": selected === b ? "true" : "false",
-    dataset: { bid: String(b), key: `bid-${b}` }, "aria-label": `bid ${b}`,
+    dataset: { bid: String(b), key: `bid-${b}` }, "aria-label": t("sk.bid.one", { bid: b }),
     onclick: () => { ui.bid = b; ctx.rerender(); } }, String(b)));
-  return h("div", { class: "prompt-box", role: "group", "aria-label": "your bid" },
-    h("h2", {}, `How many tricks will you win? (0–${bids[bids.length - 1] ?? 0})`),
+  return h("div", { class: "prompt-box", role: "group", "aria-label": t("sk.bid.aria") },
+    h("h2", {}, t("sk.bid.question", { max: bids[bids.length - 1] ?? 0 })),
     h("div", { class: "bids" }, buttons),
     h("div", { class: "row" },
       h("button", { type: "button", dataset: { key: "seal" }, disabled: selected === null || ctx.busy,
         onclick: () => ctx.commit({ bid: selected }) },
-      selected === null ? "Choose a bid" : `Seal my bid: ${selected}`),
-      h("span", { class: "small" }, "Bids stay secret until everyone has bid, then all flip together.")));
+      selected === null ? t("sk.bid.choose") : t("sk.bid.seal", { bid: selected })),
+      h("span", { class: "small" }, t("sk.bid.secret"))));
 }
 
 /** A card click: one move, or Scary Mary / Rogue's choice (pirate or escape) first. */
@@ -69,7 +69,7 @@ const skullKing = {
     const parts = [statusLine(ctx), playersPanel(ctx), trickPanel(ctx), ...ctx.notes];
     if (ctx.seat === null || !v.hand) {
       if (ctx.seat === null) {
-        parts.push(h("p", { class: "small", dataset: { role: "spectator-note" } }, "You are watching: nobody's hand is shown."));
+        parts.push(h("p", { class: "small", dataset: { role: "spectator-note" } }, t("sk.watching")));
       }
       return parts;
     }
@@ -98,14 +98,14 @@ const skullKing = {
 
   turnText(ctx) {
     const v = ctx.view;
-    if (v.phase === "bid") return "bidding";
-    if (v.phase === "play") return `${seatName(ctx.room, v, (v.prompt && v.prompt.seats[0]) ?? v.turn)} to play`;
+    if (v.phase === "bid") return t("lobby.turn.bidding");
+    if (v.phase === "play") return t("lobby.turn.to_play", { name: seatName(ctx.room, v, (v.prompt && v.prompt.seats[0]) ?? v.turn) });
     return "";
   },
 
   revealText(ctx, moves) {
     const bids = Object.entries(moves).filter(([, m]) => m && "bid" in m);
-    return bids.length ? `Bids revealed: ${bids.map(([s, m]) => `${ctx.name(Number(s))} ${m.bid}`).join(", ")}` : "";
+    return bids.length ? t("sk.bids_revealed", { bids: bids.map(([s, m]) => `${ctx.name(Number(s))} ${m.bid}`).join(", ") }) : "";
   },
 
   /** Digits choose a bid; Escape closes the pirate-or-escape choice. True: handled. */
@@ -132,7 +132,7 @@ const skullKing = {
   hold(previous, view, event, name) {
     if (!previous || previous.phase !== "play" || !view.last_trick || (view.trick || []).length) return null;
     if (JSON.stringify(previous.last_trick) === JSON.stringify(view.last_trick)) return null;
-    return { ms: 1500, kind: "trick", text: `${name(view.last_trick.winner)} wins the trick` };
+    return { ms: 1500, kind: "trick", text: t("sk.wins_trick", { name: name(view.last_trick.winner) }) };
   },
 
   /** My own card may be taken back unless it ended the round or the ghost played after it. */
@@ -155,25 +155,25 @@ const skullKing = {
 
   /** What `checked` counts, for the badge. */
   checkedText(n, spectator) {
-    return spectator ? `the dealers of ${n} round${n === 1 ? "" : "s"}` : `the ${n} hand${n === 1 ? "" : "s"} you were dealt`;
+    return spectator ? t("sk.checked_dealers", { count: n }) : t("sk.checked_hands", { count: n });
   },
 
-  badRoundsText: (rounds) => `round${rounds.length === 1 ? "" : "s"} ${rounds.join(", ")}`,
+  badRoundsText: (rounds) => t("sk.bad_rounds", { count: rounds.length, rounds: rounds.join(", ") }),
 
   // -- the end -------------------------------------------------------------------------------
   scores: (view) => view.scores || [],
 
   /** Where an abandoned game stopped. */
   stoppedText(view) {
-    return view.phase === "bid" ? `during the bids of round ${view.round} of ${view.rounds}`
-      : view.phase === "play" ? `in round ${view.round} of ${view.rounds}` : "";
+    return view.phase === "bid" ? t("sk.stopped_bids", { round: view.round, rounds: view.rounds })
+      : view.phase === "play" ? t("sk.stopped_play", { round: view.round, rounds: view.rounds }) : "";
   },
 
   // -- the replay --------------------------------------------------------------------------
   replayTable(ctx) {
     const v = ctx.view;
-    const hands = v.hands ? h("section", { class: "hands-all", "aria-label": "all hands" },
-      h("h2", {}, "All hands"),
+    const hands = v.hands ? h("section", { class: "hands-all", "aria-label": t("sk.all_hands_aria") },
+      h("h2", {}, t("sk.all_hands")),
       v.hands.map((hand, i) => h("div", { class: "hand-row", dataset: { seat: String(i) } },
         h("span", { class: "who" }, seatName(ctx.room, v, i)),
         hand.length ? hand.map((c) => cardFace(v.game, c, { small: true })) : h("span", { class: "small" }, "—")))) : null;
@@ -184,13 +184,13 @@ const skullKing = {
   describeStep(frame, name) {
     const v = frame.view;
     const moves = Object.entries(frame.moves || {});
-    if (!moves.length) return frame.version === 1 ? "The deal" : "";
+    if (!moves.length) return frame.version === 1 ? t("sk.the_deal") : "";
     const proxies = frame.proxies || [];
-    const by = (s) => (proxies.includes(Number(s)) ? " (played by a bot while away)"
-      : (frame.defaults || []).includes(Number(s)) ? " (time ran out)" : "");
+    const by = (s) => (proxies.includes(Number(s)) ? ` (${t("sk.by_bot")})`
+      : (frame.defaults || []).includes(Number(s)) ? ` (${t("sk.time_ran_out")})` : "");
     const bids = moves.filter(([, m]) => m && "bid" in m);
-    if (bids.length) return `Bids revealed: ${bids.map(([s, m]) => `${name(Number(s))} ${m.bid}${by(s)}`).join(", ")}`;
-    return moves.map(([s, m]) => `${name(Number(s))} played ${m.play ? playLabel(v.game, { card: m.play, as: m.as }) : JSON.stringify(m)}`
+    if (bids.length) return t("sk.bids_revealed", { bids: bids.map(([s, m]) => `${name(Number(s))} ${m.bid}${by(s)}`).join(", ") });
+    return moves.map(([s, m]) => t("sk.played", { name: name(Number(s)), card: m.play ? playLabel(v.game, { card: m.play, as: m.as }) : JSON.stringify(m) })
       + by(s)).join("; ");
   },
 

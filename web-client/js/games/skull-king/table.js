@@ -3,29 +3,36 @@
 
 import { describe, playLabel, sortHand } from "./cards.js";
 import { h } from "../../dom.js";
+import { t } from "../../i18n.js";
 import { nameNode } from "../../names.js";
 
 /** A card face. `as` ("pirate"/"escape") is written under a choice card that was played. */
 export function cardFace(game, name, { small = false, as = null, tag = "div", props = {} } = {}) {
   const d = describe(game, name);
   const classes = ["card", small && "small", d.suit ? `s-${d.suit}` : "special", `k-${d.kind}`];
-  const label = as ? `${d.label} as ${as}` : d.label;
+  const label = as ? t("cards.as", { card: d.label, choice: t(`cards.as.${as}`) }) : d.label;
   const el = h(tag, { class: classes, "aria-label": label, title: label, dataset: { card: name }, ...props },
     d.kind === "number"
       ? [h("span", { class: "rank", "aria-hidden": "true" }, String(d.rank)),
          h("span", { class: "sym", "aria-hidden": "true" }, d.symbol),
-         h("span", { class: "name", "aria-hidden": "true" }, d.suit)]
+         h("span", { class: "name", "aria-hidden": "true" }, t(`cards.suit.${d.suit}`))]
       : [h("span", { class: "sym", "aria-hidden": "true" }, d.icon),
          h("span", { class: "name", "aria-hidden": "true" }, d.label)],
-    as ? h("span", { class: "as", "aria-hidden": "true" }, `as ${as}`) : null);
+    as ? h("span", { class: "as", "aria-hidden": "true" }, t("sk.as_choice", { choice: t(`cards.as.${as}`) })) : null);
   return el;
 }
 
 export function seatName(room, view, seat) {
-  if (view && view.ghost && seat === view.ghost.seat) return "Ghost";
+  if (view && view.ghost && seat === view.ghost.seat) return t("sk.ghost");
   const s = room && room.seats && room.seats[seat];
-  if (!s) return `Seat ${seat + 1}`;
-  return s.name || (s.bot ? `${s.bot} bot` : `Seat ${seat + 1}`);
+  if (!s) return t("common.seat", { n: seat + 1 });
+  return s.name || (s.bot ? t("room.bot_named", { level: t(`room.level.${s.bot}`) }) : t("common.seat", { n: seat + 1 }));
+}
+
+/** A catalogue text with a node where its marker ("\u0000") was: [before, node, after]. */
+function splitAround(text, node) {
+  const [before, after] = text.split("\u0000");
+  return [before, node, after ?? ""];
 }
 
 /** A seat's name as a node: with the bot mark and level for a bot (names.js). */
@@ -43,22 +50,22 @@ export function owing(view) {
 export function statusLine(ctx) {
   const { view, room, seat, seal, ended } = ctx;
   const parts = [];
-  parts.push(h("span", { class: "round" }, `Round ${view.round} of ${view.rounds}`));
-  parts.push(h("span", {}, `${view.cards} card${view.cards === 1 ? "" : "s"} each`));
-  parts.push(h("span", {}, "Dealer: ", who(room, view, view.dealer)));
+  parts.push(h("span", { class: "round" }, t("sk.round_of", { round: view.round, rounds: view.rounds })));
+  parts.push(h("span", {}, t("sk.cards_each", { count: view.cards })));
+  parts.push(h("span", {}, t("sk.dealer"), " ", who(room, view, view.dealer)));
   let turn = "";  // text, or a list of nodes
   if (ended) {
     turn = ended;
   } else if (view.phase === "bid") {
     const waiting = owing(view).filter((s) => !(seal && seal.committed && s in seal.committed));
-    if (seal && seal.open) turn = "Revealing the bids…";
-    else if (seat !== null && waiting.includes(seat)) turn = "Your bid — everyone bids at once";
-    else turn = ["Waiting for bids: ", waiting.length ? waiting.flatMap((s, i) => [i ? ", " : "", who(room, view, s)]) : "—"];
+    if (seal && seal.open) turn = t("sk.revealing_bids");
+    else if (seat !== null && waiting.includes(seat)) turn = t("sk.your_bid");
+    else turn = [t("sk.waiting_bids"), " ", waiting.length ? waiting.flatMap((s, i) => [i ? ", " : "", who(room, view, s)]) : "—"];
   } else if (view.phase === "play") {
-    const t = owing(view)[0];
-    turn = t === seat ? "Your turn to play" : [who(room, view, t), " to play"];
+    const next = owing(view)[0];
+    turn = next === seat ? t("sk.your_turn") : splitAround(t("lobby.turn.to_play", { name: "\u0000" }), who(room, view, next));
   } else if (view.phase === "over") {
-    turn = "Game over";
+    turn = t("sk.game_over");
   }
   parts.push(h("span", { class: "turn", role: "status" }, turn));
   if (ctx.clock) parts.push(ctx.clock);
@@ -78,7 +85,7 @@ export function playersPanel(ctx) {
       const opened = seal && seal.opened && seal.opened[s];
       const shown = opened && "bid" in opened ? opened.bid : null;
       sealedState = h("div", { class: "sealed-state", dataset: { committed: done ? "1" : "0" } },
-        shown !== null ? `Bid ${shown}` : done ? "bid sealed ✓" : "… choosing a bid");
+        shown !== null ? t("sk.bid_shown", { bid: shown }) : done ? t("sk.bid_sealed") : t("sk.choosing"));
     }
     const isTurn = view.phase === "play" ? prompt[0] === s : prompt.includes(s) && !(seal && seal.committed && s in seal.committed);
     const online = !connected || connected.has(s) || (room.seats[s] && room.seats[s].bot);
@@ -87,26 +94,26 @@ export function playersPanel(ctx) {
       dataset: { seat: String(s) },
       "aria-current": isTurn ? "true" : null,
     },
-    h("div", { class: "pname" }, who(room, view, s)),
+    h("div", { class: "pname" }, who(room, view, s), s === seat ? h("span", { class: "you" }, ` (${t("common.you")})`) : null),
     away && away.has(s) ? h("div", { class: "offline", dataset: { away: "1" } },
-      room.absent === "default" ? "away: default moves" : "away: a bot plays")
-      : online ? null : h("div", { class: "offline" }, "offline"),
+      room.absent === "default" ? t("sk.away_default") : t("sk.away_bot"))
+      : online ? null : h("div", { class: "offline" }, t("room.offline")),
     h("div", { class: "stats" },
-      h("span", {}, "Bid ", h("strong", { class: "bid" }, bid === null || bid === undefined ? "–" : String(bid))),
-      h("span", {}, "Won ", h("strong", { class: "won" }, String(view.tricks[s] ?? 0))),
-      h("span", {}, "Score ", h("strong", { class: "score" }, String(view.scores[s] ?? 0)))),
+      h("span", {}, `${t("sk.bid")} `, h("strong", { class: "bid" }, bid === null || bid === undefined ? "–" : String(bid))),
+      h("span", {}, `${t("sk.won")} `, h("strong", { class: "won" }, String(view.tricks[s] ?? 0))),
+      h("span", {}, `${t("sk.score")} `, h("strong", { class: "score" }, String(view.scores[s] ?? 0)))),
     sealedState,
-    view.hand_sizes ? h("div", { class: "small" }, `${view.hand_sizes[s]} in hand`) : null));
+    view.hand_sizes ? h("div", { class: "small" }, t("sk.in_hand", { count: view.hand_sizes[s] })) : null));
   }
   if (view.ghost) {
     const g = view.ghost;
     boxes.push(h("div", { class: ["player", "ghost", view.turn === g.seat && "turn"], dataset: { seat: String(g.seat) } },
-      h("div", { class: "pname" }, "Ghost hand"),
+      h("div", { class: "pname" }, t("sk.ghost_hand")),
       h("div", { class: "stats ghost-info" },
-        h("span", {}, "Pile ", h("strong", {}, String(g.pile))),
-        h("span", {}, "Won ", h("strong", {}, String(g.tricks))))));
+        h("span", {}, `${t("sk.pile")} `, h("strong", {}, String(g.pile))),
+        h("span", {}, `${t("sk.won")} `, h("strong", {}, String(g.tricks))))));
   }
-  return h("div", { class: "players", role: "list", "aria-label": "players" },
+  return h("div", { class: "players", role: "list", "aria-label": t("sk.players_aria") },
     boxes.map((b) => { b.setAttribute("role", "listitem"); return b; }));
 }
 
@@ -121,7 +128,7 @@ function heldTrick(ctx) {
     class: ["played", p.seat === lt.winner && "winner"], dataset: { seat: String(p.seat) } },
   cardFace(view.game, p.card, { as: p.as || null }),
   h("span", { class: "by" }, who(room, view, p.seat)),
-  p.seat === lt.winner ? h("span", { class: "wins" }, "★ wins") : null));
+  p.seat === lt.winner ? h("span", { class: "wins" }, `★ ${t("sk.wins")}`) : null));
   const zone = h("div", { class: "trick-zone gather" }, items);
   zone.style.setProperty("--elapsed", `${elapsed}ms`);  // a redraw does not restart the gathering
   // Each losing card slides toward the winning one (CSS animation; none with reduced motion).
@@ -135,10 +142,10 @@ function heldTrick(ctx) {
       card.style.setProperty("--dy", `${t.top - r.top}px`);
     }
   });
-  return h("section", { class: "trick held", "aria-label": "the trick", dataset: { held: "1" } },
-    h("p", { class: "trick-winner" }, h("strong", {}, winner, " wins the trick")),
+  return h("section", { class: "trick held", "aria-label": t("sk.trick_aria"), dataset: { held: "1" } },
+    h("p", { class: "trick-winner" }, h("strong", {}, splitAround(t("sk.wins_trick", { name: "\u0000" }), winner))),
     zone,
-    h("p", { class: "small go-on" }, "Click anywhere to go on"));
+    h("p", { class: "small go-on" }, t("sk.go_on")));
 }
 
 /** The trick in the middle (or the last trick, faded, while the next one has not begun). */
@@ -154,8 +161,8 @@ export function trickPanel(ctx) {
   if (view.last_trick && view.last_trick.plays && view.last_trick.plays.length) {
     const lt = view.last_trick;
     const winner = seatName(room, view, lt.winner);
-    last = h("div", { class: "last-trick", "aria-label": "last trick" },
-      `Last trick won by ${winner}: `,
+    last = h("div", { class: "last-trick", "aria-label": t("sk.last_trick_aria") },
+      `${t("sk.last_trick", { name: winner })} `,
       lt.plays.map((p) => `${seatName(room, view, p.seat)} ${playLabel(game, p)}`).join(" · "));
     if (!plays.length && view.phase === "play") {
       items.push(...lt.plays.map((p) => h("div", {
@@ -164,11 +171,11 @@ export function trickPanel(ctx) {
         h("span", { class: "by" }, who(room, view, p.seat)))));
     }
   }
-  if (view.phase === "over") return h("section", { class: "trick", "aria-label": "the last trick" }, last);
-  return h("section", { class: "trick", "aria-label": "the trick" },
+  if (view.phase === "over") return h("section", { class: "trick", "aria-label": t("sk.the_last_trick_aria") }, last);
+  return h("section", { class: "trick", "aria-label": t("sk.trick_aria") },
     h("div", { class: "trick-zone", "aria-live": "polite" },
       items.length ? items : h("span", { class: "empty" },
-        view.phase === "bid" ? "Bids first, then the first trick" : "No card played yet")),
+        view.phase === "bid" ? t("sk.bids_first") : t("sk.no_card_yet"))),
     last);
 }
 
@@ -191,7 +198,7 @@ export function handPanel(ctx, onPlay) {
       props: {
         type: "button",
         disabled: !moves,
-        "aria-label": moves ? `Play ${label}` : label,
+        "aria-label": moves ? t("sk.play_card", { card: label }) : label,
         dataset: { card: name, key: `card-${name}` },
         onclick: () => moves && onPlay(name, moves),
       },
@@ -212,43 +219,43 @@ export function handPanel(ctx, onPlay) {
       (pool[k] || pool[0]).focus();
     });
   }
-  return h("section", { class: "hand-zone", "aria-label": "your hand" },
-    h("h2", {}, myTurn ? "Your hand — choose a card" : "Your hand"),
-    h("div", { class: ["hand", !myTurn && "waiting"], role: "group", "aria-label": `your hand, ${hand.length} cards` },
-      buttons.length ? buttons : h("span", { class: "muted" }, "No cards")));
+  return h("section", { class: "hand-zone", "aria-label": t("sk.hand_aria") },
+    h("h2", {}, myTurn ? t("sk.hand_choose") : t("sk.hand")),
+    h("div", { class: ["hand", !myTurn && "waiting"], role: "group", "aria-label": t("sk.hand_count", { count: hand.length }) },
+      buttons.length ? buttons : h("span", { class: "muted" }, t("sk.no_cards"))));
 }
 
 /** "Scary Mary / Rogue: pirate or escape?" */
 export function choiceDialog(game, name, moves, onChoose, onCancel) {
   const d = describe(game, name);
-  return h("div", { class: "choice-dialog", role: "dialog", "aria-label": `Play ${d.label} as` },
-    h("p", {}, `Play ${d.label} as a pirate or as an escape?`),
+  return h("div", { class: "choice-dialog", role: "dialog", "aria-label": t("sk.choice_aria", { card: d.label }) },
+    h("p", {}, t("sk.choice_question", { card: d.label })),
     h("div", { class: "row" },
       moves.map((m) => h("button", { type: "button", dataset: { as: m.as, key: `as-${m.as}` }, onclick: () => onChoose(m) },
-        m.as === "pirate" ? "⚔ Pirate" : "⚐ Escape")),
-      h("button", { type: "button", class: "secondary", onclick: onCancel }, "Cancel")));
+        m.as === "pirate" ? `⚔ ${t("cards.pirate")}` : `⚐ ${t("cards.escape")}`)),
+      h("button", { type: "button", class: "secondary", onclick: onCancel }, t("sk.cancel"))));
 }
 
 /** The score sheet: one row per round, bid / won / points per seat, and the totals. */
 export function sheetPanel(ctx) {
   const { view, room } = ctx;
   const seats = [...Array(view.players).keys()];
-  const head = h("tr", {}, h("th", { scope: "col" }, "Round"),
+  const head = h("tr", {}, h("th", { scope: "col" }, t("sk.round")),
     seats.map((s) => h("th", { scope: "col" }, who(room, view, s))));
   const rows = (view.sheet || []).map((r) => h("tr", {},
     h("th", { scope: "row" }, `${r.round}`),
     seats.map((s) => {
       const made = r.bids[s] === r.tricks[s];
       return h("td", { class: made ? "made" : "missed",
-        title: `bid ${r.bids[s]}, won ${r.tricks[s]}${r.bonus[s] && made ? `, bonus ${r.bonus[s]}` : ""}` },
+        title: t(r.bonus[s] && made ? "sk.sheet_cell_bonus" : "sk.sheet_cell", { bid: r.bids[s], won: r.tricks[s], bonus: r.bonus[s] }) },
       `${r.bids[s]}/${r.tricks[s]} `, h("strong", {}, `${r.points[s] > 0 ? "+" : ""}${r.points[s]}`),
       made ? " ✓" : " ✗");
     })));
-  const total = h("tr", { class: "total" }, h("th", { scope: "row" }, "Total"),
+  const total = h("tr", { class: "total" }, h("th", { scope: "row" }, t("sk.total")),
     seats.map((s) => h("td", {}, String(view.scores[s] ?? 0))));
-  return h("section", { class: "panel", "aria-label": "score sheet" },
-    h("h2", {}, "Score sheet"),
-    h("p", { class: "small muted" }, "bid/won and points; ✓ bid made, ✗ missed"),
+  return h("section", { class: "panel", "aria-label": t("sk.sheet_aria") },
+    h("h2", {}, t("sk.sheet")),
+    h("p", { class: "small muted" }, t("sk.sheet_legend")),
     h("div", { class: "scroll" }, h("table", { class: "sheet-table" },
       h("thead", {}, head), h("tbody", {}, rows, total))));
 }
