@@ -22,7 +22,7 @@ import sys
 import tarfile
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,7 +99,12 @@ def _rounds(rounds: int | None) -> str:
     return "default options" if rounds is None else f"{rounds} rounds"
 
 
-def play(game: AnyGame, tally: Tally, seeds: range) -> None:
+RngMaker = Callable[[bytes, str], Any]
+"""``engines.rng.Rng`` of one engines package (the benchmark draws each side's random moves
+with its own generator: it is engine code too)."""
+
+
+def play(game: AnyGame, tally: Tally, seeds: range, rng: RngMaker = Rng) -> None:
     """Play one random full game per seed index; add the time and moves to ``tally``.
 
     An open prompt with several seats takes one move per step, as the contract says; a
@@ -112,7 +117,7 @@ def play(game: AnyGame, tally: Tally, seeds: range) -> None:
     start = time.process_time()
     for g in seeds:
         seed = g.to_bytes(8, "big")
-        choice = Rng(seed, "bench").choice
+        choice = rng(seed, "bench").choice
         state = game.start(options, players, seed)
         while True:
             prompt = prompt_of(state)
@@ -183,30 +188,44 @@ class Comparison:
         ]
 
 
+@dataclass(frozen=True)
+class Engines:
+    """One ``engines`` package: its label, its registered games and its generator."""
+
+    label: str
+    games: dict[str, AnyGame]
+    rng: RngMaker
+
+
 def compare(
     game_id: str,
-    before: AnyGame,
-    before_label: str,
+    theirs: Engines,
     *,
     players: int = 4,
     games: int = 50,
     rounds: int | None = None,
+    game: AnyGame | None = None,
 ) -> Comparison:
-    """Both engines play the same seeds, alternating batches of BATCH games (and which goes
-    first), in this process."""
-    after = GAMES[game_id]
+    """The working tree's ``game_id`` (or ``game``) against ``theirs``: both play the same
+    seeds, alternating batches of BATCH games (and which goes first), in this process, each
+    side drawing its random moves with its own generator."""
+    sides = (
+        (theirs.games[game_id], theirs.rng),
+        (game if game is not None else GAMES[game_id], Rng),
+    )
     tallies = (
-        Tally(before_label, game_id, players, rounds),
+        Tally(theirs.label, game_id, players, rounds),
         Tally("working tree", game_id, players, rounds),
     )
-    engines = (before, after)
-    for engine in engines:  # warm up both (allocator, caches) before anything is timed
-        play(engine, Tally("warm-up", game_id, players, rounds), range(KEPT_GAMES, KEPT_GAMES + 2))
+    engines = tuple(engine for engine, _ in sides)
+    for engine, rng in sides:  # warm up both (allocator, caches) before anything is timed
+        warm = Tally("warm-up", game_id, players, rounds)
+        play(engine, warm, range(KEPT_GAMES, KEPT_GAMES + 2), rng)
     for turn, start in enumerate(range(0, games, BATCH)):
         seeds = range(start, min(games, start + BATCH))
         order = (0, 1) if turn % 2 == 0 else (1, 0)
         for i in order:
-            play(engines[i], tallies[i], seeds)
+            play(sides[i][0], tallies[i], seeds, sides[i][1])
     results = [result(engines[i], tallies[i]) for i in (0, 1)]
     same = tallies[0].digest.digest() == tallies[1].digest.digest()
     return Comparison(results[0], results[1], same)
@@ -225,7 +244,7 @@ def revision_name(rev: str) -> str:
 
 
 @contextmanager
-def engines_at(rev: str) -> Iterator[dict[str, AnyGame]]:
+def engines_at(rev: str) -> Iterator[Engines]:
     """The registered games of ``rev``'s ``engines/`` package, imported beside the current
     one: the current ``engines`` modules are set aside in ``sys.modules`` while REV's are
     imported from a temporary folder, then put back. REV's games keep working afterwards
@@ -245,12 +264,13 @@ def engines_at(rev: str) -> Iterator[dict[str, AnyGame]]:
         }
         sys.path.insert(0, folder)
         try:
-            import engines.registry as theirs
+            import engines.registry as their_registry
+            import engines.rng as their_rng
 
-            games = dict(theirs.GAMES)
+            found = Engines(rev, dict(their_registry.GAMES), their_rng.Rng)
         finally:
             sys.path.remove(folder)
             for name in [n for n in sys.modules if n == "engines" or n.startswith("engines.")]:
                 del sys.modules[name]
             sys.modules.update(current)
-        yield games
+        yield found

@@ -106,13 +106,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return 2
     with bench.engines_at(name) as theirs:
         for game_id in ids:
-            if game_id not in theirs:
+            if game_id not in theirs.games:
                 print(f"{game_id}: not in {name}'s engines, nothing to compare", flush=True)
                 continue
             comparison = bench.compare(
                 game_id,
-                theirs[game_id],
-                name,
+                theirs,
                 players=args.players,
                 games=args.count,
                 rounds=args.rounds,

@@ -114,9 +114,12 @@ def bonus(deck: Deck, plays: Sequence[Play], win: int) -> int:
             return 50
         return 0
     points = 0
+    top, ranks = e.top_rank, deck.rank  # special cards have rank 0: only numbers count here
     for _, c, _a in plays:
-        if deck.kind[c] == NUMBER and deck.rank[c] == e.top_rank:
+        if ranks[c] == top:
             points += 20 if deck.suit[c] == deck.black else 10
+    if taker in (NUMBER, ESCAPE):
+        return points
     roles_ = roles(deck, plays)
     if taker == PIRATE:
         points += 20 * roles_.count(MERMAID)

@@ -36,9 +36,14 @@ def test_against_head_plays_the_same_games(capsys: pytest.CaptureFixture[str]) -
 def test_a_changed_rule_shows(capsys: pytest.CaptureFixture[str]) -> None:
     """The comparison is not vacuous: an engine that plays differently is reported."""
     with bench.engines_at("HEAD") as theirs:
-        mine = bench.compare("skull-king", theirs["skull-king"], "HEAD", games=2, rounds=2)
+        # REV's own modules, its generator included (each side draws moves with its own).
+        assert theirs.rng is not bench.Rng
+        assert theirs.games["skull-king"] is not bench.GAMES["skull-king"]
+        mine = bench.compare("skull-king", theirs, games=2, rounds=2)
         assert mine.same_states
-        other = bench.compare("skull-king", theirs["bid-tricks"], "HEAD", games=2, rounds=2)
+        other = bench.compare(
+            "skull-king", theirs, games=2, rounds=2, game=bench.GAMES["bid-tricks"]
+        )
     assert not other.same_states
     assert "identical encoded states over the first 2 games: NO" in other.lines()[2]
 
