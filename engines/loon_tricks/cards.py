@@ -8,7 +8,7 @@ remove 1-4 of each suit (48); with 3 players remove 1-8 (36)".
 from __future__ import annotations
 
 SUITS = ("red", "green", "blue")  # red is always trump
-RED, GREEN, BLUE = 0, 1, 2
+RED = 0  # the index of red in SUITS
 TOP = 20
 LOWEST = {3: 9, 4: 5, 5: 1}  # players -> the lowest number in play
 

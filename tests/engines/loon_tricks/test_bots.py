@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import statistics
 
+import pytest
+
+from engines.core import BadOptions
 from engines.loon_tricks.bots import heuristic, uniform
 from engines.loon_tricks.moves import Bid
 from engines.rng import Rng
@@ -115,3 +118,11 @@ def test_heuristic_bids_little_and_only_for_the_row_it_values_most() -> None:
     later = GAME.step(state, {0: Bid(0), 1: Bid(0), 2: Bid(0)})
     move = heuristic(GAME.view(later, 0), GAME.legal(later, 0), Rng(b"-", "-"))
     assert isinstance(move, Bid) and 1 <= move.loon <= 3
+
+
+def test_bot_levels() -> None:
+    """ "Bots: `random` and a heuristic" -- by name, as the server asks for them."""
+    assert GAME.bot_levels == ("random", "heuristic")
+    assert GAME.bot("random") is uniform and GAME.bot("heuristic") is heuristic
+    with pytest.raises(BadOptions):
+        GAME.bot("genius")

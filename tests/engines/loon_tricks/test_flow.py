@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from engines.core import IllegalMove
+from engines.core import BadOptions, IllegalMove
 from engines.loon_tricks.cards import NAMES, deck
 from engines.loon_tricks.moves import Ditch, Predict
 from engines.loon_tricks.score_cards import DECKS, PREDICTING
@@ -50,6 +50,14 @@ def test_score_cards_never_return() -> None:
     assert all(row[2] in DECKS["capture"] and row[3] in DECKS["treasure"] for row in state.scores)
 
 
+def test_three_to_five_players() -> None:
+    """ "3-5 players" """
+    assert GAME.seats == range(3, 6)
+    for players in (2, 6):
+        with pytest.raises(BadOptions):
+            GAME.start(GAME.options(), players, SEED)
+
+
 def test_rounds_option() -> None:
     """ "3 rounds (option: 4 or 5)" """
     assert GAME.options().rounds == 3 and GAME.options({"rounds": 5}).rounds == 5
@@ -62,13 +70,14 @@ def test_top_up_to_five_at_the_start_of_a_round() -> None:
     """ "At the start of a round, a player with less than 5 loon is topped up to 5." """
     state = GAME.start(GAME.options(), 3, SEED)
     assert state.loon == (12, 12, 12) and state.ledger == ()  # "starts with 12 loon"
-    state = msgspec.structs.replace(state, loon=(0, 4, 6))
+    state = GAME.start(GAME.options(), 4, SEED)
+    state = msgspec.structs.replace(state, loon=(0, 4, 5, 6))
     state = GAME._begin_round(state, 2)
-    assert state.loon == (5, 5, 6)
+    assert state.loon == (5, 5, 5, 6)
     assert [(e.round, e.seat, e.amount, e.what) for e in state.ledger] == [
         (2, 0, 5, "top-up"),
         (2, 1, 1, "top-up"),
-    ]
+    ]  # a seat with exactly 5 is not "less than 5"
 
 
 def _to_ditch(treasure: str) -> State:

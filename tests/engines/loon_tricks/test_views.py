@@ -132,3 +132,16 @@ def test_what_everyone_knows_of_a_hand_is_not_hidden_and_resample_keeps_it() -> 
         assert GAME.view(other, 0) == GAME.view(state, 0)
         assert vague <= {NAMES[c] for c in other.hands[1] + other.ditched[1]}
         assert shown <= {NAMES[c] for c in other.hands[1]}
+
+
+def test_zones_hold_every_card_once_through_a_round() -> None:
+    """Zones are cards only (loon is not a card): rows not yet taken, hands, ditched cards,
+    won tricks and the trick hold the deck exactly once at every step."""
+    state = GAME.start(GAME.options(), 4, b"zones")
+    deck = sorted(GAME.deck(GAME.options(), 4))
+    while state.round == 1:
+        zones = GAME.zones(state)
+        assert sorted(c for cards in zones.values() for c in cards) == deck
+        prompt = GAME.prompt(state)
+        seats = prompt.seats if prompt.sealed else prompt.seats[:1]
+        state = GAME.step(state, {s: GAME.default(state, s) for s in seats})
