@@ -160,3 +160,27 @@ def test_plurals_and_error_codes(web_only_url: str, chromium: Any) -> None:
     assert got["big"] == "1.200/3 đã ngồi"  # numbers as Vietnamese writes them
     ctx.close()
     assert not errors, errors
+
+
+def test_room_codes_in_the_browser(web_only_url: str, chromium: Any) -> None:
+    """codes.js reads a code the way server/room_codes.py does: grouped, spaced or lower case
+    is the same new code; an old code stays exactly as written (issue 9, item 9)."""
+    ctx, page, errors = new_page(chromium, "desktop", "en-US")
+    page.goto(web_only_url + "/")
+    page.wait_for_selector(".landing")
+    got = page.evaluate(
+        """async () => {
+      const c = await import("/static/js/codes.js");
+      return {
+        grouped: c.groupCode("K7QXMH4P"),
+        old: c.groupCode("N2d23bL_"),
+        typed: ["k7qx-mh4p", " K7QX MH4P ", "K7QXMH4P", "N2d23bL_", "a*b"].map(c.canonicalCode),
+        link: c.parseCode("join me: https://tortuga.example/r/K7QX-MH4P-ABCD-EFGH-JKMN"),
+      };
+    }"""
+    )
+    assert got["grouped"] == "K7QX-MH4P" and got["old"] == "N2d23bL_"
+    assert got["typed"] == ["K7QXMH4P", "K7QXMH4P", "K7QXMH4P", "N2d23bL_", None]
+    assert got["link"] == "K7QXMH4PABCDEFGHJKMN"
+    ctx.close()
+    assert not errors, errors
