@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from test_i18n_pages import PAGE_TEXT, SIZES, english_leftovers
+from test_i18n_pages import PAGE_TEXT, SIZES, english_leftovers, english_words
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server" / "archive"))
 from archive_helpers import T0, play_record, store
@@ -95,7 +95,7 @@ def test_a_leaderboard_per_game(
             text = page.evaluate(PAGE_TEXT)
             if lang == "vi":
                 assert "Skull King — bảng xếp hạng" in text
-                assert english_leftovers(text) == []
+                assert english_leftovers(text) == [] and english_words(text, NAMES) == []
             else:
                 assert "Skull King — leaderboard" in text
             # Each game has a board of its own.
@@ -144,7 +144,7 @@ def test_a_players_page(
             text = page.evaluate(PAGE_TEXT)
             if lang == "vi":
                 assert "Các ván gần đây" in text and "3 ván" in text
-                assert english_leftovers(text) == []
+                assert english_leftovers(text) == [] and english_words(text, NAMES) == []
             else:
                 assert "Recent games" in text and "3 games" in text and "1 game" in text
             assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")

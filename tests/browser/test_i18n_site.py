@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_i18n_pages import PAGE_TEXT, SIZES, english_leftovers, new_page
+from test_i18n_pages import PAGE_TEXT, SIZES, english_leftovers, english_words, new_page
 
 pytestmark = pytest.mark.browser
 
@@ -22,7 +22,7 @@ def test_lobby_in_vietnamese(site: str, chromium: Any, screenshot_dir: Path) -> 
         page.wait_for_selector("#conn[data-state='open']")
         text = page.evaluate(PAGE_TEXT)
         assert "Đang chơi với tên" in text
-        assert english_leftovers(text) == []
+        assert english_leftovers(text) == [] and english_words(text, ["Lan"]) == []
         page.screenshot(path=str(screenshot_dir / f"lobby-vi-{size}.png"), full_page=True)
         ctx.close()
         assert not errors, errors
