@@ -1,4 +1,5 @@
-"""An invite link's preview card: Open Graph and Twitter-card tags for ``/r/{code}``.
+"""An invite link's preview card: Open Graph and Twitter-card tags for ``/r/{code}`` (and the
+site's own card for its other pages).
 
 A link pasted into a chat app is fetched by the app's crawler, which reads these tags from
 the page's head. They say only what anyone holding the link may see by opening it: the
@@ -30,7 +31,16 @@ def tags(room: Room, url: str, texts: Catalogues, lang: str) -> str:
         description = texts.text(lang, "og.finished")
     else:
         description = texts.text(lang, "og.abandoned")
-    site = texts.text(lang, "site.title")
+    return _card(title, description, url, texts, lang)
+
+
+def site(url: str, texts: Catalogues, lang: str) -> str:
+    """The site's own card (the landing page and every other app page): what Tortuga is."""
+    return _card(texts.text(lang, "site.title"), texts.text(lang, "landing.lead"), url, texts, lang)
+
+
+def _card(title: str, description: str, url: str, texts: Catalogues, lang: str) -> str:
+    site_title = texts.text(lang, "site.title")
     pairs = [
         ("property", "og:type", "website"),
         ("property", "og:site_name", texts.text(lang, "site.name")),
@@ -43,7 +53,8 @@ def tags(room: Room, url: str, texts: Catalogues, lang: str) -> str:
         ("name", "twitter:description", description),
         ("name", "description", description),
     ]
-    lines = [f"<title>{html.escape(title)} — {html.escape(site)}</title>"]
+    full = title if title == site_title else f"{title} — {site_title}"
+    lines = [f"<title>{html.escape(full)}</title>"]
     lines += [
         f'<meta {attr}="{name}" content="{html.escape(value, quote=True)}">'
         for attr, name, value in pairs

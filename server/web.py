@@ -80,25 +80,37 @@ def routes(web_root: Path) -> list[BaseRoute]:
             request.headers.get("accept-language"),
         )
 
+    def rendered(card: str) -> Response:
+        """The app page with ``card`` in its head, and the games that have a rules page."""
+        games = sorted(p.stem for p in rules.glob("*.html") if "." not in p.stem)
+        head = f'{card}\n<meta name="tortuga:rules" content="{" ".join(games)}">'
+        body = index.read_text(encoding="utf-8").replace(head_mark, head, 1)
+        return HTMLResponse(body, headers={**HEADERS, "Vary": "Accept-Language, Cookie"})
+
+    def base_url(request: Request) -> str:
+        services: Any = getattr(request.app.state, "services", None)
+        if services is not None:
+            return str(services.rooms.base_url)
+        return str(request.base_url).rstrip("/")
+
     async def app_page(request: Request) -> Response:
-        return page(index)
+        url = base_url(request) + request.url.path
+        return rendered(unfurl.site(url, texts, language(request)))
 
     async def room_page(request: Request) -> Response:
         """The app, with the room's preview card in its head (when this app serves rooms)."""
         code = str(request.path_params["code"])
         services: Any = getattr(request.app.state, "services", None)
         if services is None:
-            return page(index)
+            return await app_page(request)
         try:
             room = await services.rooms.find(code)
         except RoomError:
-            return page(index)  # the app itself says there is no such room
+            return await app_page(request)  # the app itself says there is no such room
         if room.id != code:
             return RedirectResponse(f"/r/{room.id}", status_code=308, headers=HEADERS)
         url = f"{services.rooms.base_url}/r/{room.id}"
-        card = unfurl.tags(room, url, texts, language(request))
-        body = index.read_text(encoding="utf-8").replace(head_mark, card, 1)
-        return HTMLResponse(body, headers={**HEADERS, "Vary": "Accept-Language, Cookie"})
+        return rendered(unfurl.tags(room, url, texts, language(request)))
 
     async def rules_page(request: Request) -> Response:
         game = str(request.path_params["game"])

@@ -54,7 +54,22 @@ def test_the_choice_beats_the_browser_language(web_only_url: str) -> None:
 def test_every_rules_page_has_a_vietnamese_version() -> None:
     english = {p.stem for p in RULES.glob("*.html") if "." not in p.stem}
     vietnamese = {p.stem.removesuffix(".vi") for p in RULES.glob("*.vi.html")}
-    assert english and english == vietnamese
+    assert english
+    missing = sorted(english - vietnamese)
+    assert missing == [], "add web-client/rules/<game>.vi.html (the Vietnamese rules) for these"
+    assert vietnamese <= english
+
+
+def test_the_app_pages_carry_the_sites_card_and_the_rules_list(web_only_url: str) -> None:
+    """A link to the site itself unfurls too; the landing page links the rules pages there are."""
+    en = httpx.get(web_only_url + "/", headers={"accept-language": "en-US"}).text
+    vi = httpx.get(web_only_url + "/leaderboard/skull-king", headers={"accept-language": "vi"}).text
+    assert '<meta property="og:title" content="Tortuga — pirate card games with friends">' in en
+    assert '<meta property="og:title" content="Tortuga — chơi bài cướp biển cùng bạn bè">' in vi
+    assert f'content="{web_only_url}/leaderboard/skull-king"' in vi
+    games = sorted(p.stem for p in RULES.glob("*.html") if "." not in p.stem)
+    assert f'<meta name="tortuga:rules" content="{" ".join(games)}">' in en
+    assert en.count("<title>") == 1
 
 
 def test_the_header_switch_carries_over_to_the_rules(

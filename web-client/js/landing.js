@@ -8,16 +8,21 @@ import { nameForm } from "./ui.js";
 
 /** The games the site offers, in the order the landing page shows them. */
 export const GAMES = ["skull-king", "bid-tricks", "loon-tricks", "pirate-king", "pearates"];
-/** The games with a rules page (web-client/rules/<id>.html). */
-export const RULES = new Set(["skull-king", "bid-tricks"]);
+/** The games with a rules page (web-client/rules/<id>.html): the server names them in the
+ * page's head; without that, the two this client was written with. */
+function rulesPages() {
+  const meta = document.querySelector('meta[name="tortuga:rules"]');
+  return new Set(meta ? meta.content.split(/\s+/).filter(Boolean) : ["skull-king", "bid-tricks"]);
+}
 // Symbols every system font has (no emoji: a bare Linux shows those as boxes).
 const ICONS = { "skull-king": "♚", "bid-tricks": "⚓", "loon-tricks": "✪", "pirate-king": "⚔", pearates: "❦" };
 
 export async function showLanding(el) {
   document.title = t("site.title");
   const nameBox = h("div", { class: "landing-name" });
+  const withRules = rulesPages();
   const games = GAMES.map((id) => {
-    const rules = RULES.has(id) ? h("a", { class: "rules-link", href: `/rules/${id}` }, t("landing.rules")) : null;
+    const rules = withRules.has(id) ? h("a", { class: "rules-link", href: `/rules/${id}` }, t("landing.rules")) : null;
     return h("li", { class: "game-card", dataset: { game: id } },
       h("span", { class: "game-icon", "aria-hidden": "true" }, ICONS[id]),
       h("h3", {}, gameTitle(id)),
