@@ -123,3 +123,68 @@ def test_a_won_trick_is_held_until_a_click_while_later_frames_wait(mia: Any) -> 
     held.click()
     page.wait_for_selector(".trick-zone .played[data-seat='1'] [data-card='yellow-4']")
     assert page.locator(".trick[data-held='1']").count() == 0
+
+
+def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return not (
+        a["x"] + a["width"] <= b["x"]
+        or b["x"] + b["width"] <= a["x"]
+        or a["y"] + a["height"] <= b["y"]
+        or b["y"] + b["height"] <= a["y"]
+    )
+
+
+def test_the_as_pirate_label_stays_clear_of_the_players_name(mia: Any) -> None:
+    """Issue 9, item 5: "The 'as pirate' label under a played Scary Mary is drawn over the
+    player's name." """
+    page, start = mia
+    view = _view(
+        trick=[{"seat": 1, "card": "scary-mary", "as": "pirate"}, {"seat": 2, "card": "blue-2"}],
+        legal=[{"play": "red-3"}],
+        hand=["red-3"],
+    )
+    start(Script([_snapshot(view)]))
+    played = page.locator(".trick-zone .played[data-seat='1']")
+    played.wait_for()
+    label = played.locator(".as").bounding_box()
+    name = played.locator(".by").bounding_box()
+    assert label and name
+    assert not _overlap(label, name)
+    assert "as pirate" in played.inner_text()
+
+
+def test_the_suit_to_follow_is_shown_and_why_a_card_is_greyed(mia: Any) -> None:
+    """Issue 9, item 7: "show the suit to follow (or 'no suit yet: the first number sets
+    it'), and why a card is disabled (hover / long-press)." The view names the suit
+    (engines/skull_king/views.py: led, led_open); the page only shows it."""
+    page, start = mia
+    view = _view(
+        trick=[{"seat": 1, "card": "blue-9"}, {"seat": 2, "card": "blue-2"}],
+        led="blue",
+        led_open=False,
+        hand=["blue-5", "red-3", "escape-1"],
+        legal=[{"play": "blue-5"}, {"play": "escape-1"}],
+    )
+    script = Script([_snapshot(view)])
+    start(script)
+    follow = page.locator("[data-follow]")
+    follow.wait_for()
+    assert follow.get_attribute("data-follow") == "blue"
+    assert "Suit to follow" in follow.inner_text() and "blue" in follow.inner_text()
+    red = page.locator("button.card[data-card='red-3']")
+    assert red.is_disabled()
+    why = str(red.get_attribute("title"))
+    assert "follow blue" in why
+    # The same reason in words under the hand, for a phone (no hover there).
+    assert "follow blue" in page.inner_text(".hand-why")
+    # A new trick: nothing led yet.
+    empty = _view(
+        trick=[],
+        led=None,
+        led_open=True,
+        hand=["blue-5", "red-3"],
+        legal=[{"play": "blue-5"}, {"play": "red-3"}],
+    )
+    script.push(_event(6, empty, 2, "blue-2"))
+    page.wait_for_selector("[data-follow='']")
+    assert "No suit yet: the first number card sets it" in page.inner_text("[data-follow]")

@@ -13,3 +13,12 @@ export function nameNode(text, info) {
     h("span", { class: "bot-mark", "aria-hidden": "true" }, " ⚙"),
     h("span", { class: "visually-hidden" }, ` (${t("names.bot_sr", { level })})`));
 }
+
+/** A mark to put in a catalogue text where a name node goes: t(key, { name: NAME }). */
+export const NAME = "\u2063";
+
+/** The nodes of `text` (made with NAME in place of a name) with `node` in that place. */
+export function placeName(text, node) {
+  const at = text.indexOf(NAME);
+  return at < 0 ? [text] : [text.slice(0, at), node, text.slice(at + NAME.length)];
+}

@@ -492,5 +492,13 @@ export default {
   "room.bytes_by_server": {"one": "The server chose the bytes of seat {seats} (a bot, or no bytes sent).", "other": "The server chose the bytes of seats {seats} (bots, or no bytes sent)."},
   "seeding.changed": "the server changed its committed seed after this browser saw it",
   "seeding.mismatch": "the server seed does not match the commitment published when the room was set up",
-  "seeding.not_derived": "the seed is not made from the committed server seed and the players' bytes"
+  "seeding.not_derived": "the seed is not made from the committed server seed and the players' bytes",
+
+  "table.follow.suit": "Suit to follow: {symbol} {suit}",
+  "table.follow.open": "No suit yet: the first number card sets it",
+  "table.follow.none": "No suit to follow: a character card was led",
+  "table.why.follow": "You must follow {suit}: you have {suit} cards",
+  "table.why.turn": "Not your turn yet",
+  "table.why.bid": "Bids first, then the cards",
+  "table.why.hint": "Greyed cards: you must follow {suit} (you have {suit} cards); special cards may always be played."
 };

@@ -492,5 +492,13 @@ export default {
   "room.bytes_by_server": {"other": "Máy chủ đã chọn byte cho ghế {seats} (máy, hoặc không gửi byte)."},
   "seeding.changed": "máy chủ đã đổi hạt giống đã cam kết sau khi trình duyệt này thấy nó",
   "seeding.mismatch": "hạt giống của máy chủ không khớp với cam kết công bố khi lập phòng",
-  "seeding.not_derived": "hạt giống không được tạo từ hạt giống đã cam kết của máy chủ và các byte của người chơi"
+  "seeding.not_derived": "hạt giống không được tạo từ hạt giống đã cam kết của máy chủ và các byte của người chơi",
+
+  "table.follow.suit": "Chất phải theo: {symbol} {suit}",
+  "table.follow.open": "Chưa có chất: lá số đầu tiên sẽ định chất",
+  "table.follow.none": "Không phải theo chất: lá mở đầu là lá nhân vật",
+  "table.why.follow": "Bạn phải theo chất {suit}: bạn còn lá {suit}",
+  "table.why.turn": "Chưa đến lượt bạn",
+  "table.why.bid": "Đặt cược trước, rồi mới đánh bài",
+  "table.why.hint": "Lá bị mờ: bạn phải theo chất {suit} (bạn còn lá {suit}); lá đặc biệt luôn được đánh."
 };

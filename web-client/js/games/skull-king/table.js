@@ -1,10 +1,10 @@
 // Drawing the table from a seat's view (engines/skull_king/views.py). Pure rendering: the
 // rules are never decided here -- what may be played comes from view.legal.
 
-import { describe, playLabel, sortHand } from "./cards.js";
+import { describe, edition, playLabel, sortHand } from "./cards.js";
 import { h } from "../../dom.js";
 import { t } from "../../i18n.js";
-import { nameNode } from "../../names.js";
+import { NAME, nameNode, placeName } from "../../names.js";
 
 /** A card face. `as` ("pirate"/"escape") is written under a choice card that was played. */
 export function cardFace(game, name, { small = false, as = null, tag = "div", props = {} } = {}) {
@@ -17,8 +17,7 @@ export function cardFace(game, name, { small = false, as = null, tag = "div", pr
          h("span", { class: "sym", "aria-hidden": "true" }, d.symbol),
          h("span", { class: "name", "aria-hidden": "true" }, t(`cards.suit.${d.suit}`))]
       : [h("span", { class: "sym", "aria-hidden": "true" }, d.icon),
-         h("span", { class: "name", "aria-hidden": "true" }, d.label)],
-    as ? h("span", { class: "as", "aria-hidden": "true" }, t("sk.as_choice", { choice: t(`cards.as.${as}`) })) : null);
+         h("span", { class: "name", "aria-hidden": "true" }, d.label)]);
   return el;
 }
 
@@ -117,6 +116,28 @@ export function playersPanel(ctx) {
     boxes.map((b) => { b.setAttribute("role", "listitem"); return b; }));
 }
 
+/** One card on the table: the card, "as pirate" for a choice card, who played it. */
+function playedCard(room, view, p, { classes = [], small = false, extra = null } = {}) {
+  return h("div", { class: ["played", ...classes], dataset: { seat: String(p.seat) } },
+    cardFace(view.game, p.card, { as: p.as || null, small }),
+    p.as ? h("span", { class: "as" }, t("sk.as_choice", { choice: t(`cards.as.${p.as}`) })) : null,
+    h("span", { class: "by" }, who(room, view, p.seat)),
+    extra);
+}
+
+/** The suit to follow, as the view names it (engines/skull_king/views.py: led, led_open). */
+function followLine(view) {
+  if (view.phase !== "play" || !("led" in view)) return null;
+  let text;
+  if (view.led) {
+    const e = edition(view.game);
+    text = t("table.follow.suit", { symbol: e.symbols[view.led] || "", suit: t(`cards.suit.${view.led}`) });
+  } else {
+    text = t(view.led_open ? "table.follow.open" : "table.follow.none");
+  }
+  return h("p", { class: "follow", dataset: { follow: view.led || "" } }, text);
+}
+
 /** A trick just won, held on screen: who won, the winning card marked, the other cards
  * gathering to it (the shell holds later frames meanwhile; a click goes on). */
 function heldTrick(ctx) {
@@ -124,11 +145,9 @@ function heldTrick(ctx) {
   const lt = view.last_trick;
   const winner = who(room, view, lt.winner);
   const elapsed = Date.now() - ctx.held.at;
-  const items = lt.plays.map((p) => h("div", {
-    class: ["played", p.seat === lt.winner && "winner"], dataset: { seat: String(p.seat) } },
-  cardFace(view.game, p.card, { as: p.as || null }),
-  h("span", { class: "by" }, who(room, view, p.seat)),
-  p.seat === lt.winner ? h("span", { class: "wins" }, `★ ${t("sk.wins")}`) : null));
+  const items = lt.plays.map((p) => playedCard(room, view, p, {
+    classes: [p.seat === lt.winner && "winner"],
+    extra: p.seat === lt.winner ? h("span", { class: "wins" }, `★ ${t("sk.wins")}`) : null }));
   const zone = h("div", { class: "trick-zone gather" }, items);
   zone.style.setProperty("--elapsed", `${elapsed}ms`);  // a redraw does not restart the gathering
   // Each losing card slides toward the winning one (CSS animation; none with reduced motion).
@@ -143,7 +162,7 @@ function heldTrick(ctx) {
     }
   });
   return h("section", { class: "trick held", "aria-label": t("sk.trick_aria"), dataset: { held: "1" } },
-    h("p", { class: "trick-winner" }, h("strong", {}, splitAround(t("sk.wins_trick", { name: "\u0000" }), winner))),
+    h("p", { class: "trick-winner" }, h("strong", {}, placeName(t("sk.wins_trick", { name: NAME }), winner))),
     zone,
     h("p", { class: "small go-on" }, t("sk.go_on")));
 }
@@ -154,9 +173,7 @@ export function trickPanel(ctx) {
   if (ctx.held && ctx.held.kind === "trick" && view.last_trick) return heldTrick(ctx);
   const game = view.game;
   const plays = view.trick || [];
-  const items = plays.map((p) => h("div", { class: "played", dataset: { seat: String(p.seat) } },
-    cardFace(game, p.card, { as: p.as || null }),
-    h("span", { class: "by" }, who(room, view, p.seat))));
+  const items = plays.map((p) => playedCard(room, view, p));
   let last = null;
   if (view.last_trick && view.last_trick.plays && view.last_trick.plays.length) {
     const lt = view.last_trick;
@@ -165,10 +182,8 @@ export function trickPanel(ctx) {
       `${t("sk.last_trick", { name: winner })} `,
       lt.plays.map((p) => `${seatName(room, view, p.seat)} ${playLabel(game, p)}`).join(" · "));
     if (!plays.length && view.phase === "play") {
-      items.push(...lt.plays.map((p) => h("div", {
-        class: ["played", "previous", p.seat === lt.winner && "winner"], dataset: { seat: String(p.seat) } },
-        cardFace(game, p.card, { as: p.as || null, small: true }),
-        h("span", { class: "by" }, who(room, view, p.seat)))));
+      items.push(...lt.plays.map((p) => playedCard(room, view, p, {
+        classes: ["previous", p.seat === lt.winner && "winner"], small: true })));
     }
   }
   if (view.phase === "over") return h("section", { class: "trick", "aria-label": t("sk.the_last_trick_aria") }, last);
@@ -176,6 +191,7 @@ export function trickPanel(ctx) {
     h("div", { class: "trick-zone", "aria-live": "polite" },
       items.length ? items : h("span", { class: "empty" },
         view.phase === "bid" ? t("sk.bids_first") : t("sk.no_card_yet"))),
+    followLine(view),
     last);
 }
 
@@ -190,15 +206,24 @@ export function handPanel(ctx, onPlay) {
   const legalPlays = new Map();
   for (const m of view.legal || []) if (m.play) legalPlays.set(m.play, [...(legalPlays.get(m.play) || []), m]);
   const myTurn = view.phase === "play" && legalPlays.size > 0 && !busy;
+  const whyNot = (name) => {
+    if (view.phase === "bid") return t("table.why.bid");
+    if (!myTurn) return view.phase === "play" ? t("table.why.turn") : null;
+    return view.led && describe(game, name).kind === "number" ? t("table.why.follow", { suit: t(`cards.suit.${view.led}`) }) : null;
+  };
+  let greyed = false;
   const buttons = hand.map((name) => {
     const moves = busy ? null : legalPlays.get(name);
     const label = describe(game, name).label;
+    const why = moves ? null : whyNot(name);
+    if (!moves && myTurn) greyed = true;
     return cardFace(game, name, {
       tag: "button",
       props: {
         type: "button",
         disabled: !moves,
-        "aria-label": moves ? t("sk.play_card", { card: label }) : label,
+        title: why ? `${label} — ${why}` : label,
+        "aria-label": moves ? t("sk.play_card", { card: label }) : why ? `${label} — ${why}` : label,
         dataset: { card: name, key: `card-${name}` },
         onclick: () => moves && onPlay(name, moves),
       },
@@ -222,7 +247,9 @@ export function handPanel(ctx, onPlay) {
   return h("section", { class: "hand-zone", "aria-label": t("sk.hand_aria") },
     h("h2", {}, myTurn ? t("sk.hand_choose") : t("sk.hand")),
     h("div", { class: ["hand", !myTurn && "waiting"], role: "group", "aria-label": t("sk.hand_count", { count: hand.length }) },
-      buttons.length ? buttons : h("span", { class: "muted" }, t("sk.no_cards"))));
+      buttons.length ? buttons : h("span", { class: "muted" }, t("sk.no_cards"))),
+    // Why cards are greyed, in words (a phone has no hover to show a card's tooltip).
+    greyed && view.led ? h("p", { class: "small hand-why" }, t("table.why.hint", { suit: t(`cards.suit.${view.led}`) })) : null);
 }
 
 /** "Scary Mary / Rogue: pirate or escape?" */
