@@ -188,3 +188,141 @@ def test_the_suit_to_follow_is_shown_and_why_a_card_is_greyed(mia: Any) -> None:
     script.push(_event(6, empty, 2, "blue-2"))
     page.wait_for_selector("[data-follow='']")
     assert "No suit yet: the first number card sets it" in page.inner_text("[data-follow]")
+
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 1, "is_mobile": True}
+LONG_NAMES = ["Mia", "Bartholomew Roberts", "Grace O'Malley", "Henry Every the Arch-Pirate"]
+
+
+def _four_seats() -> dict[str, Any]:
+    room = _summary()
+    room["players"] = 4
+    room["options"] = {"rounds": 10}
+    room["seats"] = [
+        {
+            "seat": i,
+            "user": f"g_{i}" if i else "g_me",
+            "name": n,
+            "bot": None,
+            "ready": True,
+            "connected": True,
+        }
+        for i, n in enumerate(LONG_NAMES)
+    ]
+    return room
+
+
+def _in_view(page: Any, selector: str) -> bool:
+    return bool(
+        page.evaluate(
+            """s => { const r = document.querySelector(s).getBoundingClientRect();
+                      return r.top >= 0 && r.bottom <= window.innerHeight && r.height > 0; }""",
+            selector,
+        )
+    )
+
+
+def test_on_a_phone_the_bid_and_the_hand_come_into_view_and_the_sheet_scrolls(
+    chromium: Any, web_only_url: str
+) -> None:
+    """Issue 9, item 3: "On a phone (390x844) the hand and the bid buttons are below the fold;
+    the score sheet cuts off the 4th player. On a phone: the hand is pinned at the bottom,
+    your turn brings the bid/hand into view, the score sheet scrolls sideways or condenses." """
+    context = chromium.new_context(**PHONE)
+    identity = json.dumps({"token": "tok", "user": USER})
+    context.add_init_script(f"localStorage.setItem('tortuga.identity', {json.dumps(identity)})")
+    page = context.new_page()
+    page.route(f"**/api/rooms/{CODE}", lambda route: route.fulfill(json=_four_seats()))
+    sheet = [
+        {
+            "round": r,
+            "cards": r,
+            "bids": [1, 0, 2, 1],
+            "tricks": [1, 0, 1, 1],
+            "bonus": [0, 0, 0, 30],
+            "points": [20, 10 * r, -10, 50],
+        }
+        for r in range(1, 7)
+    ]
+    common = {
+        "players": 4,
+        "round": 7,
+        "rounds": 10,
+        "cards": 7,
+        "dealer": 3,
+        "sheet": sheet,
+        "scores": [120, 210, -60, 300],
+        "tricks": [0, 0, 0, 0],
+        "hand_sizes": [7, 7, 7, 7],
+    }
+    hand = ["yellow-2", "red-3", "red-9", "blue-5", "black-7", "pirate-2", "escape-1"]
+    bidding = _view(
+        **common,
+        phase="bid",
+        hand=hand,
+        trick=[],
+        order=[],
+        bids=[None] * 4,
+        turn=None,
+        prompt={"seats": [0, 1, 2, 3], "kind": "bid", "sealed": True},
+        legal=[{"bid": n} for n in range(8)],
+    )
+    script = Script(
+        [
+            _snapshot(bidding) | {"room_state": _four_seats()},
+            {
+                "type": "sealed",
+                "room": CODE,
+                "version": 5,
+                "phase": "bid@5",
+                "kind": "bid",
+                "seats": [0, 1, 2, 3],
+                "committed": {},
+                "open": False,
+                "revealed": [],
+                "commit_by": None,
+                "open_by": None,
+            },
+        ]
+    )
+    try:
+        page.route_web_socket("**/ws", script.handler)
+        page.goto(f"{web_only_url}/r/{CODE}")
+        page.wait_for_selector(".bids button")
+        # Every bid button and the Seal button are on screen and not under the pinned hand.
+        page.wait_for_function(
+            """() => [...document.querySelectorAll(".bids button, [data-key='seal']")].every(b => {
+                 const r = b.getBoundingClientRect();
+                 const x = r.left + r.width / 2, y = r.top + r.height / 2;
+                 return y > 0 && y < window.innerHeight && b.contains(document.elementFromPoint(x, y));
+               })"""
+        )
+        # The sheet: every player's column can be reached (condensed, scrolled sideways in
+        # its panel), and the page itself never scrolls sideways.
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        last = page.locator(".sheet-table thead th").nth(4)
+        last.scroll_into_view_if_needed()
+        box = last.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390
+        assert "Henry" in last.inner_text()
+        # The bids are in: my turn to lead. Scrolled to the top, the hand is still on screen.
+        playing = _view(
+            **common,
+            phase="play",
+            hand=hand,
+            trick=[],
+            bids=[1, 0, 2, 1],
+            order=[0, 1, 2, 3],
+            turn=0,
+            prompt={"seats": [0], "kind": "play", "sealed": False},
+            legal=[{"play": c} for c in hand],
+        )
+        script.push(
+            _event(6, playing, 0, "x") | {"event": {"kind": "reveal", "seats": [0, 1, 2, 3]}}
+        )
+        page.wait_for_selector("button.card:not([disabled])")
+        page.evaluate("window.scrollTo(0, 0)")
+        assert _in_view(page, ".hand-zone")
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    finally:
+        context.close()

@@ -591,10 +591,26 @@ export class RoomPage {
         round: v.round, rounds: v.rounds, version: this.version, latest: this.version,
       });
     }
-    if (myMove && !this.wasMyMove) this.notify();
+    if (myMove && !this.wasMyMove) {
+      this.notify();
+      this.bringTurnIntoView();
+    }
     this.wasMyMove = myMove;
     document.title = myMove ? `▶ ${t("room.doc_your_move")} — ${BASE_TITLE}` : `${this.roomTitle()} ${groupCode(this.code)} — ${BASE_TITLE}`;
     if (v.phase === "over") this.runVerify();
+  }
+
+  /** My move began: once drawn, scroll what the module marked (data-turn-target: the bid
+   * box, the hand) into view if it is off screen -- on a phone it is below the fold. */
+  bringTurnIntoView() {
+    requestAnimationFrame(() => {
+      const el = this.el.querySelector("[data-turn-target]");
+      if (!el) return;
+      const r = el.getBoundingClientRect();
+      if (r.top >= 0 && r.bottom <= window.innerHeight) return;
+      const still = matchMedia("(prefers-reduced-motion: reduce)").matches;
+      el.scrollIntoView({ block: "nearest", behavior: still ? "auto" : "smooth" });
+    });
   }
 
   /** Whether the prompt waits for my seat (in a sealed phase: until I committed). */

@@ -244,7 +244,7 @@ export function handPanel(ctx, onPlay) {
       (pool[k] || pool[0]).focus();
     });
   }
-  return h("section", { class: "hand-zone", "aria-label": t("sk.hand_aria") },
+  return h("section", { class: "hand-zone", "aria-label": t("sk.hand_aria"), dataset: { turnTarget: myTurn ? "1" : null } },
     h("h2", {}, myTurn ? t("sk.hand_choose") : t("sk.hand")),
     h("div", { class: ["hand", !myTurn && "waiting"], role: "group", "aria-label": t("sk.hand_count", { count: hand.length }) },
       buttons.length ? buttons : h("span", { class: "muted" }, t("sk.no_cards"))),
