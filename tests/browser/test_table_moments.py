@@ -326,3 +326,67 @@ def test_on_a_phone_the_bid_and_the_hand_come_into_view_and_the_sheet_scrolls(
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     finally:
         context.close()
+
+
+def test_a_spectators_badge_counts_one_round_in_the_singular(
+    chromium: Any, web_only_url: str
+) -> None:
+    """Issue 9, item 12: "The spectator badge says 'dealers of 1 rounds'; review every text
+    for grammar and plurals." A one-round game watched from its deal to its end (the engine's
+    own views), then checked against the revealed seed in the browser."""
+    import hashlib as _hashlib
+
+    from engines.registry import GAMES
+
+    game = GAMES["skull-king"]
+    seed = bytes(range(32))
+    state = game.start(game.options({"rounds": 1}), 3, seed)
+    first = game.view(state, None)
+    while not game.prompt(state).over:
+        prompt = game.prompt(state)
+        seats = prompt.seats if prompt.sealed else prompt.seats[:1]
+        state = game.step(state, {s: game.legal(state, s)[0] for s in seats})
+    last = game.view(state, None)
+    room = _summary()
+    room["options"] = {"rounds": 1}
+    room["seed_digest"] = _hashlib.sha256(seed).hexdigest()
+    for s in room["seats"]:
+        s["user"] = f"g_other{s['seat']}"
+    context = chromium.new_context()
+    identity = json.dumps({"token": "tok", "user": USER})
+    context.add_init_script(f"localStorage.setItem('tortuga.identity', {json.dumps(identity)})")
+    page = context.new_page()
+    page.route(f"**/api/rooms/{CODE}", lambda route: route.fulfill(json=room))
+    snapshot = _snapshot(first, version=1) | {
+        "seat": None,
+        "role": "spectator",
+        "room_state": room,
+        "seed_digest": room["seed_digest"],
+    }
+    end = {
+        "type": "event",
+        "room": CODE,
+        "version": 2,
+        "seat": None,
+        "view": last,
+        "event": {
+            "kind": "move",
+            "seats": [],
+            "moves": {},
+            "defaults": [],
+            "at": "",
+            "status": "finished",
+            "seed": seed.hex(),
+        },
+        "deadline": None,
+    }
+    script = Script([snapshot, end])
+    try:
+        page.route_web_socket("**/ws", script.handler)
+        page.goto(f"{web_only_url}/r/{CODE}")
+        badge = page.locator("[data-verified='1']")
+        badge.wait_for()
+        text = badge.inner_text()
+        assert "the dealer of 1 round" in text and "rounds" not in text, text
+    finally:
+        context.close()

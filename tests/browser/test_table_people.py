@@ -82,3 +82,62 @@ def test_bots_have_pirate_names_my_seat_is_online_and_a_chat_draft_survives(
     finally:
         hana.close()
         ivo.close()
+
+
+def test_game_over_play_again_chart_and_the_verify_line(site: str, chromium: Any) -> None:
+    """Issue 9, item 8: "Game over is flat: add 'Play again' (same seats and bots, a new room,
+    the others invited with one click), a score chart (cumulative score per round per player,
+    drawn as SVG), hide the invite panel, open the replay at step 1 and show the game id with
+    the ./tortuga verify GAME_ID line beside the verified badge." """
+    from players import play_until_over
+
+    hana = Person(chromium, site, "Hana")
+    ivo = Person(chromium, site, "Ivo")
+    try:
+        hana.open("/")
+        hana.choose_name()
+        code = hana.create_room(rounds=2, seats=3)
+        ivo.page.goto(f"{site}/r/{code}")
+        ivo.choose_name()
+        ivo.sit_anywhere()
+        hana.add_bot("random")
+        ivo.ready()
+        hana.ready()
+        hana.page.get_by_role("button", name="Start the game").click()
+        hana_seat = hana.my_seat()
+        play_until_over([hana, ivo], timeout=90)
+        page = hana.page
+        page.wait_for_selector("[data-verified='1']", timeout=10000)
+        # The chart: one line per player, one point per round.
+        chart = page.locator(".gameover svg.score-chart")
+        assert chart.count() == 1
+        assert chart.locator("polyline").count() == 3
+        assert chart.locator("g[data-seat='0'] > :not(polyline)").count() == 2
+        assert page.locator(".chart-legend li").count() == 3
+        # Nobody is left to invite; the verify line names the game.
+        assert page.locator("#invite").count() == 0 or not page.locator("#invite").is_visible()
+        line = page.inner_text(".verify-line")
+        game_id = line.split("./tortuga verify ")[1].strip()
+        assert game_id and game_id in line.split("—")[0]
+        href = str(page.get_attribute("a[data-key='replay']", "href"))
+        assert href.endswith("?v=1") and game_id in href
+        bot_seat = int(str(page.get_attribute("ol.final li:has(.who-name.bot)", "data-seat")))
+
+        # Play again: a new room, Hana in her seat, the bot at its seat and level.
+        page.get_by_role("button", name="Play again").click()
+        page.wait_for_url(lambda url: f"/r/{code}" not in url and "/r/" in url)
+        page.wait_for_selector("ol.seats li.me")
+        page.wait_for_selector(f"ol.seats li[data-seat='{bot_seat}'][data-bot='random']")
+        assert page.get_attribute("ol.seats li.me", "data-seat") == str(hana_seat)
+        new_code = page.url.rsplit("/r/", 1)[1]
+        # Ivo, still on the old table, is invited with one click.
+        join = ivo.page.locator("a[data-key='join-next']")
+        join.wait_for(timeout=10000)
+        assert "Hana" in join.inner_text()
+        join.click()
+        ivo.page.wait_for_url(f"**/r/{new_code}")
+        ivo.page.wait_for_selector("ol.seats")
+        assert not hana.errors and not ivo.errors, hana.errors + ivo.errors
+    finally:
+        hana.close()
+        ivo.close()

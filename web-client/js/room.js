@@ -9,13 +9,14 @@
 // (games/registry.js; the contract is docs/CLIENT.md).
 
 import { api } from "./api.js";
+import { scoreChart } from "./chart.js";
 import { ChatPanel } from "./chat.js";
 import { groupCode } from "./codes.js";
 import { Connection } from "./conn.js";
 import { announce, h, replaceChildren } from "./dom.js";
 import { gameModule } from "./games/registry.js";
 import { errorText, gameTitle, t } from "./i18n.js";
-import { nameNode } from "./names.js";
+import { NAME, nameNode, placeName } from "./names.js";
 import * as sealing from "./seal.js";
 import { endings, identity, myRooms, notifyPref, seenDeals } from "./store.js";
 import { checkDerivation, contributionFor, mineIsIn, noteCommitment } from "./seeding.js";
@@ -225,14 +226,30 @@ export class RoomPage {
     this.render();
   }
 
-  /** The host who just created the room sits down at once (in the first empty seat). */
+  /** The host who just created the room sits down at once (in the first empty seat; after
+   * "Play again": in the seat they had, with the same bots around them). */
   autoSit() {
     const flag = `tortuga.created.${this.code}`;
-    if (!sessionStorage.getItem(flag) || !this.room || this.room.status !== "lobby" || !this.me) return;
+    const raw = sessionStorage.getItem(flag);
+    if (!raw || !this.room || this.room.status !== "lobby" || !this.me) return;
     sessionStorage.removeItem(flag);
-    if (this.room.seats.some((s) => s.user === this.me.id)) return;
-    const free = this.room.seats.find((s) => !s.user && !s.bot);
-    if (free) this.conn.send({ type: "sit", seat: free.seat });
+    let plan = null;
+    try {
+      plan = JSON.parse(raw);
+    } catch {
+      plan = null;
+    }
+    const seats = this.room.seats;
+    if (!seats.some((s) => s.user === this.me.id)) {
+      const want = plan && typeof plan === "object" ? seats[plan.seat] : null;
+      const free = want && !want.user && !want.bot ? want : seats.find((s) => !s.user && !s.bot);
+      if (free) this.conn.send({ type: "sit", seat: free.seat });
+    }
+    for (const bot of (plan && plan.bots) || []) {
+      if (seats[bot.seat] && !seats[bot.seat].user && !seats[bot.seat].bot) {
+        this.conn.send({ type: "add_bot", seat: bot.seat, level: bot.level });
+      }
+    }
   }
 
   onEvent(msg) {
@@ -744,7 +761,10 @@ export class RoomPage {
     const bottom = !!(this.room && !this.notFound && !this.closedToSpectators);
     this.bottomEl.hidden = !bottom;
     if (bottom) {
-      replaceChildren(this.inviteEl, this.invitePanel());
+      // Once the game is over there is nobody left to invite to it.
+      const over = this.ended || (this.view && this.view.phase === "over");
+      this.inviteEl.hidden = over;
+      if (!over) replaceChildren(this.inviteEl, this.invitePanel());
       this.chatBox.update(this.chat);
     }
     if (this.notFound) {
@@ -1052,9 +1072,92 @@ export class RoomPage {
       h("ol", { class: "final" }, order.map((s) => h("li", { dataset: { seat: String(s), rank: String(out.ranks[s] ?? "") } },
         h("strong", {}, this.nameNode(s)), ` — ${t("room.points", { count: out.scores[s] })}`,
         out.ranks[s] === 1 ? ` ★ ${t("room.winner")}` : "", ` (${t("room.rank", { rank: out.ranks[s] ?? "?" })})`, s === this.seat ? ` — ${t("common.you")}` : ""))),
+      this.againControl(),
+      this.chartPanel(),
       h("p", {}, this.verifyBadge()),
+      gameId ? h("p", { class: "small verify-line" }, t("room.over.verify", { id: gameId }), " ",
+        h("code", { class: "seed" }, `./tortuga verify ${gameId}`)) : null,
       this.seedLines(),
-      h("p", {}, gameId ? h("a", { href: `/replay/${encodeURIComponent(gameId)}` }, t("room.watch_replay")) : null,
+      // The replay opens at its first step (the deal), not at the end just seen.
+      h("p", {}, gameId ? h("a", { href: `/replay/${encodeURIComponent(gameId)}?v=1`, dataset: { key: "replay" } }, t("room.watch_replay")) : null,
         gameId ? " · " : null, h("a", { href: "/" }, t("common.back_to_lobby"))));
+  }
+
+  /** Each player's cumulative score after every round, as SVG (chart.js), with a legend. */
+  chartPanel() {
+    const history = this.game.scoreHistory ? this.game.scoreHistory(this.view) : null;
+    if (!history) return null;
+    const chart = scoreChart({ rounds: history.rounds,
+      series: history.totals.map((values, s) => ({ name: this.name(s), values })) }, { title: t("room.over.chart") });
+    if (!chart) return null;
+    const legend = h("ul", { class: "chart-legend" }, chart.legend.map((item, s) => {
+      const mark = h("span", { class: "mark", "aria-hidden": "true" }, item.symbol);
+      mark.style.color = item.colour;  // the shape says it too
+      return h("li", { dataset: { seat: String(s) } }, mark, " ", this.nameNode(s), ` ${item.last}`);
+    }));
+    return h("figure", { class: "chart" }, chart.svg, h("figcaption", {}, t("room.over.chart"), legend));
+  }
+
+  /** "Play again" for a player of this table; for everyone, the way into the next game when
+   * a player of this table opened one (their invitation in the chat). */
+  againControl() {
+    const parts = [];
+    const invite = this.nextInvite();
+    if (invite) {
+      const text = t("room.again.join", { name: NAME });
+      parts.push(h("a", { class: "button", href: invite.href, dataset: { key: "join-next" } },
+        placeName(text, nameNode(invite.name, null))));
+    }
+    if (this.seat !== null && !(invite && invite.mine)) {
+      parts.push(h("button", { type: "button", dataset: { key: "again" }, disabled: !!this.again,
+        onclick: () => this.playAgain() }, this.again ? t("room.again.busy") : t("room.again.button")),
+      h("span", { class: "small muted" }, t("room.again.hint")));
+    }
+    return parts.length ? h("div", { class: "row again" }, parts) : null;
+  }
+
+  /** The newest invitation to a next game in the chat, from a player of this table. */
+  nextInvite() {
+    const players = new Set((this.room.seats || []).map((s) => s.user).filter(Boolean));
+    const re = new RegExp(`${location.origin.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/r/([A-Za-z0-9_-]+)`);
+    for (let i = this.chat.length - 1; i >= 0; i--) {
+      const m = this.chat[i];
+      const found = players.has(m.user) && m.text.match(re);
+      if (found && found[1] !== this.code) {
+        return { href: `/r/${found[1]}`, name: m.name, mine: !!(this.me && m.user === this.me.id) };
+      }
+    }
+    return null;
+  }
+
+  /** A new room like this one: I sit where I sat, the bots sit where they sat (at their
+   * levels); the others are invited by a link in this room's chat. */
+  async playAgain() {
+    if (this.again || this.seat === null) return;
+    this.again = true;
+    this.render();
+    const r = this.room;
+    try {
+      const made = await api.createRoom({
+        game: r.game, options: r.options || {}, seats: r.players, public: !!r.public,
+        spectators: r.spectators !== false, deadlines: r.deadlines || {}, takeback: !!r.takeback,
+        absent: r.absent || "bot",
+      });
+      const code = made.id || (made.room && made.room.id) || made.code;
+      const bots = (r.seats || []).filter((s) => s.bot).map((s) => ({ seat: s.seat, level: s.bot }));
+      sessionStorage.setItem(`tortuga.created.${code}`, JSON.stringify({ seat: this.seat, bots }));
+      const text = `⚓ ${t("room.again.chat")} ${location.origin}/r/${code}`;
+      this.conn.send({ type: "chat", text });
+      // Leave once the invitation is out (its echo), or after a moment.
+      await new Promise((resolve) => {
+        const until = Date.now() + 2000;
+        const look = () => (this.chat.some((m) => m.text === text) || Date.now() > until ? resolve() : setTimeout(look, 50));
+        look();
+      });
+      location.assign(`/r/${code}`);
+    } catch (err) {
+      this.again = false;
+      this.flash(t("room.again.failed", { message: err.message }));
+    }
   }
 }

@@ -500,5 +500,18 @@ export default {
   "table.why.follow": "You must follow {suit}: you have {suit} cards",
   "table.why.turn": "Not your turn yet",
   "table.why.bid": "Bids first, then the cards",
-  "table.why.hint": "Greyed cards: you must follow {suit} (you have {suit} cards); special cards may always be played."
+  "table.why.hint": "Greyed cards: you must follow {suit} (you have {suit} cards); special cards may always be played.",
+
+  "table.trick.wins": "{name} wins the trick",
+  "table.trick.go_on": "Click anywhere to go on",
+  "table.as": "as {as}",
+  "table.trick.winner_mark": "★ wins",
+  "room.over.chart": "Scores after each round",
+  "room.over.verify": "Game {id} — check it yourself:",
+  "room.again.button": "Play again",
+  "room.again.hint": "A new room with the same seats and bots; the others get a link here in the chat.",
+  "room.again.busy": "Opening a new room…",
+  "room.again.chat": "Play again? Join the new room:",
+  "room.again.join": "{name} opened a new room: join the next game",
+  "room.again.failed": "Could not open a new room: {message}"
 };

@@ -500,5 +500,18 @@ export default {
   "table.why.follow": "Bạn phải theo chất {suit}: bạn còn lá {suit}",
   "table.why.turn": "Chưa đến lượt bạn",
   "table.why.bid": "Đặt cược trước, rồi mới đánh bài",
-  "table.why.hint": "Lá bị mờ: bạn phải theo chất {suit} (bạn còn lá {suit}); lá đặc biệt luôn được đánh."
+  "table.why.hint": "Lá bị mờ: bạn phải theo chất {suit} (bạn còn lá {suit}); lá đặc biệt luôn được đánh.",
+
+  "table.trick.wins": "{name} thắng ván",
+  "table.trick.go_on": "Bấm vào bất kỳ đâu để tiếp tục",
+  "table.as": "làm {as}",
+  "table.trick.winner_mark": "★ thắng",
+  "room.over.chart": "Điểm sau mỗi ván",
+  "room.over.verify": "Trận {id} — tự kiểm tra:",
+  "room.again.button": "Chơi lại",
+  "room.again.hint": "Một phòng mới với cùng chỗ ngồi và bot; những người khác nhận đường dẫn ở khung trò chuyện này.",
+  "room.again.busy": "Đang mở phòng mới…",
+  "room.again.chat": "Chơi lại nhé? Vào phòng mới:",
+  "room.again.join": "{name} đã mở phòng mới: vào chơi ván tiếp",
+  "room.again.failed": "Không mở được phòng mới: {message}"
 };

@@ -163,6 +163,21 @@ const skullKing = {
   // -- the end -------------------------------------------------------------------------------
   scores: (view) => view.scores || [],
 
+  /** Each seat's cumulative score after every round of the sheet (the game-over chart). */
+  scoreHistory(view) {
+    const sheet = view.sheet || [];
+    if (!sheet.length) return null;
+    const totals = [...Array(view.players).keys()].map(() => []);
+    const sums = Array(view.players).fill(0);
+    for (const row of sheet) {
+      for (let s = 0; s < view.players; s++) {
+        sums[s] += row.points[s] ?? 0;
+        totals[s].push(sums[s]);
+      }
+    }
+    return { rounds: sheet.map((r) => r.round), totals };
+  },
+
   /** Where an abandoned game stopped. */
   stoppedText(view) {
     return view.phase === "bid" ? t("sk.stopped_bids", { round: view.round, rounds: view.rounds })
