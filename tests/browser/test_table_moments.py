@@ -294,7 +294,8 @@ def test_on_a_phone_the_bid_and_the_hand_come_into_view_and_the_sheet_scrolls(
             """() => [...document.querySelectorAll(".bids button, [data-key='seal']")].every(b => {
                  const r = b.getBoundingClientRect();
                  const x = r.left + r.width / 2, y = r.top + r.height / 2;
-                 return y > 0 && y < window.innerHeight && b.contains(document.elementFromPoint(x, y));
+                 return y > 0 && y < window.innerHeight
+                        && b.contains(document.elementFromPoint(x, y));
                })"""
         )
         # The sheet: every player's column can be reached (condensed, scrolled sideways in

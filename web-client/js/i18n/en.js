@@ -422,7 +422,7 @@ export default {
   "sk.watching": "You are watching: nobody's hand is shown.",
   "sk.bids_revealed": "Bids revealed: {bids}",
   "sk.wins_trick": "{name} wins the trick",
-  "sk.checked_dealers": {"one": "the dealers of {count} round", "other": "the dealers of {count} rounds"},
+  "sk.checked_dealers": {"one": "the dealer of {count} round", "other": "the dealers of {count} rounds"},
   "sk.checked_hands": {"one": "the {count} hand you were dealt", "other": "the {count} hands you were dealt"},
   "sk.bad_rounds": {"one": "round {rounds}", "other": "rounds {rounds}"},
   "sk.stopped_bids": "during the bids of round {round} of {rounds}",
