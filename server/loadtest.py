@@ -274,6 +274,8 @@ class Table:
         except TimeoutError:
             self.tally.errors["timeout"] += 1
         except Exception as exc:
+            while isinstance(exc, ExceptionGroup):  # a player's failure, from the task group
+                exc = exc.exceptions[0]
             self.tally.errors[f"client-{type(exc).__name__}"] += 1
         finally:
             for player in self.players:
@@ -308,7 +310,9 @@ class Table:
             await player.call("ready", entropy=os.urandom(32).hex())
         self.tally.first_start = min(self.tally.first_start, time.time())
         await host.send("start")
-        await asyncio.gather(*(player.play() for player in self.players))
+        async with asyncio.TaskGroup() as players:  # one fails: the others stop too
+            for player in self.players:
+                players.create_task(player.play())
         self.tally.last_over = max(self.tally.last_over, time.time())
 
 

@@ -47,3 +47,12 @@ def test_percentiles_are_nearest_rank() -> None:
 def test_a_plan_the_game_refuses(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["loadtest", "--players", "9", "--url", "http://127.0.0.1:1"]) == 2
     assert "not for 9 players" in capsys.readouterr().err
+
+
+def test_failures_are_counted_by_kind(capsys: pytest.CaptureFixture[str]) -> None:
+    """Nothing listens at the URL: the room fails on the client's side, is counted under the
+    exception's name, and the command exits 1."""
+    assert main(["loadtest", "--rooms", "1", "--players", "2", "--url", "http://127.0.0.1:9"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].startswith("games finished: 0/1")
+    assert out[-1] == "errors: client-ConnectError 1"
