@@ -30,6 +30,7 @@ from server.archive.archiver import start as start_archiver
 from server.archive.commands import check_schema, migrate
 from server.archive.db import Database
 from server.archive.routes import routes as history_routes
+from server.archive.write import RatingRules
 from server.auth import Identity, Tokens
 from server.bots import BotDriver
 from server.clock import Clock
@@ -97,6 +98,7 @@ def create_app(settings: Settings) -> Starlette:
         identity = Identity(tokens, store.token_generation, settings.token_refresh_seconds)
         app.state.services = Services(settings, tokens, rooms, sealing, hub, identity)
         app.state.identity = identity  # the history routes' reader
+        app.state.leaderboard_min_games = settings.leaderboard_min_games
         app.state.clock = clock
         app.state.redis = redis
         app.state.db = None
@@ -175,5 +177,8 @@ async def _open_history(settings: Settings, redis: aioredis.Redis) -> tuple[Data
     elif (problem := await check_schema(url)) is not None:
         raise RuntimeError(problem)
     db = await Database.connect(url)
-    archiver = start_archiver(redis, db, settings.redis_prefix, consumer=settings.node_id)
+    rules = RatingRules(settings.rated_min_games, settings.rated_min_age_seconds)
+    archiver = start_archiver(
+        redis, db, settings.redis_prefix, consumer=settings.node_id, rules=rules
+    )
     return db, archiver

@@ -17,6 +17,22 @@ if TYPE_CHECKING:
     from server.rooms import Room
 
 
+def quitter_loses(view: dict[str, Any], players: int, quitter: int) -> dict[str, Any]:
+    """The outcome of a game a seated player ended under way: that player last, the others
+    ranked among themselves by the scores so far (the view's ``scores``, when the game has
+    them; else they tie) -- what ratings use (server/archive/ratings.py)."""
+    raw = view.get("scores")
+    scores = (
+        [int(x) for x in raw] if isinstance(raw, list) and len(raw) == players else [0] * players
+    )
+    others = [s for s in range(players) if s != quitter]
+    ranks = [0] * players
+    for s in others:
+        ranks[s] = 1 + sum(1 for o in others if scores[o] > scores[s])
+    ranks[quitter] = players
+    return {"scores": scores, "ranks": ranks}
+
+
 def build_record(room: Room, log: Sequence[dict[str, bytes]]) -> dict[str, Any]:
     """The record of the game played in ``room``, from the room hash and its log stream.
 
@@ -29,6 +45,10 @@ def build_record(room: Room, log: Sequence[dict[str, bytes]]) -> dict[str, Any]:
     if room.status == "finished" and room.state is not None:
         result = room.game.outcome(room.game.decode(room.state))
         outcome = result.to_json() if result is not None else None
+    elif room.status == "abandoned" and room.abandoned_by is not None and room.state is not None:
+        outcome = quitter_loses(
+            room.game.final_view(room.game.decode(room.state)), room.players, room.abandoned_by
+        )
     events = []
     for fields in log:
         if fields.get("kind") == b"abandon":
@@ -65,6 +85,7 @@ def build_record(room: Room, log: Sequence[dict[str, bytes]]) -> dict[str, Any]:
         "ended_at": room.ended_at,
         "status": room.status,
         "outcome": outcome,
+        "abandoned_by": room.abandoned_by if room.status == "abandoned" else None,
         "deal": (
             {
                 "commitment": room.seed_commitment,

@@ -132,6 +132,7 @@ class Room:
     game_no: int = 0  # the room's game (1 once dealt): its archive id is ``<room>-<n>``
     archived: bool = False  # the game's final record is on the archive stream
     ended_reason: str | None = None  # abandoned games: "host" or "idle"
+    abandoned_by: int | None = None  # the seat whose player ended the game under way
     host_name: str = ""  # the host's name when the room was made
     connected: set[int] = field(default_factory=set)
     away: set[int] = field(default_factory=set)  # seats taken over after the grace time
@@ -235,6 +236,7 @@ def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = No
         game_no=int(raw.get("game_no") or b"0"),
         archived=raw.get("archived") == b"1",
         ended_reason=text("ended_reason") or None,
+        abandoned_by=int(raw["abandoned_by"]) if raw.get("abandoned_by") else None,
         host_name=text("host_name") or "",
         connected=connected,
         away=away,
@@ -827,6 +829,8 @@ class RoomService:
             if user_id is not None:
                 _check_host(room, user_id)
             playing(room)
+            # A seated host who ends the game under way takes it as their loss (ratings).
+            quitter = room.seat_of(user_id) if user_id is not None else None
             version = room.version + 1
             blob = room.state or b""
             ended = now_iso()
@@ -857,6 +861,7 @@ class RoomService:
                     "status": ABANDONED,
                     "ended_at": ended,
                     "ended_reason": reason,
+                    "abandoned_by": "" if quitter is None else str(quitter),
                     "deadline": "",
                 },
                 log_fields=to_fields(entry),

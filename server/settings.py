@@ -100,6 +100,13 @@ class Settings:
     # The final record not on the archive stream by then (its writer died) is put there by
     # any node's clock (the ``archive|<room>`` member).
     archive_rescue_seconds: float = 5.0
+    # Ratings (server/archive/write.py, RatingRules): a game is rated among its established
+    # users -- first seen more than ``rated_min_age_seconds`` before it, with at least
+    # ``rated_min_games`` finished games -- when it has two; a leaderboard lists users with
+    # at least ``leaderboard_min_games`` rated games.
+    rated_min_games: int = 3
+    rated_min_age_seconds: float = 24 * 3600.0
+    leaderboard_min_games: int = 5
     migrate_on_start: bool = True  # the server upgrades the schema itself (else: refuses)
 
     @classmethod
@@ -148,6 +155,9 @@ class Settings:
             redis_pool_size=_int("TORTUGA_REDIS_POOL_SIZE", 100),
             redis_pool_wait_seconds=_float("TORTUGA_REDIS_POOL_WAIT_SECONDS", 10.0),
             redis_retries=_int("TORTUGA_REDIS_RETRIES", 10),
+            rated_min_games=int(_env("TORTUGA_RATED_MIN_GAMES", "3") or 3),
+            rated_min_age_seconds=_float("TORTUGA_RATED_MIN_AGE_SECONDS", 24 * 3600.0),
+            leaderboard_min_games=int(_env("TORTUGA_LEADERBOARD_MIN_GAMES", "5") or 5),
             migrate_on_start=(_env("TORTUGA_MIGRATE", "1") or "1") not in ("0", "false", "no"),
         )
 

@@ -41,7 +41,7 @@ from sqlalchemy.exc import DataError, IntegrityError
 
 from server.archive.db import Database
 from server.archive.record import RecordError, decode_record
-from server.archive.write import Saved, save_record
+from server.archive.write import RatingRules, Saved, save_record
 from server.store import Keys
 
 log = logging.getLogger("tortuga.archive")
@@ -98,6 +98,7 @@ class Archiver:
         backoff_min: float = 0.5,
         backoff_max: float = 30.0,
         max_strikes: int = 5,
+        rules: RatingRules | None = None,
     ) -> None:
         self.redis = redis
         self._owns_db = isinstance(database, str)
@@ -113,6 +114,7 @@ class Archiver:
         self.backoff_min = backoff_min
         self.backoff_max = backoff_max
         self.max_strikes = max_strikes
+        self.rules = rules or RatingRules()
         self._strikes: dict[bytes, int] = {}  # entry -> failures while the database answered
         self._group_ready = False
         self._task: asyncio.Task[None] | None = None
@@ -210,7 +212,7 @@ class Archiver:
             return
         try:
             async with self.db.session() as session, session.begin():
-                saved = await save_record(session, record)
+                saved = await save_record(session, record, rules=self.rules)
         except POISON as exc:
             await self._bury(entry_id, fields, f"{type(exc).__name__}: {exc}")
             out.dead.append(entry_id.decode())

@@ -284,14 +284,20 @@ async def replay_game(
 
 
 async def leaderboard(
-    session: AsyncSession, engine: str, *, limit: int = 50, offset: int = 0
+    session: AsyncSession,
+    engine: str,
+    *,
+    limit: int = 50,
+    offset: int = 0,
+    min_games: int = 1,
 ) -> dict[str, JSON]:
-    """The rated users of one game, best ordinal (mu - 3 sigma) first."""
+    """The rated users of one game with at least ``min_games`` rated games, best ordinal
+    (mu - 3 sigma) first."""
     rows = (
         await session.execute(
             select(Rating, User.name)
             .join(User, User.id == Rating.user_id)
-            .where(Rating.engine == engine)
+            .where(Rating.engine == engine, Rating.games >= min_games)
             .order_by(Rating.ordinal.desc(), Rating.games.desc(), Rating.user_id)
             .limit(_limit(limit))
             .offset(max(0, offset))
@@ -309,4 +315,10 @@ async def leaderboard(
         }
         for i, (rating, name) in enumerate(rows)
     ]
-    return {"engine": engine, "entries": entries, "limit": _limit(limit), "offset": max(0, offset)}
+    return {
+        "engine": engine,
+        "min_games": min_games,
+        "entries": entries,
+        "limit": _limit(limit),
+        "offset": max(0, offset),
+    }

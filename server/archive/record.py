@@ -87,6 +87,8 @@ class ArchiveRecord(msgspec.Struct, kw_only=True):
     ended_at: datetime | None = None
     status: Status
     outcome: OutcomeRecord | None = None
+    # An abandoned game ended by a seated player: that seat (its outcome ranks it last).
+    abandoned_by: int | None = None
     # How the seed was made (server/seeding.py): {"commitment", "server_seed" (once over),
     # "contributions": [{seat, entropy, by}]}; None in records from before.
     deal: dict[str, Any] | None = None
@@ -163,6 +165,10 @@ def check_record(record: ArchiveRecord) -> None:
             raise bad("a finished game has an outcome")
         if record.seed is None:
             raise bad("a finished game reveals its seed")
+    if record.abandoned_by is not None and not (
+        record.status == "abandoned" and 0 <= record.abandoned_by < record.players
+    ):
+        raise bad("abandoned_by names a seat of an abandoned game")
     if record.outcome is not None and not (
         len(record.outcome.scores) == len(record.outcome.ranks) == record.players
     ):

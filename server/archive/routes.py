@@ -144,8 +144,12 @@ async def leaderboard(request: Request) -> Response:
         limit, offset = _page(request)
     except ValueError as exc:
         return _error(400, "bad-request", str(exc))
+    min_games = int(getattr(request.app.state, "leaderboard_min_games", 1))
     return await _answer(
-        request, lambda s, _r: history.leaderboard(s, engine, limit=limit, offset=offset)
+        request,
+        lambda s, _r: history.leaderboard(
+            s, engine, limit=limit, offset=offset, min_games=min_games
+        ),
     )
 
 

@@ -11,8 +11,10 @@ stream entry). The rules, so that at-least-once delivery in any order is harmles
   is behind (a late, shorter "playing" snapshot, or the same record twice) changes nothing.
 - Events are inserted with ``ON CONFLICT DO NOTHING``: the log only ever grows, and a
   version once stored is never rewritten.
-- Ratings move when, and only when, this transaction turns the game into a finished one:
-  that happens once per game, and ``games.rated_at`` records it.
+- Ratings move when, and only when, this transaction turns the game into a finished one
+  (or an abandoned one that a seated player ended: their loss): that happens once per
+  game, and ``games.rated_at`` records it. Only established users are rated, and only when
+  a game has two of them (``RatingRules``): throwaway guests farm nothing.
 - Locks are taken in one order (users by id, the game, ratings by user id), so concurrent
   archivers do not deadlock.
 """
@@ -20,7 +22,8 @@ stream entry). The rules, so that at-least-once delivery in any order is harmles
 from __future__ import annotations
 
 import enum
-from datetime import UTC, datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import case, func, select, update
@@ -39,6 +42,18 @@ class Saved(enum.Enum):
     UPDATED = "updated"  # the record was ahead of what was stored
     EVENTS = "events"  # behind, but brought versions the log did not have
     UNCHANGED = "unchanged"  # nothing new (a duplicate or an older snapshot)
+
+
+@dataclass(frozen=True, slots=True)
+class RatingRules:
+    """Who counts in ratings. A user is *established* when first seen in the archive more
+    than ``min_age_seconds`` before the game started and with at least ``min_games``
+    finished games before it; a game is rated among its established human seats, when it
+    has at least two distinct ones. (The defaults rate everyone: the server passes its
+    settings, ``rated_min_games`` and ``rated_min_age_seconds``.)"""
+
+    min_games: int = 0
+    min_age_seconds: float = 0.0
 
 
 def _now() -> datetime:
@@ -166,13 +181,50 @@ async def _insert_events(session: AsyncSession, record: ArchiveRecord) -> int:
     return added
 
 
-async def _rate(session: AsyncSession, record: ArchiveRecord, now: datetime) -> bool:
-    """Update the ratings of the human seats of a finished game; False if it is not rated."""
+async def _established(
+    session: AsyncSession, record: ArchiveRecord, users: list[str], rules: RatingRules
+) -> set[str]:
+    """The users who are not fresh at this game (``RatingRules``)."""
+    if rules.min_games <= 0 and rules.min_age_seconds <= 0:
+        return set(users)
+    began = record.started_at or record.created_at
+    old_enough = began - timedelta(seconds=rules.min_age_seconds)
+    aged = set(
+        await session.scalars(
+            select(User.id).where(User.id.in_(users), User.created_at <= old_enough)
+        )
+    )
+    if rules.min_games <= 0:
+        return aged
+    played = await session.execute(
+        select(Seat.user_id, func.count())
+        .join(Game, Game.id == Seat.game_id)
+        .where(
+            Seat.user_id.in_(sorted(aged)),
+            Game.status == "finished",
+            Game.id != record.game_id,
+            Game.ended_at <= began,
+        )
+        .group_by(Seat.user_id)
+    )
+    return {str(user) for user, count in played.all() if count >= rules.min_games}
+
+
+async def _rate(
+    session: AsyncSession, record: ArchiveRecord, now: datetime, rules: RatingRules
+) -> bool:
+    """Update the ratings of the established human seats of a finished game (or of an
+    abandoned one a seated player ended); False if it is not rated."""
     if record.outcome is None:
         return False
     humans = sorted((s for s in record.seats if s.human), key=lambda s: str(s.user))
     users = [str(s.user) for s in humans]
     if len(humans) < 2 or len(set(users)) != len(users):
+        return False
+    established = await _established(session, record, users, rules)
+    humans = [s for s in humans if str(s.user) in established]
+    users = [str(s.user) for s in humans]
+    if len(humans) < 2:
         return False
     rows = (
         await session.execute(
@@ -224,7 +276,10 @@ async def _rate(session: AsyncSession, record: ArchiveRecord, now: datetime) -> 
 
 
 async def save_record(
-    session: AsyncSession, record: ArchiveRecord, now: datetime | None = None
+    session: AsyncSession,
+    record: ArchiveRecord,
+    now: datetime | None = None,
+    rules: RatingRules = RatingRules(),
 ) -> Saved:
     """Merge ``record`` into the archive, in the caller's transaction."""
     now = now or _now()
@@ -267,8 +322,9 @@ async def save_record(
             .where(Game.id == record.game_id)
             .values(last_version=func.greatest(Game.last_version, record.last_version))
         )
-    if ahead and record.status == "finished" and not rated:
-        await _rate(session, record, now)
+    quit_ = record.status == "abandoned" and record.abandoned_by is not None
+    if ahead and (record.status == "finished" or quit_) and not rated:
+        await _rate(session, record, now, rules)
     if inserted:
         return Saved.INSERTED
     if ahead:
