@@ -11,11 +11,12 @@ compared (a tie is a draw); for two players it is the same as Plackett-Luce, and
 A rating is (mu, sigma); leaderboards sort by the ordinal ``mu - 3 sigma``, a conservative
 estimate that starts at 0 and rises as a player wins and as their sigma shrinks. Only games
 with at least two established human seats (users no bot played, not fresh: see
-``write.RatingRules``) are rated, only among those users, by the ranks of the outcome (equal
-ranks tie). A game a seated host ended under way is rated with the host ranked last. A game where a stand-in (the grace-time bot, or
-the default of ``absent: "default"``) made some of a player's moves while they were away is
-rated like any other: the seat is still the user's, and the archive records which moves were
-not theirs (``events.proxies``).
+``write.RatingRules``) are rated, only among those users, by the ranks of the outcome
+(equal ranks tie). A game a seated host ended under way is rated with the host ranked
+last. A game where a stand-in (the grace-time bot, or the default of ``absent:
+"default"``) made some of a player's moves while they were away is rated like any other:
+the seat is still the user's, and the archive records which moves were not theirs
+(``events.proxies``).
 """
 
 from __future__ import annotations
