@@ -259,10 +259,10 @@ async def test_a_record_that_keeps_failing_while_postgres_answers_is_given_up(
     cursed, good = play_record(players=2, rounds=1), play_record(players=2, rounds=1)
     real = module.save_record
 
-    async def flaky(session: Any, record: Any) -> Any:
+    async def flaky(session: Any, record: Any, **options: Any) -> Any:
         if record.game_id == cursed["game_id"]:
             raise RuntimeError("a bug this record triggers")
-        return await real(session, record)
+        return await real(session, record, **options)
 
     monkeypatch.setattr(module, "save_record", flaky)
     keys = Keys(redis_prefix)
