@@ -103,7 +103,7 @@ async def test_the_host_abandons_the_game_for_everyone(
     assert record["status"] == "abandoned" and record["seed"] == seed
     assert record["ended_at"] == room["ended_at"]
     # The host sat at seat 0: ending the game is their loss (issue 10, item 16).
-    assert record["abandoned_by"] == 0 and record["outcome"]["ranks"][0] == room["players"]
+    assert record["abandoned_by"] == 0 and record["outcome"]["ranks"][0] == len(record["seats"])
     assert [e["version"] for e in record["events"]] == list(range(1, version + 1))
 
 
