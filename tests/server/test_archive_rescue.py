@@ -122,7 +122,9 @@ async def test_a_node_dead_before_the_record_is_rescued_by_another(
     room = await room_hash(redis_client, redis_prefix, table.id)
     assert record["status"] == how and record["game_id"] == f"{table.id}-1"
     assert record["seed"] == room["seed"] and record["ended_at"] == room["ended_at"]
-    assert (record["outcome"] is not None) == (how == "finished")
+    # Finished, or ended by the seated host: their loss, also in a rescued record.
+    assert record["outcome"] is not None
+    assert record.get("abandoned_by") == (0 if how == "abandoned" else None)
     last = version if how == "finished" else version - 1  # the abandon entry is no event
     assert [e["version"] for e in record["events"]] == list(range(1, last + 1))
 
