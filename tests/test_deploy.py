@@ -180,3 +180,31 @@ def test_nginx_access_log_has_no_query_strings_or_tokens() -> None:
             "$http_cookie",
         ):
             assert leak not in fmt, (name, leak)
+
+
+def test_nginx_accepts_the_config(tmp_path: Path) -> None:
+    """``nginx -t`` on the config as the image includes it (inside ``http {}``), with the
+    node names replaced by addresses (nginx resolves upstreams when it loads a config).
+    Skipped where nginx is not installed (Debian: nginx-light)."""
+    nginx = shutil.which("nginx") or (
+        "/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None
+    )
+    if nginx is None:
+        pytest.skip("nginx is not installed")
+    conf = (ROOT / "deploy" / "nginx.conf").read_text()
+    for i, node in enumerate(NODES):
+        conf = conf.replace(f"{node}:8000", f"127.0.0.1:{8001 + i}")
+    conf = conf.replace("/var/log/nginx/access.log", str(tmp_path / "access.log"))
+    (tmp_path / "default.conf").write_text(conf)
+    (tmp_path / "nginx.conf").write_text(
+        f"pid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/error.log;\nevents {{}}\n"
+        f"http {{\n    include {tmp_path}/default.conf;\n}}\n"
+    )
+    done = subprocess.run(
+        [nginx, "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "syntax is ok" in done.stderr
