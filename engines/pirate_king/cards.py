@@ -113,7 +113,6 @@ LOOT_IDS: tuple[int, ...] = tuple(c.id for c in CARDS if c.type == LOOT)
 CURSES: tuple[int, ...] = tuple(c.curses for c in CARDS)
 CROWNS: tuple[int, ...] = tuple(c.crowns for c in CARDS)
 MAPS: tuple[int, ...] = tuple(int(c.map) for c in CARDS)
-START_SIZE = sum(raw.get("count", 1) for raw in card_list.STARTING_DECK)
 
 
 def starting_deck(seat: int) -> tuple[int, ...]:

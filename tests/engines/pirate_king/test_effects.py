@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import msgspec
+
 from engines.pirate_king.moves import CardMove, Do, SeatMove, Stack
 from engines.pirate_king.state import CHOOSE, GIVE, LOOK, REVEALING, STOPPED, SUNK
 from engines.pirate_king.table import Table
@@ -282,3 +284,60 @@ def test_other_players_effects_clockwise_from_the_captain() -> None:
     assert t.settle() is True
     assert [e.card for e in t.zones[2]] == [c("deckhand-3a")]
     assert [e.card for e in t.zones[0]] == [c("deckhand-1a"), c("wilson"), c("coin-purse-1a")]
+
+
+def test_a_copy_after_a_copy_copies_what_it_copied() -> None:
+    """**house**: a Copy after a Copy copies "the previously revealed card, including all its
+    symbols" -- the symbols it shows, those of the card it copied."""
+    s = arrange(zones={0: ["navy", "parrot-1"]}, piles={0: ["parrot-2"]})
+    copied = msgspec.structs.replace(s.zones[0][1], copy=c("navy"))
+    s = msgspec.structs.replace(s, zones=((s.zones[0][0], copied), (), ()))
+    s = beat(s)
+    assert s.zones[0][2].copy == c("navy")
+    assert GAME.view(s, 1)["table"][0]["zone"][2]["copy"] == "navy"
+    assert Table(s).swords(0) == 6
+
+
+def test_retrieve_with_one_card_in_the_discard_takes_it() -> None:
+    """A decision with one option is applied at once: Gary retrieves the only discarded
+    card."""
+    s = arrange(piles={0: ["gary"]}, discards={0: ["cutlass-1"]})
+    s = beat(s)
+    assert zone(s, 0) == ["gary", "cutlass-1"] and s.discards[0] == ()
+    assert GAME.prompt(s).kind == "reveal"
+
+
+def test_give_with_one_other_player_needs_no_decision() -> None:
+    """Two players: Wilson goes to the only other pirate without a question."""
+    s = arrange(2, piles={0: ["wilson", "deckhand-1a"]})
+    s = beat(s)
+    assert zone(s, 1) == ["deckhand-2a", "wilson"] and s.zones[1][1].giver == 0
+    assert GAME.prompt(s).kind == "reveal"
+
+
+def test_a_given_card_still_belongs_to_its_giver_during_the_round() -> None:
+    """Give: "until the end of the round" -- until then Wilson is the giver's card, not the
+    receiver's."""
+    s = arrange(2, piles={0: ["wilson", "deckhand-1a"]})
+    s = beat(s)
+    assert c("wilson") in Table(s).owned(0) and c("wilson") not in Table(s).owned(1)
+
+
+def test_after_choose_nothing_on_top_is_known() -> None:
+    """Choose takes both looked-at cards off the pile: the owner knows nothing of the new
+    top."""
+    s = arrange(piles={0: ["violette", "cutlass-1", "grog-1", "deckhand-1a"]})
+    s = beat(s)
+    s = decide(s, {0: CardMove("choose", "cutlass-1")})
+    assert s.known[0] == 0 and GAME.view(s, 0)["known"] == []
+    assert "deckhand-1a" in GAME.hidden(s, 0)
+
+
+def test_a_sunk_player_shows_no_curses_and_minus_one() -> None:
+    """A sunk player "will choose after those who have 0 swords and 0 gold": its view
+    line shows -1 / -1 and an empty zone."""
+    s = arrange(zones={0: ["cutlass-1", "gold-tooth-1"]}, piles={0: ["grog-1", "deckhand-1a"]})
+    s = beat(s)
+    line = GAME.view(s, None)["table"][0]
+    assert (line["swords"], line["gold"], line["curses"], line["zone"]) == (-1, -1, 0, [])
+    assert line["status"] == "sunk"

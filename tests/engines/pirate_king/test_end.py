@@ -99,3 +99,13 @@ def test_the_end_is_reached_after_round_seven_only() -> None:
     t.phase = RECLAIM
     t.advance()
     assert t.round == 7 and t.phase != OVER
+
+
+def test_five_map_fragments_leave_no_tie_to_decide() -> None:
+    """With an outright winner there is no tie for the win, even when two players have the
+    most crowns: the Captain is not asked."""
+    s = final({0: MAPS[:5], 1: ["kraken", "leviathan-1", "sea-serpent-1"]}, captain=2)
+    outcome = GAME.outcome(s)
+    assert s.phase == OVER and outcome is not None
+    assert outcome.scores[0] == outcome.scores[1] == 13
+    assert outcome.ranks == (1, 2, 3)

@@ -14,7 +14,7 @@ from engines.pirate_king.state import BATTLE, LOOT, PICK, PLAY, RECLAIM, STOPPED
 from engines.pirate_king.table import Table
 from engines.rng import Rng
 
-from .helpers import GAME, SEED, arrange, beat, c, decide, names, picked, zone
+from .helpers import GAME, SEED, arrange, beat, c, decide, names, picked, plain, zone
 
 # -- the cards --------------------------------------------------------------------------
 
@@ -408,3 +408,131 @@ def test_state_round_trips_and_is_deterministic() -> None:
     assert msgspec.structs.replace(a, captain=a.captain) == a
     assert NAMES[a.pirates[a.captain]] == "scarlette"  # the first left is picked first
     assert GAME.legal(GAME.start(GAME.options(), 4, SEED), a.captain)[0] == Pick("scarlette")
+
+
+# The page's "House card list", symbol by symbol: (swords, gold, curses, crowns, map).
+PAGE_SYMBOLS = {
+    "deckhand-1a": (1, 0, 0, 0, False),
+    "coin-purse-1a": (0, 1, 0, 0, False),
+    "cutlass-1": (2, 0, 1, 0, False),
+    "gold-tooth-1": (0, 2, 1, 0, False),
+    "grog-1": (1, 1, 1, 0, False),
+    "spyglass-1": (0, 0, 0, 0, False),
+    "scarlette": (1, 0, 0, 0, False),
+    "yellow": (1, 0, 0, 0, False),
+    "violette": (0, 0, 0, 0, False),
+    "rossy": (0, 1, 0, 0, False),
+    "wilson": (0, 0, 1, 0, False),
+    "gary": (1, 0, 0, 0, False),
+    "sea-witch": (0, 2, 1, 0, False),
+    "navy": (2, 0, 0, 0, False),
+    "red": (0, 0, 0, 0, False),
+    "blackbeard": (3, 0, 1, 0, False),
+    "sea-serpent-1": (1, 0, 0, 2, False),
+    "giant-crab-1": (1, 0, 1, 3, False),
+    "ghost-ship-1": (2, 0, 1, 4, False),
+    "leviathan-1": (2, 0, 2, 5, False),
+    "kraken": (3, 0, 2, 6, False),
+    "doubloons-1": (0, 2, 0, 0, False),
+    "flintlock-1": (2, 0, 0, 0, False),
+    "jewel-chest-1": (0, 0, 1, 2, False),
+    "golden-idol-1": (0, 1, 1, 3, False),
+    "royal-crown-1": (0, 0, 2, 4, False),
+    "map-fragment-1": (0, 0, 0, 0, True),
+    "compass-1": (0, 1, 0, 0, False),
+    "parrot-1": (0, 0, 0, 0, False),
+    "lucky-charm-1": (0, 0, 0, 0, False),
+    "powder-keg-1": (1, 0, 0, 0, False),
+    "treasure-map-1": (0, 0, 0, 0, False),
+    "cannon-1": (0, 0, 0, 0, False),
+    "merchant-scales-1": (0, 0, 0, 0, False),
+}
+PAGE_EFFECTS = {
+    "spyglass-1": ("look", 2),
+    "scarlette": ("captain", 1),
+    "yellow": ("flip", 1),
+    "violette": ("choose", 1),
+    "rossy": ("gain", 1),
+    "wilson": ("give", 1),
+    "gary": ("retrieve", 1),
+    "sea-witch": ("reveal", 1),
+    "red": ("loot", 1),
+    "compass-1": ("look", 3),
+    "parrot-1": ("copy", 1),
+    "lucky-charm-1": ("flip", 1),
+    "powder-keg-1": ("reveal", 1),
+    "treasure-map-1": ("reveal", 2),
+    "cannon-1": ("gain", 1),
+    "merchant-scales-1": ("gain", 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAGE_SYMBOLS))
+def test_card_symbols_are_the_pages(name: str) -> None:
+    """Each card of the page's "House card list" (e.g. "Cutlass (2 swords, 1 curse)",
+    "Shadow Sea Witch | 2 gold, 1 curse | other players: Reveal 1", "Powder Keg (1 sword,
+    Reveal 1)") has exactly its symbols and effect."""
+    card = CARDS[c(name)]
+    assert (card.swords, card.gold, card.curses, card.crowns, card.map) == PAGE_SYMBOLS[name]
+    effect = card.effect
+    assert (None if effect is None else (effect.kind, effect.n)) == PAGE_EFFECTS.get(name)
+    assert (effect is not None and effect.others) == (name == "sea-witch")
+
+
+def test_cards_are_conserved_while_pirates_are_picked() -> None:
+    """Before the piles are made, each picked Pirate waits beside its seat, the others in
+    the middle: every card in one place."""
+    state = GAME.start(GAME.options(), 3, SEED)
+    state = GAME.step(state, {state.captain: Pick("gary")})
+    zones = GAME.zones(state)
+    assert zones[f"pirate:{state.captain}"] == ["gary"]
+    assert "gary" not in zones["pirates"] and len(zones["pirates"]) == 9
+    cards = [card for cards in zones.values() for card in cards]
+    assert sorted(cards) == sorted(GAME.deck(GAME.options(), 3))
+
+
+def test_the_next_round_starts_with_one_card_each_and_keeps_a_short_pile() -> None:
+    """Round 2 starts like round 1: one card each ("ALL players must reveal the top card").
+    Only an empty pile is made anew from the discard: a pile of one card is kept."""
+    s = arrange(
+        zones={0: ["cutlass-1"], 1: [], 2: []},
+        piles={0: ["coin-purse-1a", "deckhand-1b"], 1: plain(1), 2: plain(2)},
+        monster_row=["kraken", "sea-serpent-1"],
+        loot_row=["doubloons-1", "flintlock-1", "parrot-1"],
+    )
+    s = beat(s, stop=[1, 2])  # seat 0 reveals coin-purse-1a
+    s = beat(s, stop=[0])  # seat 0 stops with one card left in its pile
+    while s.round == 1:
+        (seat,) = GAME.prompt(s).seats
+        s = decide(s, {seat: GAME.legal(s, seat)[0]})
+    assert zone(s, 0) == ["deckhand-1b"]  # the kept pile's card, first of round 2
+    assert "cutlass-1" in names(s.discards[0])  # not reshuffled into the pile
+    assert all(len(s.zones[seat]) == 1 for seat in (1, 2))
+
+
+def test_two_players_an_odd_loot_row() -> None:
+    """2 players with only three Loot cards left (the Loot pile ran short): the first takes
+    one and drops one, the second takes the last without a drop."""
+    s = arrange(
+        2,
+        zones={0: ["deckhand-1a", "coin-purse-1a"], 1: []},
+        piles={0: [], 1: []},
+        monster_row=["kraken", "sea-serpent-1"],
+        loot_row=["doubloons-1", "flintlock-1", "parrot-1"],
+    )
+    s = beat(s, stop=[0, 1])
+    s = decide(s, {0: Take("kraken")})
+    assert GAME.prompt(s).seats == (0,) and len(GAME.legal(s, 0)) == 3 * 2
+    s = decide(s, {0: Take("doubloons-1", "flintlock-1")})
+    # Seat 1 took the last card without a choice; the round is over.
+    assert s.round == 2
+    assert c("parrot-1") in Table(s).owned(1)
+    assert "flintlock-1" in names(s.box)
+
+
+def test_bot_levels() -> None:
+    """Bots: ``random`` and ``heuristic``; another level is refused."""
+    assert GAME.bot_levels == ("random", "heuristic")
+    assert GAME.bot("heuristic") is not GAME.bot("random")
+    with pytest.raises(BadOptions):
+        GAME.bot("genius")

@@ -56,6 +56,8 @@ def test_every_move_round_trips(move: Move, text: str, obj: dict[str, object]) -
         "take kraken discard parrot-1",
         "pick nobody",
         "flip",
+        "order 0 1 2 3 4 0",
+        "stack " + " ".join(f"map-fragment-{i}" for i in range(1, 7)),
     ],
 )
 def test_malformed_text(text: str) -> None:
@@ -75,6 +77,8 @@ def test_malformed_text(text: str) -> None:
         {"take": "kraken", "drop": "kraken"},
         {"flip": "cutlass-1", "choose": "grog-1"},
         {"pick": 3},
+        {"order": [0, 1, 2, 3, 4, 5]},
+        {"stack": [f"map-fragment-{i}" for i in range(1, 7)]},
         [],
     ],
 )
