@@ -513,5 +513,13 @@ export default {
   "room.again.busy": "Opening a new room…",
   "room.again.chat": "Play again? Join the new room:",
   "room.again.join": "{name} opened a new room: join the next game",
-  "room.again.failed": "Could not open a new room: {message}"
+  "room.again.failed": "Could not open a new room: {message}",
+
+  "sk.keys.title": "Playing with the keyboard",
+  "sk.keys.tab": "Tab / Shift+Tab: from button to button (the one with focus is outlined)",
+  "sk.keys.arrows": "← → (or ↑ ↓) on a card: the next card you may play",
+  "sk.keys.enter": "Enter or Space: play the card, or press the button",
+  "sk.keys.digits": "0–9 while bidding: choose that bid; then Enter on “Seal my bid”",
+  "sk.keys.esc": "Esc: close the pirate-or-escape question",
+  "sk.keys.click": "After a won trick: a click goes on at once"
 };

@@ -513,5 +513,13 @@ export default {
   "room.again.busy": "Đang mở phòng mới…",
   "room.again.chat": "Chơi lại nhé? Vào phòng mới:",
   "room.again.join": "{name} đã mở phòng mới: vào chơi ván tiếp",
-  "room.again.failed": "Không mở được phòng mới: {message}"
+  "room.again.failed": "Không mở được phòng mới: {message}",
+
+  "sk.keys.title": "Chơi bằng bàn phím",
+  "sk.keys.tab": "Tab / Shift+Tab: đi từ nút này sang nút khác (nút đang chọn có viền sáng)",
+  "sk.keys.arrows": "← → (hoặc ↑ ↓) trên một lá: sang lá kế tiếp bạn được đánh",
+  "sk.keys.enter": "Enter hoặc Space: đánh lá bài, hoặc bấm nút",
+  "sk.keys.digits": "0–9 khi đặt cược: chọn số đó; rồi Enter ở nút “Niêm phong”",
+  "sk.keys.esc": "Esc: đóng câu hỏi cướp biển hay bỏ chạy",
+  "sk.keys.click": "Sau một ván thắng: bấm chuột để tiếp tục ngay"
 };

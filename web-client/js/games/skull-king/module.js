@@ -44,6 +44,12 @@ function bidBox(ctx) {
       h("span", { class: "small" }, t("sk.bid.secret"))));
 }
 
+/** Which keys play the game, on the page (closed until opened). */
+function keysHelp() {
+  return h("details", { class: "keys" }, h("summary", {}, t("sk.keys.title")),
+    h("ul", {}, ["tab", "arrows", "enter", "digits", "esc", "click"].map((k) => h("li", {}, t(`sk.keys.${k}`)))));
+}
+
 /** A card click: one move, or Scary Mary / Rogue's choice (pirate or escape) first. */
 function playCard(ctx, card, moves) {
   if (ctx.busy) return;
@@ -86,6 +92,7 @@ const skullKing = {
     }
     parts.push(...ctx.controls);
     parts.push(handPanel(ctx, (card, moves) => playCard(ctx, card, moves)));
+    parts.push(keysHelp());
     return parts;
   },
 

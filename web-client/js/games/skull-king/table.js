@@ -11,7 +11,9 @@ export function cardFace(game, name, { small = false, as = null, tag = "div", pr
   const d = describe(game, name);
   const classes = ["card", small && "small", d.suit ? `s-${d.suit}` : "special", `k-${d.kind}`];
   const label = as ? t("cards.as", { card: d.label, choice: t(`cards.as.${as}`) }) : d.label;
-  const el = h(tag, { class: classes, "aria-label": label, title: label, dataset: { card: name }, ...props },
+  // A drawn card is an image with a name (a button says what playing it does).
+  const el = h(tag, { class: classes, role: tag === "div" ? "img" : null, "aria-label": label, title: label,
+    dataset: { card: name }, ...props },
     d.kind === "number"
       ? [h("span", { class: "rank", "aria-hidden": "true" }, String(d.rank)),
          h("span", { class: "sym", "aria-hidden": "true" }, d.symbol),
@@ -214,7 +216,10 @@ export function handPanel(ctx, onPlay) {
   let greyed = false;
   const buttons = hand.map((name) => {
     const moves = busy ? null : legalPlays.get(name);
-    const label = describe(game, name).label;
+    // Spoken as shown ("7 yellow"): a button's name contains its visible text (WCAG 2.5.3).
+    const d = describe(game, name);
+    const label = d.kind === "number"
+      ? `${d.rank} ${t(`cards.suit.${d.suit}`)}${d.trump ? ` ${t("cards.trump")}` : ""}` : d.label;
     const why = moves ? null : whyNot(name);
     if (!moves && myTurn) greyed = true;
     return cardFace(game, name, {

@@ -1,0 +1,62 @@
+"""axe-core on the lobby, a room before the start and the table in play: no serious or
+critical violation (issue 9, finishing touches). axe-core is vendored for the tests only
+(tests/browser/vendor/, MPL-2.0) and injected by the test, never served by the site.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from players import Person
+
+pytestmark = pytest.mark.browser
+
+AXE = (Path(__file__).parent / "vendor" / "axe.min.js").read_text(encoding="utf-8")
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 1, "is_mobile": True}
+
+
+def serious(person: Person, where: str) -> list[str]:
+    """The serious and critical violations axe finds on the page now."""
+    page = person.page
+    page.evaluate(AXE)  # evaluated over the DevTools protocol: the page's CSP does not apply
+    found = page.evaluate(
+        """async () => {
+             const r = await axe.run(document, { resultTypes: ["violations"] });
+             return r.violations
+               .filter(v => v.impact === "serious" || v.impact === "critical")
+               .map(v => `${v.id} (${v.impact}): `
+                         + v.nodes.slice(0, 3).map(n => n.target.join(" ")).join(" | "));
+           }"""
+    )
+    return [f"{where}: {line}" for line in found]
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_no_serious_accessibility_violations(site: str, chromium: Any, size: str) -> None:
+    options = PHONE if size == "phone" else {"viewport": {"width": 1280, "height": 800}}
+    hana = Person(chromium, site, "Hana", **options)
+    try:
+        problems: list[str] = []
+        hana.open("/")
+        hana.choose_name()
+        hana.page.wait_for_selector("form[aria-label]")
+        problems += serious(hana, "lobby")
+        hana.create_room(rounds=2, seats=3)
+        hana.add_bot("heuristic")
+        hana.add_bot("random")
+        problems += serious(hana, "room")
+        hana.ready()
+        hana.page.get_by_role("button", name="Start the game").click()
+        hana.page.wait_for_selector(".bids button")
+        problems += serious(hana, "table, bidding")
+        hana.bid(0)
+        hana.page.wait_for_selector(".table-area[data-phase='play']")
+        problems += serious(hana, "table, playing")
+        assert problems == []
+        # Keyboard play is documented on the page itself.
+        keys = hana.page.locator(".table-area details.keys li")
+        assert keys.count() >= 5 and "Enter" in str(keys.nth(2).text_content())
+    finally:
+        hana.close()
