@@ -80,11 +80,13 @@ def routes(web_root: Path) -> list[BaseRoute]:
             request.headers.get("accept-language"),
         )
 
-    def rendered(card: str) -> Response:
-        """The app page with ``card`` in its head, and the games that have a rules page."""
+    def rendered(card: str, lang: str) -> Response:
+        """The app page in ``lang`` with ``card`` in its head, and the games that have a
+        rules page."""
         games = sorted(p.stem for p in rules.glob("*.html") if "." not in p.stem)
         head = f'{card}\n<meta name="tortuga:rules" content="{" ".join(games)}">'
         body = index.read_text(encoding="utf-8").replace(head_mark, head, 1)
+        body = body.replace('<html lang="en">', f'<html lang="{lang}">', 1)
         return HTMLResponse(body, headers={**HEADERS, "Vary": "Accept-Language, Cookie"})
 
     def base_url(request: Request) -> str:
@@ -95,7 +97,8 @@ def routes(web_root: Path) -> list[BaseRoute]:
 
     async def app_page(request: Request) -> Response:
         url = base_url(request) + request.url.path
-        return rendered(unfurl.site(url, texts, language(request)))
+        lang = language(request)
+        return rendered(unfurl.site(url, texts, lang), lang)
 
     async def room_page(request: Request) -> Response:
         """The app, with the room's preview card in its head (when this app serves rooms)."""
@@ -110,7 +113,8 @@ def routes(web_root: Path) -> list[BaseRoute]:
         if room.id != code:
             return RedirectResponse(f"/r/{room.id}", status_code=308, headers=HEADERS)
         url = f"{services.rooms.base_url}/r/{room.id}"
-        return rendered(unfurl.tags(room, url, texts, language(request)))
+        lang = language(request)
+        return rendered(unfurl.tags(room, url, texts, lang), lang)
 
     async def rules_page(request: Request) -> Response:
         game = str(request.path_params["game"])

@@ -70,6 +70,7 @@ def test_the_app_pages_carry_the_sites_card_and_the_rules_list(web_only_url: str
     games = sorted(p.stem for p in RULES.glob("*.html") if "." not in p.stem)
     assert f'<meta name="tortuga:rules" content="{" ".join(games)}">' in en
     assert en.count("<title>") == 1
+    assert '<html lang="en">' in en and '<html lang="vi">' in vi
 
 
 def test_the_header_switch_carries_over_to_the_rules(

@@ -60,6 +60,8 @@ export class PlayerPage {
     for (const g of this.games) played.set(g.engine, (played.get(g.engine) || 0) + 1);
     replaceChildren(this.el,
       h("h1", {}, name),
+      this.user && this.user.created_at
+        ? h("p", { class: "small muted" }, t("player.since", { date: formatDate(this.user.created_at, { dateStyle: "long" }) })) : null,
       h("section", { class: "panel", "aria-label": t("player.ratings") },
         h("h2", {}, t("player.ratings")),
         ratings.size

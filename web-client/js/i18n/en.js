@@ -521,5 +521,6 @@ export default {
   "sk.keys.enter": "Enter or Space: play the card, or press the button",
   "sk.keys.digits": "0–9 while bidding: choose that bid; then Enter on “Seal my bid”",
   "sk.keys.esc": "Esc: close the pirate-or-escape question",
-  "sk.keys.click": "After a won trick: a click goes on at once"
+  "sk.keys.click": "After a won trick: a click goes on at once",
+  "player.since": "Playing since {date}"
 };

@@ -521,5 +521,6 @@ export default {
   "sk.keys.enter": "Enter hoặc Space: đánh lá bài, hoặc bấm nút",
   "sk.keys.digits": "0–9 khi đặt cược: chọn số đó; rồi Enter ở nút “Niêm phong”",
   "sk.keys.esc": "Esc: đóng câu hỏi cướp biển hay bỏ chạy",
-  "sk.keys.click": "Sau một ván thắng: bấm chuột để tiếp tục ngay"
+  "sk.keys.click": "Sau một ván thắng: bấm chuột để tiếp tục ngay",
+  "player.since": "Chơi từ {date}"
 };
