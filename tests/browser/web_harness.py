@@ -20,6 +20,11 @@ def site_settings(redis_url: str, database_url: str, port: int, **changes: Any) 
         "secret": secrets.token_bytes(32),
         "bot_delay": 0.0,
         "grace_seconds": 600.0,
+        # Test users are minutes old: rate them all (the rating rules have tests of their
+        # own in tests/server/archive/test_rating_rules.py).
+        "rated_min_games": 0,
+        "rated_min_age_seconds": 0.0,
+        "leaderboard_min_games": 1,
         "guests_per_address_per_hour": 0,  # every browser here is 127.0.0.1
     }
     return Settings(**{**values, **changes})
