@@ -43,7 +43,7 @@ from engines.rng import Rng
 
 HAND = 5
 MAX_RESHUFFLES = 3
-MAX_REMOVED = 40
+MAX_REMOVED = 120
 KINDS_OF_PROMPT = {
     ARRANGE: "arrange",
     TURN: "turn",

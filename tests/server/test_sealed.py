@@ -247,3 +247,64 @@ async def test_pirate_king_parallel_decisions_stay_with_their_movers(
     entries = await redis_client.xrange(f"{redis_prefix}room:{{{table.id}}}:log")
     last = entries[-1][1]
     assert last[b"v"] == str(version + 1).encode() and last.get(b"private") == b"1"
+
+
+async def test_pearates_hand_or_score_stays_with_each_player(
+    two: list[Node], redis_client: Any, redis_prefix: str
+) -> None:
+    """Pearates' hand-or-score is "decided by all at once as a sealed prompt" and private:
+    Redis holds digests only until everyone committed; once revealed, each seat's choice
+    reaches that seat only -- the others learn it from their views (hand sizes, scored
+    cards), as at the table."""
+    table = await started(two, 3, game="pearates", options={"removed": 20})
+    clients = table.clients
+    watcher = await Client.connect(two[1], "Watcher")
+    await watcher.send("join", room=table.id, **{"as": "spectator"})
+    await watcher.of("snapshot")
+    for _ in range(500):  # until a hand-or-score with two or more seats
+        prompt = latest(clients[0])["view"]["prompt"]
+        if prompt["kind"] == "keep" and prompt["sealed"]:
+            break
+        assert latest(clients[0])["view"]["outcome"] is None, "no sealed keep in this game"
+        await advance(clients, "pearates")
+    assert prompt["private"] is True
+    version = latest(clients[0])["version"]
+    phase = f"keep@{version}"
+    seats = prompt["seats"]
+    rng = Rng(b"private", "keep")
+    moves = {s: choose("pearates", latest(clients[s])["view"], rng) for s in seats}
+    salts = {}
+    for seat in seats[:-1]:
+        salt, dig = salted(phase, seat, moves[seat])
+        salts[seat] = salt
+        assert (await clients[seat].call("commit", phase=phase, digest=dig))["type"] == "ok"
+    keys = await dump(redis_client, redis_prefix)
+    blob = repr(keys).encode()
+    for seat in seats[:-1]:
+        assert salts[seat].encode() not in blob
+    # the seal holds digests and nonces only (no move, no salt)
+    seal = next(v for k, v in keys.items() if k.endswith(b":seal"))
+    fields = {b"phase", b"commits", b"reveals"}
+    fields |= {f"{x}:{s}".encode() for s in seats[:-1] for x in ("c", "n")}
+    assert set(seal) == fields
+    last = seats[-1]
+    salt, dig = salted(phase, last, moves[last])
+    salts[last] = salt
+    assert (await clients[last].call("commit", phase=phase, digest=dig))["type"] == "ok"
+    for seat in seats:
+        await clients[seat].of("open", phase=phase)
+        await clients[seat].send("reveal", phase=phase, move=moves[seat], salt=salts[seat])
+    for client in (*clients, watcher):
+        await client.has_version(version + 1)
+    for seat, client in enumerate(clients):
+        revealed = await client.seen(lambda f: f["type"] == "revealed" and f["phase"] == phase)
+        assert revealed["private"] is True
+        assert revealed["moves"] == ({str(seat): moves[seat]} if seat in seats else {})
+    revealed = await watcher.seen(lambda f: f["type"] == "revealed" and f["phase"] == phase)
+    assert revealed["moves"] == {}
+    for seat, client in enumerate((*clients, watcher)):
+        for frame in client.frames:
+            if frame["type"] not in ("revealed", "event") or frame.get("version") != version + 1:
+                continue
+            shown = frame.get("moves") or frame.get("event", {}).get("moves") or {}
+            assert set(shown) <= {str(seat)}, (seat, frame["type"], shown)

@@ -18,7 +18,13 @@ from server.store import Keys
 
 
 @pytest.mark.parametrize(
-    ("game_id", "rounds"), [("skull-king", 2), ("loon-tricks", 3), ("pirate-king", 0)]
+    ("game_id", "options"),
+    [
+        ("skull-king", {"rounds": 2}),
+        ("loon-tricks", {"rounds": 3}),
+        ("pirate-king", {}),
+        ("pearates", {"removed": 20, "more_actions": True}),
+    ],
 )
 async def test_a_game_played_on_the_server_is_archived_verified_and_rated(
     two: list[Node],
@@ -27,9 +33,8 @@ async def test_a_game_played_on_the_server_is_archived_verified_and_rated(
     archive_url: str,
     db: Database,
     game_id: str,
-    rounds: int,
+    options: dict[str, Any],
 ) -> None:
-    options = {"rounds": rounds} if rounds else {}  # 0: a game without a rounds option
     table = await seat_players(two, 3, game=game_id, options=options)
     marks = [len(c.frames) for c in table.clients]
     assert (await table.clients[0].call("start"))["type"] == "ok"

@@ -55,6 +55,8 @@ async def execute(db: Database, sql: str, **params: Any) -> None:
         ("loon-tricks", 5),
         ("pirate-king", 2),
         ("pirate-king", 5),
+        ("pearates", 2),
+        ("pearates", 7),
     ],
 )
 def test_a_record_verifies(engine: str, players: int) -> None:
