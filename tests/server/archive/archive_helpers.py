@@ -58,7 +58,7 @@ def play_record(
     game_id = game_id or f"{room}-1"
     users = users if users is not None else [f"u-{secrets.token_hex(4)}" for _ in range(players)]
     bots = bots or {}
-    # games without rounds (pearates) play their default options
+    # games without rounds (pirate-king, pearates) play their default options
     options = {"rounds": rounds} if "rounds" in game.options_schema() else {}
     state = game.start(game.options(options), players, seed)
     moves_rng = Rng(seed, "test-moves")
