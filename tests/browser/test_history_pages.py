@@ -26,6 +26,12 @@ NAMES = ["Lan", "Minh", "Đức <b>bold</b>"]
 
 
 @pytest.fixture(scope="module")
+def site_changes() -> dict[str, Any]:
+    """Boards list players with three rated games here (the site's default asks for more)."""
+    return {"leaderboard_min_games": 3}
+
+
+@pytest.fixture(scope="module")
 def history(site: str, database_url: str) -> dict[str, Any]:
     """Three guests of the site and four finished games of theirs in the archive (three of
     Skull King, one of Bid & Make It), stored as the archiver stores them."""
@@ -100,6 +106,8 @@ def test_a_leaderboard_per_game(
                 assert "Skull King — leaderboard" in text
             # Each game has a board of its own.
             assert page.locator("nav a[href='/leaderboard/bid-tricks']").count() == 1
+            # The page says how many rated games put a player on the board.
+            assert ("3 rated games" if lang == "en" else "3 trận") in text
             assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
             page.screenshot(
                 path=str(screenshot_dir / f"leaderboard-{lang}-{size}.png"), full_page=True
@@ -143,7 +151,7 @@ def test_a_players_page(
             assert links.first.get_attribute("href") == f"/replay/{history['games'][-1]}"
             text = page.evaluate(PAGE_TEXT)
             if lang == "vi":
-                assert "Các ván gần đây" in text and "3 ván" in text
+                assert "Các trận gần đây" in text and "3 trận" in text
                 assert english_leftovers(text) == [] and english_words(text, NAMES) == []
             else:
                 assert "Recent games" in text and "3 games" in text and "1 game" in text

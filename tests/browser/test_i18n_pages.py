@@ -173,7 +173,7 @@ def test_plurals_and_error_codes(web_only_url: str, chromium: Any) -> None:
     assert got["en"] == ["0 games", "1 game", "2 games"]
     assert got["enErr"].startswith("Follow suit")
     assert got["unknownErr"] == "server words"
-    assert got["vi"] == ["1 ván", "2 ván"]
+    assert got["vi"] == ["1 trận", "2 trận"]
     assert got["viErr"] == "Chưa đến lượt bạn."
     assert got["big"] == "1.200/3 đã ngồi"  # numbers as Vietnamese writes them
     ctx.close()

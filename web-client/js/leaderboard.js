@@ -40,6 +40,7 @@ export class LeaderboardPage {
   }
 
   take(page) {
+    if (page && typeof page.min_games === "number") this.minGames = page.min_games;
     const entries = (page && page.entries) || [];
     this.entries.push(...entries);
     this.more = entries.length === PAGE;
@@ -68,7 +69,8 @@ export class LeaderboardPage {
       : h("p", { class: "muted empty" }, t("leaderboard.empty", { game: title }));
     replaceChildren(this.el,
       h("h1", {}, t("leaderboard.title", { game: title })),
-      h("p", { class: "small muted" }, t("leaderboard.intro")),
+      h("p", { class: "small muted" }, t("leaderboard.intro"),
+        this.minGames > 1 ? ` ${t("leaderboard.min_games", { count: this.minGames })}` : ""),
       h("section", { class: "panel" }, body,
         this.more ? h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: () => this.loadMore() }, t("leaderboard.more"))) : null),
       this.otherGames());

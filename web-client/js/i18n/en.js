@@ -105,6 +105,7 @@ export default {
 
   "leaderboard.title": "{game} — leaderboard",
   "leaderboard.intro": "Players rated by their finished games (rating = skill estimate minus three times its uncertainty: it grows as you play more).",
+  "leaderboard.min_games": {"one": "A player is listed after {count} rated game.", "other": "A player is listed after {count} rated games."},
   "leaderboard.rank": "Rank",
   "leaderboard.player": "Player",
   "leaderboard.rating": "Rating",
