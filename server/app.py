@@ -87,7 +87,12 @@ def create_app(settings: Settings) -> Starlette:
             redis, rooms, instance, settings.resume_max_versions, settings.max_sockets_per_user
         )
         bots = BotDriver(
-            rooms, sealing, settings.secret, settings.bot_delay, settings.bot_rescue_seconds
+            rooms,
+            sealing,
+            settings.secret,
+            settings.bot_delay,
+            settings.bot_rescue_seconds,
+            settings.bot_concurrency,
         )
         clock = Clock(rooms, sealing, bots, hub, settings)
         rooms.on_turn.append(bots.schedule)
@@ -100,6 +105,7 @@ def create_app(settings: Settings) -> Starlette:
         app.state.identity = identity  # the history routes' reader
         app.state.leaderboard_min_games = settings.leaderboard_min_games
         app.state.clock = clock
+        app.state.bots = bots
         app.state.redis = redis
         app.state.db = None
         archiver = None

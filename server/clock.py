@@ -116,6 +116,9 @@ class Clock:
         self._loops: list[asyncio.Task[None]] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self._limit = asyncio.Semaphore(64)
+        # Rooms re-armed at once (joins, the game's start, the sweep): the rest wait.
+        self._arming = asyncio.Semaphore(max(1, settings.visit_concurrency))
+        self._sweeping: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
 
     # -- life -------------------------------------------------------------------------------
@@ -133,6 +136,8 @@ class Clock:
         The loops stop on an event, not by cancellation alone: a cancel that lands inside a
         Redis call can be swallowed by the client library, and the loop would go on."""
         self._stop.set()
+        if self._sweeping is not None:
+            self._sweeping.cancel()
         if self._loops:
             _, late = await asyncio.wait(self._loops, timeout=5)
             for task in late:
@@ -165,17 +170,34 @@ class Clock:
 
     def started(self, room_id: str) -> None:
         """``on_started``: seats whose player left while the room was in the lobby start
-        their grace time (or are taken over at once, if it is over)."""
-        self._spawn(self.arm(room_id))
+        their grace time (or are taken over at once, if it is over). The start's own step
+        told the bots already."""
+        self._spawn(self._arm_in_turn(room_id, nudge=False))
 
     def visit(self, room_id: str) -> None:
         """``on_visit`` (a socket joined): re-arm what a node that died may have left."""
-        self._spawn(self.arm(room_id))
+        self._spawn(self._arm_in_turn(room_id, nudge=True))
+
+    async def _arm_in_turn(self, room_id: str, *, nudge: bool) -> None:
+        async with self._arming:
+            await self.arm(room_id, nudge=nudge)
+
+    async def _sweep(self, room_ids: list[str]) -> None:
+        """Re-arm the rooms this node has sockets in, ``visit_concurrency`` at a time: a
+        node with hundreds of rooms does not fire two Redis-reading tasks per room at
+        once every ``sweep_seconds``. The bots' safety net runs only where bots play."""
+
+        async def one(room_id: str) -> None:
+            async with self._arming:
+                await self.arm(room_id, nudge=True)
+
+        for start in range(0, len(room_ids), 64):
+            await asyncio.gather(*(one(r) for r in room_ids[start : start + 64]))
 
     async def _schedule(self, name: str, due: float) -> None:
         await self.store.schedule(name, int(due * 1000))
 
-    async def arm(self, room_id: str) -> None:
+    async def arm(self, room_id: str, *, nudge: bool = False) -> None:
         """Put the room's current deadline and the grace times of its dropped seats on the
         clock, unless they are there already (or, for a game over whose final record is
         not on the archive stream, its ``archive`` member). Idempotent: a member that already fired
@@ -218,6 +240,10 @@ class Clock:
         if left is not None:
             name = member("idle", room_id, stamp(left))
             await self.store.schedule(name, int((left + self.abandon_after) * 1000))
+        if nudge and (room.away or any(s.bot is not None for s in room.seats)):
+            # A bot's trigger lost with a node that died. Tables where only their players
+            # play start no bot work.
+            self.rooms.turn(room_id)
 
     @staticmethod
     def _last_human_seen(room: Room, seen: dict[str, str]) -> float | None:
@@ -378,12 +404,15 @@ class Clock:
         while not self._stop.is_set():
             try:
                 await self._heartbeat()
-                if now_ms() - swept >= self.sweep_ms:
+                if now_ms() - swept >= self.sweep_ms and (
+                    self._sweeping is None or self._sweeping.done()
+                ):
                     swept = now_ms()
                     # A safety net for what a node that died between two writes left
                     # undone (a reveal deadline, a bot's turn): any room with a socket here.
-                    for room_id in list(self.hub.by_room):
-                        self.rooms.visit(room_id)
+                    self._sweeping = asyncio.create_task(
+                        self._logged(self._sweep(list(self.hub.by_room)))
+                    )
                 now = now_ms()
                 dead = await self.store.claim(self.keys.nodes, now, self.lease_ms, 10)
                 for instance in dead:

@@ -119,7 +119,21 @@ class Sealing:
         if result == "open":
             if open_by is not None:
                 await self.store.schedule(member("reveal", room_id, room.version), open_by)
-            self.rooms.turn(room_id)
+            if await self._stand_ins(room, owed):
+                self.rooms.turn(room_id)
+
+    async def _stand_ins(self, room: Room, seats: tuple[int, ...]) -> bool:
+        """Whether a bot or a stand-in is among ``seats`` -- a bot seat, a seat taken over,
+        or a seat a stand-in committed for (``p:<seat>``: only it can open that commitment,
+        also when its player came back since): only then are the bots told that the phase
+        opened."""
+        if any(room.seats[s].bot is not None for s in seats):
+            return True
+        presence = await self.store.load_presence(room.id)
+        if any(f"away:{s}" in presence for s in seats):
+            return True
+        seal = await self.store.load_seal(room.id)
+        return any(f"p:{s}" in seal for s in seats)
 
     async def reveal(
         self, room_id: str, seat: int, phase: str, move: Any, salt: str, *, proxy: bool = False

@@ -712,8 +712,15 @@ class RoomService:
         blob = game.encode(state)
         due: int | None = None
         clock_kind = ""
+        # Bots are told of the turn only when the new prompt is theirs: a bot seat owes
+        # something, or a seat that owes is taken over (the write says: ``away_seats``).
+        # At a table of people who are all here, a step starts no bot work at all.
+        bots_owe = False
+        away_seats: list[int] = []
         if status == PLAYING:
             prompt = game.prompt(state)
+            bots_owe = any(room.seats[s].bot is not None for s in prompt.seats)
+            away_seats = [] if bots_owe else list(prompt.seats)
             clock_kind = "commit" if prompt.sealed else "move"
             seconds = room.deadlines.get(clock_kind)
             if not isinstance(deadline, _Unset):
@@ -790,6 +797,7 @@ class RoomService:
             new_version=version,
             payload=step_notice(room.id, version),
             ttl=self.room_ttl if status == FINISHED else 0,
+            away_seats=away_seats,
         )
         if not won:
             return False
@@ -806,8 +814,9 @@ class RoomService:
             await self._archive_end(rescue)
         else:
             if self._checkpoint(game, state, version):
-                await self._archive(room.id)
-            self.turn(room.id)
+                await self._archive(room.id, checkpoint=version)
+            if bots_owe or won == 2:
+                self.turn(room.id)
         return True
 
     def _checkpoint(self, game: AnyGame, state: Any, version: int) -> bool:
@@ -885,8 +894,8 @@ class RoomService:
 
     def visit(self, room_id: str) -> None:
         """A socket joined ``room_id``: a safety net for triggers lost with a dead node --
-        bots that owe a move make it, the clock re-arms the current deadline."""
-        self.turn(room_id)
+        the clock re-arms the current deadline and, where bots or stand-ins play, tells
+        the bots (``Clock.arm``)."""
         for hook in self.on_visit:
             hook(room_id)
 
@@ -932,14 +941,17 @@ class RoomService:
         log.warning("final record written by the clock", extra={"room": room_id})
         return True
 
-    async def _archive(self, room_id: str) -> None:
+    async def _archive(self, room_id: str, checkpoint: int | None = None) -> None:
         """The game's record onto the archive stream: the whole game once it is over
         (finished or abandoned; then ``archived=1`` on the room), or a "playing" record at
-        a checkpoint (no seed, no outcome, the events so far). A duplicate is harmless (the
-        archiver's writes are upserts by game id) but the final one is written once in
-        effect: see ``_archive_end``."""
+        the checkpoint version ``checkpoint`` (no seed, no outcome, the events up to it --
+        the game may have moved on meanwhile; if it ended, its final record is the one that
+        counts). A duplicate is harmless (the archiver's writes are upserts by game id) but
+        the final one is written once in effect: see ``_archive_end``."""
         room = await self.get(room_id)
-        entries = await self.store.log_range(room_id, 1, room.version)
+        if checkpoint is not None and room.status != PLAYING:
+            return
+        entries = await self.store.log_range(room_id, 1, checkpoint or room.version)
         record = build_record(room, [e for _, e in entries])
         await self.store.archive(json.dumps(record, separators=(",", ":")).encode())
         if room.status in (FINISHED, ABANDONED):

@@ -93,6 +93,8 @@ class Settings:
     heartbeat_seconds: float = 2.0  # how often a node says it is alive
     node_ttl_seconds: float = 10.0  # a node silent this long is dead: its sockets stop counting
     sweep_seconds: float = 10.0  # how often a node re-arms the rooms it has sockets in
+    visit_concurrency: int = 16  # rooms re-armed at once (joins, starts, the sweep)
+    bot_concurrency: int = 32  # bot runs reading or writing Redis at once (per node)
     room_ttl_seconds: int = 7 * 24 * 3600  # a finished or abandoned room's keys expire after
     # A game no human player has been connected to for this long is abandoned by the clock.
     abandon_after_seconds: float = 7 * 24 * 3600.0
@@ -152,6 +154,8 @@ class Settings:
             guests_per_address_per_hour=_int("TORTUGA_GUESTS_PER_ADDRESS_PER_HOUR", 30),
             lobby_idle_seconds=_int("TORTUGA_LOBBY_IDLE_SECONDS", 3600),
             forwarded_allow_ips=_env("TORTUGA_FORWARDED_ALLOW_IPS", "127.0.0.1") or "127.0.0.1",
+            visit_concurrency=_int("TORTUGA_VISIT_CONCURRENCY", 16),
+            bot_concurrency=_int("TORTUGA_BOT_CONCURRENCY", 32),
             redis_pool_size=_int("TORTUGA_REDIS_POOL_SIZE", 100),
             redis_pool_wait_seconds=_float("TORTUGA_REDIS_POOL_WAIT_SECONDS", 10.0),
             redis_retries=_int("TORTUGA_REDIS_RETRIES", 10),

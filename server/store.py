@@ -117,12 +117,14 @@ class Keys:
 
 # KEYS: room, log, seal, presence, chat
 # ARGV: expected version, expected rev ('' = any), channel, payload, log id, ttl (0 = none),
-#       number of hash pairs, hash pairs..., log pairs...
+#       number of hash pairs, seats to look up ('0,2': is any taken over?),
+#       hash pairs..., log pairs...
+# Returns 0 (lost), 1 (won), 2 (won, and one of the seats looked up is taken over: away).
 _WRITE_STEP = """
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
 if ARGV[2] ~= '' and redis.call('HGET', KEYS[1], 'rev') ~= ARGV[2] then return 0 end
 local n = tonumber(ARGV[7])
-local at = 8
+local at = 9
 local pairs = {}
 for i = at, at + 2 * n - 1 do pairs[#pairs + 1] = ARGV[i] end
 redis.call('HSET', KEYS[1], unpack(pairs))
@@ -138,7 +140,11 @@ else
   for i = 1, #KEYS do redis.call('PERSIST', KEYS[i]) end
 end
 redis.call('PUBLISH', ARGV[3], ARGV[4])
-return 1
+local result = 1
+for seat in string.gmatch(ARGV[8], '[^,]+') do
+  if redis.call('HEXISTS', KEYS[4], 'away:' .. seat) == 1 then result = 2 end
+end
+return result
 """
 
 # KEYS: room ; ARGV: expected rev, channel, payload, hash pairs...
@@ -392,8 +398,10 @@ class Store:
         new_version: int,
         payload: bytes,
         ttl: int = 0,
-    ) -> bool:
-        """Compare-and-set a new state; True if this call won ``new_version``."""
+        away_seats: Sequence[int] = (),
+    ) -> int:
+        """Compare-and-set a new state: 0 if this call lost ``new_version``, 1 if it won it,
+        2 if it won and one of ``away_seats`` is taken over (a stand-in plays it)."""
         k = self.keys
         pairs: list[bytes | str] = [x for item in fields.items() for x in item]
         log_pairs: list[bytes | str] = [x for item in log_fields.items() for x in item]
@@ -405,6 +413,7 @@ class Store:
             f"{new_version}-0",
             str(ttl),
             str(len(fields)),
+            ",".join(str(seat) for seat in away_seats),
             *pairs,
             *log_pairs,
         ]
@@ -415,7 +424,7 @@ class Store:
             k.presence(room_id),
             k.chat(room_id),
         ]
-        return bool(await self._step(keys=keys, args=args))
+        return int(await self._step(keys=keys, args=args))
 
     async def write_meta(
         self, room_id: str, *, expected_rev: int, fields: Mapping[str, str], payload: bytes
