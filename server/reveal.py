@@ -14,6 +14,7 @@ Before every seat has committed, no move exists in clear anywhere: only digests.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -60,6 +61,7 @@ class Sealing:
     def __init__(self, rooms: RoomService) -> None:
         self.rooms = rooms
         self.store = rooms.store
+        self._tasks: set[asyncio.Task[None]] = set()
 
     async def _phase(self, room_id: str, seat: int, phase: str) -> tuple[Room, Any, Any]:
         """The room, game and state of a sealed phase that ``seat`` takes part in."""
@@ -119,8 +121,17 @@ class Sealing:
         if result == "open":
             if open_by is not None:
                 await self.store.schedule(member("reveal", room_id, room.version), open_by)
-            if await self._stand_ins(room, owed):
-                self.rooms.turn(room_id)
+            # In the background: the commit's answer does not wait for the look-ups.
+            task = asyncio.create_task(self._tell_bots(room, owed))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _tell_bots(self, room: Room, seats: tuple[int, ...]) -> None:
+        try:
+            if await self._stand_ins(room, seats):
+                self.rooms.turn(room.id)
+        except Exception:
+            log.exception("could not tell the bots", extra={"room": room.id})
 
     async def _stand_ins(self, room: Room, seats: tuple[int, ...]) -> bool:
         """Whether a bot or a stand-in is among ``seats`` -- a bot seat, a seat taken over,
