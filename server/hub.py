@@ -46,6 +46,7 @@ class Connection:
     room_id: str | None = None
     role: str = "player"  # "player" or "spectator"
     seat: int | None = None  # the seat it renders for (None: spectator view)
+    gen: int = 0  # the token generation it signed in with (sign out everywhere closes it)
     spectators: bool = True  # the room it follows allows spectators
     version: int = -1  # the last version sent; -1: no snapshot yet
     synced: bool = False
@@ -287,6 +288,7 @@ class Hub:
         self.pubsub = redis.pubsub()
         self.by_room: dict[str, set[Connection]] = defaultdict(set)
         self.watchers: set[Connection] = set()
+        self.conns_of: dict[str, set[Connection]] = defaultdict(set)  # open sockets by user
         self._counter = itertools.count(1)
         self._subscribed: dict[str, asyncio.Event] = {}
         self._lock = asyncio.Lock()
@@ -301,11 +303,13 @@ class Hub:
         return self.rooms.store.keys
 
     async def start(self) -> None:
-        channel = self.keys.rooms_channel
-        self._subscribed[channel] = asyncio.Event()
-        await self.pubsub.subscribe(channel)
+        channels = (self.keys.rooms_channel, self.keys.users_channel)
+        for channel in channels:
+            self._subscribed[channel] = asyncio.Event()
+        await self.pubsub.subscribe(*channels)
         self._reader = asyncio.create_task(self._read())
-        await asyncio.wait_for(self._subscribed[channel].wait(), 5)
+        for channel in channels:
+            await asyncio.wait_for(self._subscribed[channel].wait(), 5)
 
     async def close(self) -> None:
         if self._reader is not None:
@@ -329,10 +333,27 @@ class Hub:
         if self.sockets_of[user.id] <= 0:
             del self.sockets_of[user.id]
 
-    def connection(self, user: User, socket: WebSocket) -> Connection:
-        conn = Connection(f"{self.instance}:{next(self._counter)}", user, socket, self)
+    def connection(self, user: User, socket: WebSocket, gen: int = 0) -> Connection:
+        conn = Connection(f"{self.instance}:{next(self._counter)}", user, socket, self, gen=gen)
         conn.writer = asyncio.create_task(conn.run_writer())
+        self.conns_of[user.id].add(conn)
         return conn
+
+    def forget(self, conn: Connection) -> None:
+        """A socket closed."""
+        conns = self.conns_of.get(conn.user.id)
+        if conns is not None:
+            conns.discard(conn)
+            if not conns:
+                del self.conns_of[conn.user.id]
+
+    def signed_out(self, user_id: str, gen: int) -> None:
+        """``user_id`` signed out everywhere (generation ``gen``): close their sockets that
+        signed in with an older token."""
+        for conn in list(self.conns_of.get(user_id, ())):
+            if conn.gen < gen:
+                conn.send(protocol.error(protocol.BAD_TOKEN, "signed out everywhere"))
+                conn.close(protocol.CLOSE_BAD_TOKEN, "signed out")
 
     async def entries(self, room_id: str, first: int, last: int) -> list[Entry]:
         """The log entries ``first..last`` of a room, in order (those the log still has).
@@ -449,6 +470,11 @@ class Hub:
                 published = unpack(message["data"])
             except Exception:
                 log.warning("unreadable publication", extra={"channel": channel})
+                continue
+            if channel == self.keys.users_channel:
+                data = published.data or {}
+                if published.k == "signout" and isinstance(data.get("gen"), int):
+                    self.signed_out(str(data.get("user")), data["gen"])
                 continue
             if channel == rooms_channel:
                 targets: set[Connection] = set(self.watchers)

@@ -17,6 +17,7 @@ from starlette.routing import Route
 from engines.registry import GAMES
 from server import protocol as p
 from server.auth import BadName, BadToken, Claims, User
+from server.entry import Published, pack
 from server.rooms import NewRoom, RoomError
 from server.session import Services
 
@@ -200,7 +201,10 @@ async def sign_out(request: Request) -> Response:
     the browser that asked; it may drop it to sign out here too."""
     user = await _user(request)
     services = _services(request)
-    gen = await services.rooms.store.sign_out(user.id)
+    gen = await services.rooms.store.sign_out(
+        user.id,
+        lambda g: pack(Published(k="signout", data={"user": user.id, "gen": g})),
+    )
     request.state.claims = None
     return JSONResponse({"token": services.tokens.issue(user, gen), "user": user.to_json()})
 

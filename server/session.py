@@ -112,7 +112,7 @@ async def serve(socket: WebSocket, services: Services) -> None:
 
 async def _serve(socket: WebSocket, services: Services, claims: Claims) -> None:
     user = claims.user
-    conn = services.hub.connection(user, socket)
+    conn = services.hub.connection(user, socket, claims.gen)
     session = Session(conn, services)
     hello: dict[str, Any] = {
         "type": "hello",
@@ -128,6 +128,7 @@ async def _serve(socket: WebSocket, services: Services, claims: Claims) -> None:
     finally:
         await session.leave_room()
         services.hub.watchers.discard(conn)
+        services.hub.forget(conn)
         conn.close(1000, "bye")
         if conn.writer is not None:
             # Let the writer flush what is queued (an error, a flood close) and close.

@@ -24,7 +24,7 @@ the same claim finds dead nodes, whose sockets then stop counting in presence.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -82,6 +82,12 @@ class Keys:
         """String: the user's token generation (absent: 0). Signing out everywhere raises
         it, and tokens issued under a lower one are refused (server/auth.py)."""
         return f"{self.prefix}user:{{{user_id}}}:gen"
+
+    @property
+    def users_channel(self) -> str:
+        """Pub/sub channel: a user signed out everywhere (``{user, gen}``): every node
+        closes that user's sockets opened with an older token."""
+        return f"{self.prefix}users"
 
     @property
     def rooms_channel(self) -> str:
@@ -588,9 +594,13 @@ class Store:
         raw: Any = await self.redis.get(self.keys.user_gen(user_id))
         return int(raw) if raw is not None else 0
 
-    async def sign_out(self, user_id: str) -> int:
-        """Raise the user's token generation: every token issued before dies. The new one."""
-        return int(await self.redis.incr(self.keys.user_gen(user_id)))
+    async def sign_out(self, user_id: str, payload: Callable[[int], bytes]) -> int:
+        """Raise the user's token generation: every token issued before dies; publish
+        ``payload(new generation)`` so that every node closes the user's open sockets. The
+        new generation."""
+        gen = int(await self.redis.incr(self.keys.user_gen(user_id)))
+        await self.redis.publish(self.keys.users_channel, payload(gen))
+        return gen
 
     # -- quotas (server/quotas.py) --------------------------------------------------------
     async def note_hosted(self, user_id: str, room_id: str, at: float) -> None:

@@ -68,10 +68,16 @@ async def test_sign_out_everywhere_revokes_every_earlier_token(two: list[Node]) 
     Redis)": after it, the old token is refused on every node, HTTP and websocket; the
     token the sign-out answered with works."""
     token, user = await guest(two[0], "Sam")
+    open_tabs = [await Client.connect(node, token=token, user=user) for node in two]
     async with httpx.AsyncClient(base_url=two[0].url) as http:
         r = await http.post("/api/me/signout", headers={"Authorization": f"Bearer {token}"})
     assert r.status_code == 200
     new = r.json()["token"]
+    # The sockets already open with the old token are told and closed, on every node.
+    for tab in open_tabs:
+        await tab._reader
+        assert tab.closed is not None and tab.closed[0] == 4001
+        assert any(f.get("code") == "bad-token" for f in tab.frames)
     for node in two:
         refused = await _me_rooms(node, token)
         assert refused.status_code == 401 and "signed out" in refused.json()["error"]["message"]

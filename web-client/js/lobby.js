@@ -46,7 +46,7 @@ export class LobbyPage {
       onopen: () => this.conn.send({ type: "watch_rooms" }),
       onmessage: (m) => this.onMessage(m),
       onstate: (s) => setConnState(s),
-      onbadtoken: () => { identity.clear(); location.reload(); },
+      onbadtoken: () => { identity.clearIf(this.conn && this.conn.token); location.reload(); },
     });
     this.render();
     this.refreshMine();
@@ -121,12 +121,24 @@ export class LobbyPage {
           h("section", { class: "panel", "aria-label": t("lobby.public_rooms_aria") }, h("h2", {}, t("lobby.public_rooms")), this.listEl),
           this.boards())),
       h("p", { class: "small muted" }, t("lobby.playing_as", { name: identity.get().user.name }), " ",
-        h("button", { type: "button", class: "secondary", onclick: () => this.changeName() }, t("lobby.change_name"))));
+        h("button", { type: "button", class: "secondary", onclick: () => this.changeName() }, t("lobby.change_name")), " ",
+        h("button", { type: "button", class: "secondary", dataset: { key: "sign-out-everywhere" }, onclick: () => this.signOutEverywhere() },
+          t("lobby.sign_out_everywhere"))));
     this.renderList();
     this.renderMine();
   }
 
-  async changeName() {
+  /** Every other browser and tab with this identity is signed out (a stolen or forgotten
+   * token dies); this one keeps playing with the fresh token the server answers. */
+  async signOutEverywhere() {
+    if (!confirm(t("lobby.sign_out_everywhere_confirm"))) return;
+    if (this.conn) this.conn.close();  // its token is about to die: no bad-token reload
+    const res = await api.signOutEverywhere();
+    identity.set(res.token, res.user);
+    location.reload();
+  }
+
+    async changeName() {
     if (Object.keys(myRooms.all()).length &&
         !confirm(t("lobby.change_name_confirm"))) return;
     await nameForm(this.el, { intro: t("lobby.new_name") });

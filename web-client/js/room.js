@@ -150,7 +150,7 @@ export class RoomPage {
       onmessage: (m) => this.onMessage(m),
       onstate: (s) => { this.connState = s; setConnState(s); this.renderSoon(); },
       onbadtoken: () => {
-        identity.clear();
+        identity.clearIf(this.conn && this.conn.token);
         setWho();
         this.flash(t("room.signin_expired"));
         this.conn = null;

@@ -28,6 +28,12 @@ export const identity = {
   get: () => read(ID, null),
   set: (token, user) => write(ID, { token, user }),
   clear: () => localStorage.removeItem(ID),
+  /** Forget the identity only if it still holds `token` (another tab may have stored a
+   * fresh one meanwhile: signing out everywhere else keeps that one). */
+  clearIf(token) {
+    const id = read(ID, null);
+    if (!id || id.token === token) localStorage.removeItem(ID);
+  },
 };
 
 export const myRooms = {

@@ -57,6 +57,8 @@ export default {
   "lobby.playing_as": "Playing as {name}.",
   "lobby.change_name": "Change name",
   "lobby.change_name_confirm": "A new name makes you a new guest: the seats you hold stay with the old name. Continue?",
+  "lobby.sign_out_everywhere": "Sign out everywhere else",
+  "lobby.sign_out_everywhere_confirm": "Sign out every other browser and tab that plays as you (a lost phone, a shared computer)? This one stays signed in.",
   "lobby.new_name": "Choose a new name.",
   "lobby.create.aria": "create a room",
   "lobby.join.aria": "join a room",

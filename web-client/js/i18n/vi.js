@@ -57,6 +57,8 @@ export default {
   "lobby.playing_as": "Đang chơi với tên {name}.",
   "lobby.change_name": "Đổi tên",
   "lobby.change_name_confirm": "Tên mới nghĩa là bạn thành một khách mới: các ghế bạn đang giữ vẫn thuộc về tên cũ. Tiếp tục?",
+  "lobby.sign_out_everywhere": "Đăng xuất ở mọi nơi khác",
+  "lobby.sign_out_everywhere_confirm": "Đăng xuất mọi trình duyệt và thẻ khác đang chơi dưới tên bạn (điện thoại bị mất, máy tính dùng chung)? Trình duyệt này vẫn đăng nhập.",
   "lobby.new_name": "Chọn một cái tên mới.",
   "lobby.create.aria": "tạo phòng",
   "lobby.join.aria": "vào phòng",
