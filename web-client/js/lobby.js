@@ -152,7 +152,16 @@ export class LobbyPage {
     const rounds = h("input", { type: "number", id: "rounds", min: "1", max: "10", value: "10", required: true });
     const seats = h("input", { type: "number", id: "seats", min: "2", max: "6", value: "3", required: true });
     const seatsHint = h("span", { class: "small muted" });
+    const roundsField = h("label", { class: "field", for: "rounds" }, t("lobby.create.rounds"), rounds);
+    // A game without a "rounds" option (Pirate King! always plays 7) gets no rounds field;
+    // a game the server did not describe keeps it.
+    const hasRounds = () => {
+      const g = games.find((x) => x.id === gameSel.value) || {};
+      return !g.options || typeof g.options !== "object" || "rounds" in g.options;
+    };
     const syncSeats = () => {
+      roundsField.hidden = !hasRounds();
+      roundsField.style.display = hasRounds() ? "" : "none";
       const g = games.find((x) => x.id === gameSel.value) || {};
       const range = seatRange(g);
       seats.min = String(range[0]);
@@ -176,7 +185,7 @@ export class LobbyPage {
       try {
         const room = await api.createRoom({
           game: gameSel.value,
-          options: { rounds: Number(rounds.value) },
+          options: hasRounds() ? { rounds: Number(rounds.value) } : {},
           seats: Number(seats.value),
           public: pub.checked,
           spectators: spect.checked,
@@ -194,7 +203,7 @@ export class LobbyPage {
     } },
     h("h2", {}, t("lobby.create.title")),
     h("label", { class: "field", for: "game" }, t("lobby.create.game"), gameSel),
-    h("label", { class: "field", for: "rounds" }, t("lobby.create.rounds"), rounds),
+    roundsField,
     h("label", { class: "field", for: "seats" }, t("lobby.create.seats"), seats, seatsHint),
     h("label", { class: "check" }, pub, t("lobby.create.public")),
     h("label", { class: "check" }, spect, t("lobby.create.spectators")),

@@ -587,7 +587,7 @@ export class RoomPage {
     if (dealt) {
       seenDeals.record(this.code, {
         game: v.game, players: v.players, seat: v.seat, round: dealt.round,
-        hand: dealt.hand, dealer: dealt.dealer, seedDigest: this.room.seed_digest,
+        seen: dealt, seedDigest: this.room.seed_digest,
       });
     }
     if (this.ended) {
@@ -662,7 +662,7 @@ export class RoomPage {
     const seen = seenDeals.get(this.code);
     try {
       const rounds = {};
-      if (seen) for (const [r, w] of Object.entries(seen.rounds)) rounds[r] = { hand: w.hand, dealer: w.dealer };
+      if (seen) for (const [r, w] of Object.entries(seen.rounds)) rounds[r] = w;
       // The fingerprint this browser stored when it saw the deal, not the one the end brings.
       const seedDigest = (seen && seen.seedDigest) || this.room.seed_digest;
       this.verify = await this.game.verifyDeals({
@@ -900,7 +900,7 @@ export class RoomPage {
     return h("section", { class: "panel", "aria-label": t("room.seats_aria") },
       h("h2", {}, t("room.seats")),
       h("p", { class: "small muted" },
-        `${t("room.players_count", { count: r.players })} · ${t("room.rounds_count", { count: opts.rounds ?? 10 })} · ${r.public ? t("room.public") : t("room.private")} · `,
+        `${t("room.players_count", { count: r.players })} · ${opts.rounds === undefined ? "" : `${t("room.rounds_count", { count: opts.rounds })} · `}${r.public ? t("room.public") : t("room.private")} · `,
         `${r.spectators ? t("room.spectators_allowed") : t("room.spectators_not_allowed")} · ${t("room.deadlines", { deadlines })}`,
         r.takeback ? ` · ${t("room.takeback_allowed")}` : "",
         r.absent ? ` · ${r.absent === "bot" ? t("room.absent_bot") : t("room.absent_default")}` : ""),

@@ -52,16 +52,20 @@ export const myRooms = {
   },
 };
 
-/** The hands (and dealers) this browser saw at each round start, per room and seat. */
+/** What this browser saw of each round's deal (the module's `dealSeen`, kept as it is: a
+ * hand and dealer for Skull King), per room and seat. */
 export const seenDeals = {
   get: (room) => read(SEEN + room, null),
-  record(room, { game, players, seat, round, hand, dealer, seedDigest }) {
+  record(room, { game, players, seat, round, seen, seedDigest }) {
     const prev = read(SEEN + room, null);
     const data = prev && prev.seat === seat && prev.players === players
       ? prev
       : { game, players, seat, rounds: {} };
     if (seedDigest) data.seedDigest = seedDigest;
-    if (!data.rounds[round]) data.rounds[round] = { hand: hand ? [...hand] : null, dealer };
+    if (!data.rounds[round]) {
+      const { round: _, ...what } = seen || {};
+      data.rounds[round] = JSON.parse(JSON.stringify(what));
+    }
     write(SEEN + room, data);
     return data;
   },

@@ -1,0 +1,113 @@
+"""Pirate King!'s browser modules without a game server: the card list (cards.js) against the
+engine's, the deal check (deal.js) against the engine's named Rng streams, and the rules page in
+both languages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engines.pirate_king.cards import CARDS, LOOT_IDS, MONSTER_IDS, NAMES
+from engines.pirate_king.rules import PirateKing
+from engines.rng import Rng
+
+pytestmark = pytest.mark.browser
+
+
+def test_the_browser_card_list_is_the_engines(web_only_url: str, chromium: Any) -> None:
+    """The page: "the card list below is **house**, kept in one data file" -- the browser's
+    copy (cards.js) must be the engine's, card by card, in the engine's order (the order the
+    piles are shuffled in)."""
+    page = chromium.new_page()
+    try:
+        page.goto(web_only_url + "/rules/pirate-king")
+        cards = page.evaluate(
+            "async () => (await import('/static/js/games/pirate-king/cards.js')).CARDS"
+        )
+        assert [c["name"] for c in cards] == list(NAMES)
+        for js, card in zip(cards, CARDS, strict=True):
+            got = (js["type"], js["swords"], js["gold"], js["curses"], js["crowns"], js["map"])
+            assert got == (card.type, card.swords, card.gold, card.curses, card.crowns, card.map)
+            effect = card.effect
+            if effect is None:
+                assert js["effect"] is None, card.name
+            else:
+                assert js["effect"]["kind"] == effect.kind, card.name
+                assert js["effect"].get("n", 1) == effect.n, card.name
+                assert bool(js["effect"].get("others")) == effect.others, card.name
+                assert js["effect"].get("gain", "") == effect.gain, card.name
+                assert js["effect"].get("per", "") == effect.per, card.name
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_deal_check_recomputes_the_engines_streams(
+    web_only_url: str, chromium: Any, players: int
+) -> None:
+    """README "Randomness": `captain`, `monsters`, `loot`, `pile:<seat>:<n>` -- the browser's
+    recomputation matches the engine's first Captain, every round's rows and first cards,
+    and a changed row is caught."""
+    seed = bytes(range(32))
+    game = PirateKing()
+    state = game.start(game.options({}), players, seed)
+    captain = Rng(seed, "captain").below(players)
+    monsters = [NAMES[c] for c in Rng(seed, "monsters").shuffled(MONSTER_IDS)]
+    loot = [NAMES[c] for c in Rng(seed, "loot").shuffled(LOOT_IDS)]
+    assert [NAMES[c] for c in state.monster_pile] == monsters
+    # Every seat picks; the first card of each pile is the top of pile:<seat>:0.
+    while state.phase == 0:
+        (seat,) = game.prompt(state).seats
+        state = game.step(state, {seat: game.legal(state, seat)[0]})
+    view = game.view(state, 0)
+    pirates = {s["seat"]: s["pirate"] for s in view["table"]}  # type: ignore[index]
+    firsts = {s: NAMES[e.card] for s in range(players) for e in state.zones[s][:1]}
+    rows = len(view["loot_row"])  # type: ignore[arg-type]
+    page = chromium.new_page()
+    try:
+        page.goto(web_only_url + "/rules/pirate-king")
+        got = page.evaluate(
+            """async ([hex, players, pirates, firsts, r1loot]) => {
+              const d = await import('/static/js/games/pirate-king/deal.js');
+              const seed = Uint8Array.from(hex.match(/../g).map((x) => parseInt(x, 16)));
+              const dealt = await d.dealFromSeed(seed, players);
+              const first = {};
+              for (const s of Object.keys(pirates)) first[s] = [pirates[s], firsts[s]];
+              const seen = {0: {captain: dealt.captain}, 1: {...dealt.rows(1), first}};
+              const ok = await d.checkSeen(dealt, seen);
+              const bad = await d.checkSeen(dealt, {1: {monsters: dealt.rows(1).monsters,
+                loot: [...r1loot].reverse(), first: {}}});
+              return {captain: dealt.captain, r1: dealt.rows(1), r7: dealt.rows(7), ok, bad};
+            }""",
+            [seed.hex(), players, pirates, firsts, view["loot_row"]],
+        )
+    finally:
+        page.close()
+    assert got["captain"] == captain
+    assert got["r1"]["monsters"] == monsters[:2] and got["r1"]["loot"] == loot[:rows]
+    assert got["r7"]["monsters"] == monsters[12:14]
+    assert got["r7"]["loot"] == loot[6 * rows : 7 * rows]
+    assert view["monster_row"] == monsters[:2]
+    assert got["ok"] == [{"round": 0, "ok": True}, {"round": 1, "ok": True}]
+    assert got["bad"] == [{"round": 1, "ok": False}]
+
+
+def test_the_rules_page_in_both_languages(web_only_url: str) -> None:
+    """Issue: "its rules page in English and Vietnamese (house card list marked house)"."""
+    import httpx
+
+    url = f"{web_only_url}/rules/pirate-king"
+    en = httpx.get(url, params={"lang": "en"})
+    vi = httpx.get(url, params={"lang": "vi"})
+    assert en.status_code == vi.status_code == 200
+    assert '<html lang="en">' in en.text and '<html lang="vi">' in vi.text
+    assert 'The card list <mark class="house">house</mark>' in en.text
+    assert 'Danh sách lá bài <mark class="house">luật riêng</mark>' in vi.text
+    # Every card of the house list is named on both pages, in each language.
+    for card in ("Deckhand", "Blackbeard", "Kraken", "Merchant Scales", "Map Fragment"):
+        assert card in en.text
+    for card in ("Thủy thủ", "Râu Đen", "Kraken", "Cân thương gia", "Mảnh bản đồ"):
+        assert card in vi.text
+    for english in ("Back to the lobby", "Accumulate swords", "The end</h2>"):
+        assert english not in vi.text

@@ -1,0 +1,144 @@
+"""The Pirate King! table in real browsers (web-client/js/games/pirate-king/).
+
+The issue: "each player's play zone as a row that grows beat by beat; the "1, 2, 3!" moment
+animated for everyone at once; curses counted, with a clear warning at two; sunk players
+greyed out; swords and gold totals; the Monster and Loot rows with the order of choice;
+effect prompts; crowns and map fragments at the end". The rules page: "The "1, 2, 3!"
+reveal is a sealed phase" -- "every player who has not stopped or sunk chooses, in secret,
+`reveal` or `stop`".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from players import Person
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+SKIP_KEYS = ("up-", "down-", "order-reset", "take-back")
+
+
+def _step(person: Person) -> str:
+    """Do what Alice's page asks: reveal while under two curses, else stop; for any other
+    prompt, its first choice (Look: put back as shown; a tie: the order clicked)."""
+    page = person.page
+    if page.locator(".gameover").count():
+        return "over"
+    buttons = page.locator(".pk-prompt button:not([disabled])")
+    if not buttons.count():
+        return "wait"
+    try:
+        reveal = page.locator(".pk-prompt button[data-key='reveal']")
+        if reveal.count() and page.locator(".pk-prompt button[data-key='stop']").count():
+            me = page.locator(".pk-seat.me")
+            curses = int(me.locator("[data-stat='curses']").get_attribute("data-curses") or 0)
+            key = "reveal" if curses < 2 else "stop"
+            if person.keyboard:
+                page.evaluate("() => document.activeElement && document.activeElement.blur()")
+                page.keyboard.press(key[0])
+            else:
+                page.click(f".pk-prompt button[data-key='{key}']", timeout=1000)
+            return key
+        for i in range(buttons.count()):
+            key = buttons.nth(i).get_attribute("data-key") or ""
+            if not key.startswith(SKIP_KEYS):
+                buttons.nth(i).click(timeout=1000)
+                return key
+    except Exception:
+        return "retry"
+    return "wait"
+
+
+def _spectator_sees_nothing_hidden(person: Person) -> None:
+    page = person.page
+    assert page.locator("[data-role='known']").count() == 0
+    assert page.locator(".pk-prompt").count() == 0
+    for f in person.frames:
+        view = f.get("view")
+        if isinstance(view, dict):
+            assert view.get("known") is None and view.get("decision") is None
+            assert "piles" not in view and "monster_pile_cards" not in view
+            assert view.get("legal") == []
+        for move in (f.get("moves") or {}).values() if isinstance(f.get("moves"), dict) else []:
+            # a private phase's moves come back only to their mover
+            assert not (isinstance(move, dict) and set(move) & {"stack", "choose", "flip"}), f
+
+
+def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: Path) -> None:
+    alice = Person(chromium, site, "Alice", viewport=DESKTOP)
+    carol = Person(chromium, site, "Carol", viewport=PHONE, device_scale_factor=1, is_mobile=True)
+    try:
+        alice.open("/")
+        alice.choose_name()
+        page = alice.page
+        page.wait_for_selector("form[aria-label='create a room']")
+        page.select_option("#game", "pirate-king")
+        assert page.locator("label[for='rounds']").is_hidden()  # always 7 rounds
+        page.fill("#seats", "2")
+        page.get_by_role("button", name="Create the room").click()
+        page.wait_for_url("**/r/*")
+        page.wait_for_selector("ol.seats li.me")
+        link = alice.invite_link()
+        alice.add_bot("heuristic")
+        alice.ready()
+        page.get_by_role("button", name="Start the game").click()
+        page.wait_for_selector(".table-area")
+        seat = alice.my_seat()
+        carol.page.goto(link)
+        carol.choose_name()
+        carol.page.wait_for_selector(".table-area")
+        carol.page.wait_for_selector("[data-role='spectator-note']")
+
+        seen: dict[str, Any] = {"reloaded": False, "shots": False, "beat": False, "kinds": set()}
+        for _ in range(3000):
+            did = _step(alice)
+            if did == "over" and carol.page.locator(".gameover").count():
+                break
+            seen["kinds"].add(did)
+            round_ = page.get_attribute(".table-area", "data-round")
+            if did in ("reveal", "stop") and not seen["shots"] and round_ == "1":
+                # The beat is sealed: my choice shows as sealed, the spectator sees that I
+                # decided -- never what.
+                page.wait_for_selector("[data-sealed='1'], .pk-prompt")
+            if page.locator(".pk-beat").count() and not seen["beat"]:
+                seen["beat"] = True
+                alice.shot(screenshot_dir, "pirate-king-123")
+            if round_ == "2" and not seen["shots"] and page.locator(".pk-prompt").count():
+                seen["shots"] = True
+                alice.shot(screenshot_dir, "pirate-king-table")
+                carol.shot(screenshot_dir, "pirate-king-spectator-phone")
+                page.set_viewport_size(PHONE)
+                alice.shot(screenshot_dir, "pirate-king-table-phone")
+                assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+                page.set_viewport_size(DESKTOP)
+                _spectator_sees_nothing_hidden(carol)
+            if round_ == "3" and not seen["reloaded"]:
+                seen["reloaded"] = True
+                page.reload()
+                page.wait_for_selector(".table-area")
+                assert alice.my_seat() == seat
+                assert page.get_attribute(".table-area", "data-round") in ("3", "4")
+            if did in ("wait", "retry"):
+                page.wait_for_timeout(30)
+        else:
+            raise AssertionError(page.inner_text("main")[:2000])
+        assert seen["reloaded"] and seen["shots"]
+        assert {"reveal", "stop"} <= seen["kinds"]
+        page.wait_for_selector(".pk-end")
+        carol.page.wait_for_selector(".pk-end")
+        assert page.locator(".pk-end tbody tr").count() == 2
+        assert alice.final_scores() == carol.final_scores()
+        for person in (alice, carol):
+            person.page.wait_for_selector("[data-verified='1']", timeout=15000)
+        alice.shot(screenshot_dir, "pirate-king-game-over")
+        _spectator_sees_nothing_hidden(carol)
+        for person in (alice, carol):
+            assert not [e for e in person.errors if "WebSocket" not in e], person.errors
+    finally:
+        for person in (alice, carol):
+            person.close()
