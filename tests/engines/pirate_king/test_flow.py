@@ -536,3 +536,29 @@ def test_bot_levels() -> None:
     assert GAME.bot("heuristic") is not GAME.bot("random")
     with pytest.raises(BadOptions):
         GAME.bot("genius")
+
+
+def test_ties_for_the_last_places_that_choose() -> None:
+    """A tie for the second Monster is ordered by the Captain (only one of the tied takes
+    it); in the loot, where everyone chooses, so is a tie for the last places."""
+    s = arrange(
+        zones={0: ["navy", "coin-purse-1a"], 1: ["deckhand-2a"], 2: ["deckhand-3a"]},
+        piles={0: [], 1: [], 2: []},
+        captain=0,
+        monster_row=["kraken", "sea-serpent-1"],
+        loot_row=["doubloons-1", "flintlock-1", "parrot-1"],
+    )
+    s = beat(s, stop=[0, 1, 2])
+    # The order of selection is settled first (ties included), then the Monsters chosen.
+    assert GAME.prompt(s).kind == "tie" and GAME.view(s, None)["tie"] == [1, 2]
+    s = decide(s, {0: Order((2, 1))})
+    assert s.captain == 1
+    assert GAME.prompt(s).kind == "monster" and GAME.prompt(s).seats == (0,)
+    s = decide(s, {0: Take("kraken")})
+    assert c("sea-serpent-1") in s.discards[2]
+    assert s.phase == LOOT  # 1 gold (seat 0), then a tie at 0 gold
+    assert GAME.prompt(s).kind == "tie" and GAME.prompt(s).seats == (1,)
+    assert GAME.view(s, 2)["tie"] == [1, 2]
+    s = decide(s, {1: Order((1, 2))})
+    assert s.captain == 2
+    assert GAME.prompt(s).kind == "loot" and GAME.prompt(s).seats == (0,)

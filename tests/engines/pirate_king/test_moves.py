@@ -22,6 +22,12 @@ EXAMPLES: list[tuple[Move, str, dict[str, object]]] = [
     (CardMove("reclaim", "wilson"), "reclaim wilson", {"reclaim": "wilson"}),
     (CardMove("leave", "wilson"), "leave wilson", {"leave": "wilson"}),
     (SeatMove("give", 2), "give 2", {"give": 2}),
+    (SeatMove("give", 4), "give 4", {"give": 4}),
+    (
+        Stack(tuple(f"map-fragment-{i}" for i in range(1, 6))),
+        "stack " + " ".join(f"map-fragment-{i}" for i in range(1, 6)),
+        {"stack": [f"map-fragment-{i}" for i in range(1, 6)]},
+    ),
     (SeatMove("crown", 0), "crown 0", {"crown": 0}),
     (Order((2, 0, 1)), "order 2 0 1", {"order": [2, 0, 1]}),
     (Take("kraken"), "take kraken", {"take": "kraken"}),

@@ -117,3 +117,45 @@ def test_final_view_shows_every_pile() -> None:
     assert view["piles"] == [names(p) for p in s.piles]
     assert view["loot_pile_cards"][0] == names(s.loot_pile)[0]
     assert c(view["loot_pile_cards"][0]) == s.loot_pile[0]
+
+
+def test_the_table_line_of_each_seat() -> None:
+    """What everyone sees of a seat: its zone (a Copy card names what it copies -- even the
+    very first card of the list), its crowns so far (cards and map fragments; the Captain's
+    crown is the token, shown as ``captain``)."""
+    s = arrange(
+        zones={0: ["deckhand-1a"]},
+        piles={0: ["parrot-1", "parrot-2"]},
+        discards={1: ["kraken", "map-fragment-1", "map-fragment-2"]},
+        captain=1,
+    )
+    s = beat(s)
+    line = GAME.view(s, 2)["table"][0]
+    assert [e["copy"] for e in line["zone"]] == [None, "deckhand-1a"]
+    s = beat(s)
+    line = GAME.view(s, 2)["table"][0]
+    assert [e["copy"] for e in line["zone"]] == [None, "deckhand-1a", "deckhand-1a"]
+    assert line["swords"] == 3
+    view = GAME.view(s, None)
+    assert view["table"][1]["crowns"] == 6 + 4 and view["table"][1]["maps"] == 2
+    assert view["captain"] == 1
+
+
+def test_a_tie_is_shown_to_everyone() -> None:
+    """The Captain's tie to order is public: the view names the tied seats."""
+    s = arrange(
+        zones={0: ["deckhand-1a"], 1: ["deckhand-2a"], 2: []},
+        piles={0: [], 1: [], 2: []},
+        monster_row=["kraken", "sea-serpent-1"],
+    )
+    s = beat(s, stop=[0, 1, 2])
+    assert GAME.view(s, None)["tie"] == [0, 1] and GAME.view(s, 2)["tie"] == [0, 1]
+    assert GAME.view(arrange(), None)["tie"] is None
+
+
+def test_a_non_seat_sees_what_a_spectator_sees() -> None:
+    s = picked(3)
+    spectator = GAME.view(s, None)
+    assert spectator["seat"] is None and spectator["known"] is None and spectator["legal"] == []
+    for other in (3, 7, -1):
+        assert GAME.view(s, other) == spectator
