@@ -128,6 +128,7 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
         else:
             raise AssertionError(page.inner_text("main")[:2000])
         assert seen["reloaded"] and seen["shots"]
+        assert seen["beat"]  # the "1, 2, 3!" was on screen at some beat
         assert {"reveal", "stop"} <= seen["kinds"]
         page.wait_for_selector(".pk-end")
         carol.page.wait_for_selector(".pk-end")

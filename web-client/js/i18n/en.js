@@ -409,7 +409,6 @@ export default {
   "room.winner": "winner",
   "room.rank": "rank {rank}",
 
-
   "pk.away": "away",
   "pk.bad_rounds": {"one": "differs from the seed: {rounds}", "other": "differ from the seed: {rounds}"},
   "pk.battle_order": "Battle: who takes a Monster, in order",

@@ -1,0 +1,235 @@
+"""Every prompt kind of the Pirate King! engine, drawn by the table module and answered by a
+click, in Chromium without a server: real views (engines/pirate_king/views.py) of states
+reached by random play, rendered with a scripted ``ctx`` that records what the module sends.
+
+The page: "The "1, 2, 3!" reveal is a sealed phase" and "Effects that ask their owner for a
+decision (Look, Flip, Choose, Retrieve, Give) are parallel private decisions of those
+players" -- a sealed prompt goes through the shell's commit (``ctx.commit``), an open one is
+sent (``ctx.act``); either way the move is one of ``view.legal``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+from engines.pirate_king.rules import PirateKing
+
+pytestmark = pytest.mark.browser
+
+KINDS = (
+    "pick",
+    "reveal",
+    "reveal-open",
+    "look",
+    "flip",
+    "choose",
+    "retrieve",
+    "retrieve-empty",
+    "give",
+    "reclaim",
+    "tie",
+    "monster",
+    "loot",
+    "loot-drop",
+    "several",
+    "crown",
+)
+
+
+def _sample_kind(game: PirateKing, state: Any, seat: int) -> str:
+    prompt = game.prompt(state)
+    view = game.view(state, seat)
+    legal = view["legal"]
+    if prompt.kind == "reveal" and view["decision"] is None:
+        return "reveal" if prompt.sealed else "reveal-open"
+    if len(prompt.seats) > 1 and prompt.private:
+        return "several"
+    decision = view["decision"]
+    if decision is not None:
+        kind = str(decision["kind"])  # type: ignore[index]
+        if kind == "retrieve" and {"do": "pass"} in legal:  # type: ignore[operator]
+            return "retrieve-empty"
+        return kind
+    if prompt.kind == "loot" and any("drop" in m for m in legal):  # type: ignore[union-attr]
+        return "loot-drop"
+    return str(prompt.kind)
+
+
+def _samples() -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
+    """A view of each prompt kind (for a seat that owes it) and its prompt, by random play."""
+    game = PirateKing()
+    found: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+    rnd = random.Random(7)
+    for n in range(400):
+        players = (2, 3, 4)[n % 3]
+        state = game.start(game.options({}), players, bytes([n % 256, n // 256]) * 16)
+        while game.outcome(state) is None:
+            prompt = game.prompt(state)
+            seat = prompt.seats[0]
+            kind = _sample_kind(game, state, seat)
+            if kind not in found:
+                found[kind] = (game.view(state, seat), prompt.to_json())
+            moves = {s: rnd.choice(game.legal(state, s)) for s in prompt.seats}
+            if not prompt.sealed:
+                moves = {seat: moves[seat]}
+            state = game.step(state, moves)
+        if all(k in found for k in KINDS):
+            break
+    return found
+
+
+SAMPLES = _samples()
+
+RENDER = """async ([view, prompt, room, sealed]) => {
+  const mod = (await import('/static/js/games/pirate-king/module.js')).default;
+  let box = document.querySelector('#pk-test');
+  if (!box) box = document.body.appendChild(document.createElement('div'));
+  box.id = 'pk-test';
+  window.sent = [];
+  const ctx = {
+    view, room, seat: view.seat, held: null,
+    seal: sealed ? {phase: 1, seats: prompt.seats, committed: {}, open: false, opened: null} : null,
+    sealedMove: null, connected: null, away: null, busy: false, ended: null, clock: null,
+    notes: [], controls: [], ui: {}, name: (s) => room.seats[s].name,
+    act: (m) => window.sent.push({how: 'act', move: m}),
+    commit: (m) => window.sent.push({how: 'commit', move: m}),
+    rerender: () => box.replaceChildren(...mod.table(ctx).filter(Boolean)),
+    focus: (sel) => { const el = box.querySelector(sel); if (el) el.focus(); },
+  };
+  window.pkCtx = ctx;
+  ctx.rerender();
+  return box.querySelectorAll('.pk-prompt button').length;
+}"""
+
+
+def _room(players: int) -> dict[str, Any]:
+    names = ["Mia", "Ned", "Olga", "Pip", "Quin"]
+    return {"seats": [{"seat": i, "name": names[i], "bot": None} for i in range(players)]}
+
+
+def _click(page: Any, selector: str) -> None:
+    page.locator(selector).first.click(timeout=2000)
+
+
+@pytest.fixture(scope="module")
+def page(web_only_url: str, chromium: Any) -> Any:
+    page = chromium.new_page()
+    page.goto(web_only_url + "/rules/pirate-king")
+    yield page
+    page.close()
+
+
+def test_random_play_reaches_every_prompt_kind() -> None:
+    assert sorted(SAMPLES) == sorted(KINDS)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_prompt_kind_is_answered_by_a_click(page: Any, kind: str) -> None:
+    view, prompt = SAMPLES[kind]
+    assert page.evaluate(RENDER, [view, prompt, _room(view["players"]), prompt["sealed"]]) > 0
+    if kind == "look":
+        # "put them back on top in the order of your choice": the first card moved down.
+        first = view["legal"][0]["stack"]
+        _click(page, f"[data-key='down-{first[0]}']")
+        _click(page, "[data-key='stack']")
+        expected: Any = [first[1], first[0], *first[2:]]
+    elif kind == "tie":
+        tied = sorted(view["legal"][0]["order"])
+        for s in reversed(tied[1:]):
+            _click(page, f"[data-key='order-{s}']")
+        _click(page, "[data-key='order']")
+        expected = [*reversed(tied[1:]), tied[0]]
+    elif kind == "loot-drop":
+        take = view["legal"][-1]
+        _click(page, f"[data-key='take-{take['take']}']")
+        _click(page, f"[data-key='drop-{take['drop']}']")
+        expected = take
+    elif kind in ("reveal", "reveal-open"):
+        _click(page, "[data-key='stop']")
+        expected = {"do": "stop"}
+    else:
+        # The first choice offered (a Look among several decisions: put back as shown).
+        page.evaluate(
+            """() => [...document.querySelectorAll('.pk-prompt button:not([disabled])')]
+                .find((b) => !/^(up|down)-/.test(b.dataset.key)).click()"""
+        )
+        expected = None
+    sent = page.evaluate("window.sent")
+    assert len(sent) == 1, sent
+    move = sent[0]["move"]
+    assert move in view["legal"], (move, view["legal"])
+    if kind == "look" or kind == "tie":
+        key = "stack" if kind == "look" else "order"
+        assert move[key] == expected
+    elif expected is not None:
+        assert move == expected
+    # Sealed prompts (the beats, several players' decisions) go through commit/reveal.
+    assert sent[0]["how"] == ("commit" if prompt["sealed"] else "act")
+
+
+def test_a_sealed_choice_shows_as_sealed_and_never_as_buttons(page: Any) -> None:
+    view, prompt = SAMPLES["reveal"]
+    page.evaluate(RENDER, [view, prompt, _room(view["players"]), True])
+    page.evaluate(
+        "() => { const c = window.pkCtx; c.seal.committed[c.seat] = 'ab'; "
+        "c.sealedMove = {do: 'reveal'}; c.rerender(); }"
+    )
+    text = page.inner_text("#pk-test [data-sealed='1']")
+    assert "Sealed: reveal" in text
+    assert page.locator("#pk-test .pk-prompt button").count() == 0
+    # The others see that this seat decided, never what.
+    seat = view["seat"]
+    state = page.get_attribute(f".pk-seat[data-seat='{seat}'] .sealed-state", "data-committed")
+    assert state == "1"
+
+
+def test_curses_warned_at_two_and_sunk_players_greyed(page: Any) -> None:
+    """The page: "Sinking (a third visible Curse)"; a sunk player counts "−1 / −1"."""
+    view, prompt = SAMPLES["reveal"]
+    view = json.loads(json.dumps(view))
+    view["table"][0]["curses"] = 2
+    view["table"][1].update(status="sunk", curses=0, swords=-1, gold=-1, zone=[])
+    page.evaluate(RENDER, [view, prompt, _room(view["players"]), prompt["sealed"]])
+    danger = page.locator(".pk-seat[data-seat='0']")
+    assert "danger" in (danger.get_attribute("class") or "")
+    assert "one more curse sinks" in danger.inner_text()
+    sunk = page.locator(".pk-seat[data-seat='1']")
+    assert "sunk" in (sunk.get_attribute("class") or "")
+    assert "sunk" in sunk.inner_text()  # a word, not only the grey
+    assert page.evaluate(
+        "getComputedStyle(document.querySelector(\".pk-seat[data-seat='1']\")).filter"
+    ).startswith("grayscale")
+    assert sunk.locator("[data-stat='swords']").inner_text() == "⚔ -1"
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_the_123_moment_moves_only_without_reduced_motion(
+    web_only_url: str, chromium: Any, motion: str
+) -> None:
+    view, prompt = SAMPLES["reveal"]
+    context = chromium.new_context(reduced_motion=motion)
+    page = context.new_page()
+    try:
+        page.goto(web_only_url + "/rules/pirate-king")
+        page.evaluate(RENDER, [view, prompt, _room(view["players"]), False])
+        page.evaluate(
+            "() => { const c = window.pkCtx; "
+            "c.held = {kind: 'beat', fresh: {0: 0}}; c.rerender(); }"
+        )
+        page.wait_for_selector(".pk-beat .pk-123")
+        page.wait_for_function("() => document.querySelector('link[data-pk-css]').sheet")
+        names = page.evaluate(
+            "[...document.querySelectorAll('.pk-card.fresh, .pk-123')]"
+            ".map((e) => getComputedStyle(e).animationName)"
+        )
+        assert names
+        if motion == "reduce":
+            assert set(names) == {"none"}
+        else:
+            assert set(names) == {"pk-flip", "pk-pop"}
+    finally:
+        context.close()
