@@ -72,6 +72,8 @@ def _spectator_sees_nothing_hidden(person: Person) -> None:
 def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: Path) -> None:
     alice = Person(chromium, site, "Alice", viewport=DESKTOP)
     carol = Person(chromium, site, "Carol", viewport=PHONE, device_scale_factor=1, is_mobile=True)
+    # Beats are held on screen 0.3 s instead of 1.4 s (still long enough to be seen here).
+    alice.context.add_init_script("localStorage.setItem('tortuga.holdMs', '300');")
     try:
         alice.open("/")
         alice.choose_name()
@@ -101,6 +103,8 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
                 break
             seen["kinds"].add(did)
             round_ = page.get_attribute(".table-area", "data-round")
+            # Rounds 4 and 5 are played with the keyboard: R reveals, S stops.
+            alice.keyboard = round_ in ("4", "5")
             if did in ("reveal", "stop") and not seen["shots"] and round_ == "1":
                 # The beat is sealed: my choice shows as sealed, the spectator sees that I
                 # decided -- never what.
@@ -137,7 +141,26 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
         for person in (alice, carol):
             person.page.wait_for_selector("[data-verified='1']", timeout=15000)
         alice.shot(screenshot_dir, "pirate-king-game-over")
+        page.set_viewport_size(PHONE)
+        alice.shot(screenshot_dir, "pirate-king-game-over-phone")
+        page.set_viewport_size(DESKTOP)
         _spectator_sees_nothing_hidden(carol)
+
+        # The replay: archived within moments of the end; every pile shown; the rows of
+        # every round recomputed from the seed.
+        page.get_by_role("link", name="Watch the replay").click()
+        for _ in range(60):
+            page.wait_for_selector(".replay-controls, main [role='alert']", timeout=20000)
+            if page.locator(".replay-controls").count():
+                break
+            page.wait_for_timeout(300)
+            page.reload()
+        page.wait_for_selector("[data-verified='1']", timeout=15000)
+        page.get_by_role("button", name="first step").click()
+        for _ in range(4):
+            page.get_by_role("button", name="next step").click()
+        assert page.locator(".pk-piles [data-seat]").count() == 2
+        alice.shot(screenshot_dir, "pirate-king-replay")
         for person in (alice, carol):
             assert not [e for e in person.errors if "WebSocket" not in e], person.errors
     finally:
