@@ -168,6 +168,14 @@ export class LobbyPage {
       seats.max = String(range[1]);
       seatsHint.textContent = t("lobby.create.seats_hint", { min: range[0], max: range[1] });
       if (Number(seats.value) > range[1]) seats.value = String(range[1]);
+      // The rounds box follows the game's own option (GET /api/games: options.rounds).
+      const r = (g.options && g.options.rounds) || null;
+      if (r) {
+        const changed = rounds.min !== String(r.min ?? 1) || rounds.max !== String(r.max ?? 10);
+        rounds.min = String(r.min ?? 1);
+        rounds.max = String(r.max ?? 10);
+        if (changed) rounds.value = String(r.default ?? r.max ?? 10);
+      }
     };
     gameSel.addEventListener("change", syncSeats);
     const pub = h("input", { type: "checkbox", id: "public", checked: true });

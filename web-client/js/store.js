@@ -52,8 +52,9 @@ export const myRooms = {
   },
 };
 
-/** What this browser saw of each round's deal (the module's `dealSeen`, kept as it is: a
- * hand and dealer for Skull King), per room and seat. */
+/** What this browser saw of each round's deal (the module's `dealSeen`: a hand and dealer
+ * for Skull King), per room and seat. A round's record grows key by key: the first value seen
+ * of each key is kept (a later view may add what an earlier one could not show). */
 export const seenDeals = {
   get: (room) => read(SEEN + room, null),
   record(room, { game, players, seat, round, seen, seedDigest }) {
@@ -62,10 +63,8 @@ export const seenDeals = {
       ? prev
       : { game, players, seat, rounds: {} };
     if (seedDigest) data.seedDigest = seedDigest;
-    if (!data.rounds[round]) {
-      const { round: _, ...what } = seen || {};
-      data.rounds[round] = JSON.parse(JSON.stringify(what));
-    }
+    const { round: _, ...what } = seen || {};
+    data.rounds[round] = { ...JSON.parse(JSON.stringify(what)), ...(data.rounds[round] || {}) };
     write(SEEN + room, data);
     return data;
   },

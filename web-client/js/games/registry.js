@@ -6,6 +6,7 @@ const MODULES = {
   "skull-king": () => import("./skull-king/module.js"),
   "bid-tricks": () => import("./skull-king/module.js"),
   "pirate-king": () => import("./pirate-king/module.js"),
+  "loon-tricks": () => import("./loon-tricks/module.js"),
 };
 
 /** Whether this client has a table for `gameId`. */
