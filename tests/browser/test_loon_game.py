@@ -170,6 +170,8 @@ def test_one_human_and_two_bots_play_loon_tricks(
                 public.setdefault(r, set()).update(row["up"])
             for offer in v["auction"]:
                 public.setdefault(r, set()).update(p for p in offer["picks"] if p)
+            # a new round's view still shows the last trick of the round before
+            public[r].update(p["card"] for p in (v["last_trick"] or {}).get("plays", []))
             ditched.setdefault(r, set()).update(v["ditched"] or [])
         assert [len(ditched[r]) for r in (1, 2, 3)] == [2, 2, 2]
         secret = {r: ditched[r] - public[r] for r in ditched}
