@@ -71,6 +71,6 @@ export function scoreChart(history, { title = "Scores after each round" } = {}) 
 
 function niceStep(raw) {
   const p = 10 ** Math.floor(Math.log10(Math.max(raw, 1)));
-  for (const m of [1, 2, 5, 10]) if (m * p >= raw) return m * p;
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= raw) return m * p;
   return 10 * p;
 }

@@ -84,14 +84,16 @@ const skullKing = {
       return parts;
     }
     if (v.phase === "bid") parts.push(bidBox(ctx));
+    // Scary Mary / Rogue's question sits in the hand's own panel, right above the cards: on a
+    // phone that panel is pinned on screen, so the question never hides under it.
     const choice = ctx.ui.choice;
-    if (choice && v.phase === "play") {
-      parts.push(h("div", { class: "prompt-box" }, choiceDialog(v.game, choice.card, choice.moves,
+    const question = choice && v.phase === "play"
+      ? h("div", { class: "prompt-box" }, choiceDialog(v.game, choice.card, choice.moves,
         (m) => { ctx.ui.choice = null; ctx.act(m); },
-        () => { ctx.ui.choice = null; ctx.rerender(); })));
-    }
+        () => { ctx.ui.choice = null; ctx.rerender(); }))
+      : null;
     parts.push(...ctx.controls);
-    parts.push(handPanel(ctx, (card, moves) => playCard(ctx, card, moves)));
+    parts.push(handPanel(ctx, (card, moves) => playCard(ctx, card, moves), question));
     parts.push(keysHelp());
     return parts;
   },

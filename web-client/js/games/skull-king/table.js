@@ -201,7 +201,7 @@ export function trickPanel(ctx) {
  * Your hand: sorted, legal cards enabled (from view.legal) and playable by click or keyboard
  * (arrow keys move between cards, Enter/Space plays).
  */
-export function handPanel(ctx, onPlay) {
+export function handPanel(ctx, onPlay, above = null) {
   const { view, busy } = ctx;
   const game = view.game;
   const hand = sortHand(game, view.hand || []);
@@ -250,6 +250,7 @@ export function handPanel(ctx, onPlay) {
     });
   }
   return h("section", { class: "hand-zone", "aria-label": t("sk.hand_aria"), dataset: { turnTarget: myTurn ? "1" : null } },
+    above,
     h("h2", {}, myTurn ? t("sk.hand_choose") : t("sk.hand")),
     h("div", { class: ["hand", !myTurn && "waiting"], role: "group", "aria-label": t("sk.hand_count", { count: hand.length }) },
       buttons.length ? buttons : h("span", { class: "muted" }, t("sk.no_cards"))),
