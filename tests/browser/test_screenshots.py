@@ -16,7 +16,11 @@ pytestmark = pytest.mark.browser
 
 SIZES = {
     "desktop": {"viewport": {"width": 1280, "height": 800}},
-    "phone": {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 1, "is_mobile": True},
+    "phone": {
+        "viewport": {"width": 390, "height": 844},
+        "device_scale_factor": 1,
+        "is_mobile": True,
+    },
 }
 
 
@@ -37,9 +41,10 @@ def test_screenshots_of_every_page(
                  .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1)
                  .slice(0, 5).map(e => e.tagName + "." + e.className)"""
         )
-        assert page.evaluate(
-            "document.documentElement.scrollWidth <= window.innerWidth"
-        ), (name, wide)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), (
+            name,
+            wide,
+        )
 
     try:
         hana.open("/")
