@@ -391,3 +391,61 @@ def test_a_spectators_badge_counts_one_round_in_the_singular(
         assert "the dealer of 1 round" in text and "rounds" not in text, text
     finally:
         context.close()
+
+
+def test_sounds_are_opt_in_and_a_played_card_flies_in_unless_motion_is_reduced(
+    chromium: Any, web_only_url: str
+) -> None:
+    """Finishing touches: "Opt-in sounds (your turn, reveal, trick won), off by default" and
+    "short animations (a card flying to the table, ...) that respect prefers-reduced-motion"."""
+    for motion in ("no-preference", "reduce"):
+        context = chromium.new_context(reduced_motion=motion)
+        identity = json.dumps({"token": "tok", "user": USER})
+        context.add_init_script(
+            f"localStorage.setItem('tortuga.identity', {json.dumps(identity)});"
+            "localStorage.setItem('tortuga.holdMs', '600000');"
+        )
+        page = context.new_page()
+        page.route(f"**/api/rooms/{CODE}", lambda route: route.fulfill(json=_summary()))
+        waiting = _view(
+            trick=[{"seat": 1, "card": "blue-9"}],
+            turn=2,
+            prompt={"seats": [2], "kind": "play", "sealed": False},
+            legal=[],
+        )
+        script = Script([_snapshot(waiting)])
+        page.route_web_socket("**/ws", script.handler)
+        page.goto(f"{web_only_url}/r/{CODE}")
+        page.wait_for_selector(".trick-zone .played[data-seat='1']")
+        played = "async () => (await import('/static/js/sounds.js')).played.slice()"
+        toggle = page.locator("input[data-key='sounds']")
+        assert not toggle.is_checked()
+        mine = _view(
+            trick=[{"seat": 1, "card": "blue-9"}, {"seat": 2, "card": "blue-2"}],
+            turn=0,
+            legal=[{"play": "red-3"}],
+            hand=["red-3", "scary-mary"],
+        )
+        script.push(_event(6, mine, 2, "blue-2"))
+        page.wait_for_selector("button.card:not([disabled])")
+        assert page.evaluate(played) == []  # my turn, and not a sound: they are off
+        fresh = page.locator(".trick-zone .played.fresh")
+        assert fresh.count() == 1 and fresh.get_attribute("data-seat") == "2"
+        animation = page.eval_on_selector(
+            ".trick-zone .played.fresh .card", "c => getComputedStyle(c).animationName"
+        )
+        assert animation == ("none" if motion == "reduce" else "fly-in")
+        toggle.check()
+        assert page.evaluate(played) == ["turn"]  # the sample when switched on
+        won = _view(
+            trick=[],
+            turn=0,
+            tricks=[1, 0, 0],
+            last_trick={"plays": mine["trick"] + [{"seat": 0, "card": "red-3"}], "winner": 1},
+            legal=[{"play": "scary-mary"}],
+            hand=["scary-mary"],
+        )
+        script.push(_event(7, won, 0, "red-3"))
+        page.wait_for_selector(".trick[data-held='1']")
+        assert page.evaluate(played) == ["turn", "trick"]
+        context.close()

@@ -131,7 +131,7 @@ export class ReplayPage {
     const frame = frames[this.at];
     const v = frame.view;
     const room = this.room;
-    const ctx = { view: v, room, seat: null, seal: null, connected: null, away: null, ui: {}, notes: [], controls: [],
+    const ctx = { view: v, room, seat: null, seal: null, connected: null, away: null, ui: this.ui || (this.ui = {}), notes: [], controls: [],
       name: (s) => this.name(s, v), clock: null, ended: null, busy: true };
     const title = this.game.title(v.game);
     const slider = h("input", { type: "range", min: "0", max: String(frames.length - 1), value: String(this.at),

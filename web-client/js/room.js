@@ -18,6 +18,7 @@ import { gameModule } from "./games/registry.js";
 import { errorText, gameTitle, t } from "./i18n.js";
 import { NAME, nameNode, placeName } from "./names.js";
 import * as sealing from "./seal.js";
+import * as sounds from "./sounds.js";
 import { endings, identity, myRooms, notifyPref, seenDeals } from "./store.js";
 import { checkDerivation, contributionFor, mineIsIn, noteCommitment } from "./seeding.js";
 import { nameForm, setConnState, setWho } from "./ui.js";
@@ -317,6 +318,7 @@ export class RoomPage {
     clearTimeout(this.holdTimer);
     this.held = { ...hold, at: Date.now() };
     if (hold.text) announce(hold.text);
+    if (hold.sound) sounds.play(hold.sound);
     this.holdTimer = setTimeout(() => this.endHold(), holdMs(hold.ms || 1500));
   }
 
@@ -439,6 +441,7 @@ export class RoomPage {
 
     const moves = msg.moves || {};
     if (this.seal && this.seal.phase === msg.phase) this.seal.opened = moves;
+    sounds.play("reveal");
     const text = this.game && this.game.revealText ? this.game.revealText(this.ctx(), moves) : "";
     if (text) announce(text);
     sealing.forget(this.code, msg.phase);
@@ -610,6 +613,7 @@ export class RoomPage {
     }
     if (myMove && !this.wasMyMove) {
       this.notify();
+      sounds.play("turn");
       this.bringTurnIntoView();
     }
     this.wasMyMove = myMove;
@@ -848,7 +852,11 @@ export class RoomPage {
       spectating ? h("span", { class: "badge", dataset: { role: "spectator" } }, t("room.watching")) : null,
       h("span", { class: "badge", dataset: { spectators: String(this.watchers) } },
         t("room.spectators", { count: this.watchers })),
-      h("a", { href: `/rules/${r.game}`, class: "small" }, t("landing.rules")));
+      h("a", { href: `/rules/${r.game}`, class: "small" }, t("landing.rules")),
+      h("label", { class: "check small sound-toggle" },
+        h("input", { type: "checkbox", checked: sounds.enabled(), dataset: { key: "sounds" },
+          onchange: (ev) => { sounds.setEnabled(ev.target.checked); this.render(); } }),
+        t("room.sounds")));
   }
 
   // -- before the start ------------------------------------------------------------------------

@@ -917,5 +917,7 @@ export default {
   "lt.card.lie-low.text": "fewest tricks +6, 2nd fewest +4, 3rd fewest +2",
   "lt.card.steady-hand.title": "Steady Hand",
   "lt.card.steady-hand.text": "+1 per trick; +5 for taking none",
-  "player.since": "Playing since {date}"
+  "player.since": "Playing since {date}",
+
+  "room.sounds": "Sounds (your turn, reveals, tricks won)"
 };

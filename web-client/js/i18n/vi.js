@@ -917,5 +917,7 @@ export default {
   "lt.card.lie-low.text": "ít mánh nhất +6, ít nhì +4, ít thứ ba +2",
   "lt.card.steady-hand.title": "Steady Hand",
   "lt.card.steady-hand.text": "+1 cho mỗi mánh; +5 nếu không thắng mánh nào",
-  "player.since": "Chơi từ {date}"
+  "player.since": "Chơi từ {date}",
+
+  "room.sounds": "Âm thanh (đến lượt bạn, lật cược, thắng ván)"
 };

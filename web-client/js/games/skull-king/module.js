@@ -141,7 +141,7 @@ const skullKing = {
   hold(previous, view, event, name) {
     if (!previous || previous.phase !== "play" || !view.last_trick || (view.trick || []).length) return null;
     if (JSON.stringify(previous.last_trick) === JSON.stringify(view.last_trick)) return null;
-    return { ms: 1500, kind: "trick", text: t("sk.wins_trick", { name: name(view.last_trick.winner) }) };
+    return { ms: 1500, kind: "trick", sound: "trick", text: t("sk.wins_trick", { name: name(view.last_trick.winner) }) };
   },
 
   /** My own card may be taken back unless it ended the round or the ghost played after it. */

@@ -77,6 +77,11 @@ export function statusLine(ctx) {
 export function playersPanel(ctx) {
   const { view, room, seat, seal, connected, away, ended } = ctx;
   const boxes = [];
+  // The bids flip over together, once, when they are revealed.
+  const revealed = (view.bids || []).length > 0 && view.bids.every((b) => b !== null && b !== undefined);
+  const flip = !!(revealed && ctx.ui && ctx.ui.bidsFlipped !== view.round && view.phase === "play"
+    && (view.trick || []).length === 0 && !view.last_trick);
+  if (revealed && ctx.ui) ctx.ui.bidsFlipped = view.round;
   const prompt = owing(view);
   for (let s = 0; s < view.players; s++) {
     const bid = view.bids ? view.bids[s] : null;
@@ -100,7 +105,7 @@ export function playersPanel(ctx) {
       room.absent === "default" ? t("sk.away_default") : t("sk.away_bot"))
       : online ? null : h("div", { class: "offline" }, t("room.offline")),
     h("div", { class: "stats" },
-      h("span", {}, `${t("sk.bid")} `, h("strong", { class: "bid" }, bid === null || bid === undefined ? "–" : String(bid))),
+      h("span", {}, `${t("sk.bid")} `, h("strong", { class: ["bid", flip && "flip"] }, bid === null || bid === undefined ? "–" : String(bid))),
       h("span", {}, `${t("sk.won")} `, h("strong", { class: "won" }, String(view.tricks[s] ?? 0))),
       h("span", {}, `${t("sk.score")} `, h("strong", { class: "score" }, String(view.scores[s] ?? 0)))),
     sealedState,
@@ -175,7 +180,11 @@ export function trickPanel(ctx) {
   if (ctx.held && ctx.held.kind === "trick" && view.last_trick) return heldTrick(ctx);
   const game = view.game;
   const plays = view.trick || [];
-  const items = plays.map((p) => playedCard(room, view, p));
+  // A card just played flies in (once: a redraw does not replay it).
+  const key = plays.length ? `${view.round}:${plays[0].seat}:${plays[0].card}` : "";
+  const seen = ctx.ui && ctx.ui.trickKey === key ? ctx.ui.trickSeen : 0;
+  if (ctx.ui) Object.assign(ctx.ui, { trickKey: key, trickSeen: plays.length });
+  const items = plays.map((p, i) => playedCard(room, view, p, { classes: [i >= seen && "fresh"] }));
   let last = null;
   if (view.last_trick && view.last_trick.plays && view.last_trick.plays.length) {
     const lt = view.last_trick;
