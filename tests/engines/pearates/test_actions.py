@@ -353,3 +353,44 @@ def test_biscuit_booty_decides_per_card() -> None:
     state = sealed(state, {0: "score goldfish-2", 1: f"score {second}"})
     assert names(state.scored[1]) == [second] and first in names(state.hands[1])
     assert names(state.scored[0]) == ["goldfish-2"]
+
+
+def test_shiny_winy_second_card_goes_to_the_same_bid_even_seat_zero() -> None:
+    state = table(
+        players=4,
+        start=1,
+        hands={
+            0: ["goldfish-1"],
+            2: ["shiny-winy-1", "fish-skeleton-1", "fish-skeleton-2"],
+            3: ["goldfish-3"],
+        },
+        treasure=TREASURE,
+        options=MORE,
+        turn=3,
+    )
+    state = do(state, 3, "bid goldfish-3", "stop")
+    state = do(state, 0, "bid goldfish-1", "stop")
+    state = do(state, 1, "pass")
+    state = do(state, 2, "play shiny-winy-1")
+    assert {m.split()[1] for m in legal(state, 2)} == {"0", "3"}
+    state = do(state, 2, "give 0 fish-skeleton-1")
+    assert legal(state, 2) == ["give 0 fish-skeleton-2", "give 0 deck"]
+
+
+def test_biscuit_booty_keeps_the_hand_limit_card_by_card() -> None:
+    """ "Hand limit 8" holds for the per-card choice too."""
+    hand = [f"fish-skeleton-{i}" for i in range(1, 8)]
+    state = table(
+        players=2,
+        hands={1: ["biscuit-booty-1", "goldfish-1", "goldfish-2", *hand]},
+        treasure=["egg-bag-1"],
+        options=MORE,
+    )
+    state = do(state, 1, "play biscuit-booty-1", "put top")
+    state = do(state, 0, "pass")
+    state = do(state, 1, "bid goldfish-1", "bid goldfish-2", "stop", "pass")
+    state = do(state, 1, "take top")  # two cards for 7 in hand: one fits
+    first, second = names(state.received[1])
+    assert legal(state, 1) == [f"keep {first}", f"score {first}"]
+    state = sealed(state, {0: "keep goldfish-1", 1: f"keep {first}"})
+    assert legal(state, 1) == [f"score {second}"]

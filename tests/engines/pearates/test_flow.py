@@ -345,3 +345,21 @@ def test_cards_without_an_action_cannot_be_played() -> None:
         G.validate(state, 1, G.parse_move("play filled-chest"))
     assert err.value.code == "no-action"
     assert ids(["filled-chest"])[0] in state.hands[1]
+
+
+def test_one_seat_alone_decides_in_the_open() -> None:
+    """With one seat to decide, the choice is an ordinary turn (no commit/reveal)."""
+    state = table(treasure=["egg-bag-1", "egg-bag-2"], options={"friendly": True})
+    state = _all_pass(state, [1, 2, 0])
+    prompt = G.prompt(state)
+    assert prompt.seats == (0,) and not prompt.sealed and not prompt.private
+    state = do(state, 0, "keep")
+    assert names(state.hands[0]) == ["egg-bag-1", "egg-bag-2"]
+
+
+def test_a_card_not_in_hand_is_refused() -> None:
+    state = table(players=2, hands={1: ["goldfish-1"]}, treasure=["egg-bag-1", "egg-bag-2"])
+    for text in ("bid empty-chest-1", "play egg-bag-3"):
+        with pytest.raises(IllegalMove) as err:
+            G.validate(state, 1, G.parse_move(text))
+        assert err.value.code == "not-in-hand"

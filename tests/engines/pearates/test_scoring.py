@@ -166,3 +166,8 @@ def test_hungry_hooks_need_three() -> None:
     three = ["hungry-hook-1", "hungry-hook-2", "hungry-hook-3"]
     assert totals(piles(three), False) == [18]
     assert totals(piles(three[:2]), False) == [-24]
+
+
+def test_trios_count_only_values_below_four() -> None:
+    pile = piles(["ruby-rum-1", "ruby-rum-2", "ruby-rum-3"])
+    assert totals(pile, friendly=True) == totals(pile, friendly=False) == [12]

@@ -120,3 +120,20 @@ def test_the_log_names_kinds_never_cards() -> None:
     for entry in log:
         assert entry["kind"] is None or entry["kind"] in titles
         assert entry["kind"] not in NAMES
+
+
+def test_resample_moves_the_other_seats_knowledge_with_the_cards() -> None:
+    """A resampled state is a real state: every seat still knows its own cards."""
+    state = _ruby_rum_then_divide()
+    for seat in (None, 0, 1, 2):
+        for k in range(3):
+            other = G.resample(state, seat, Rng(b"knowledge", f"{seat}:{k}"))
+            for s in range(3):
+                own = {*other.hands[s], *other.bids[s], *other.received[s]}
+                assert own <= set(other.known[s]), (seat, s)
+
+
+def test_the_log_names_seat_zero() -> None:
+    state = table(players=2, start=1, hands={0: ["goldfish-1"]}, treasure=TREASURE, turn=0)
+    state = do(state, 0, "pass")
+    assert G.view(state, None)["log"][-1] == {"seat": 0, "what": "pass", "kind": None, "n": None}
