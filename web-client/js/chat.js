@@ -18,7 +18,7 @@ export class ChatPanel {
       send(text);
       this.input.value = "";
     } }, this.input, h("button", { type: "submit", class: "secondary" }, t("chat.send")));
-    this.el = h("section", { class: "panel", "aria-label": t("chat.section") }, h("h2", {}, t("chat.title")), this.log, form);
+    this.el = h("section", { class: "panel chat-panel", "aria-label": t("chat.section") }, h("h2", {}, t("chat.title")), this.log, form);
   }
 
   /** Show `messages` ({name, text, at, user}, oldest first); nothing is redrawn if unchanged. */

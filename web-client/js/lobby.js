@@ -7,7 +7,7 @@ import { groupCode, parseCode } from "./codes.js";
 import { Connection } from "./conn.js";
 import { h, replaceChildren } from "./dom.js";
 import { clientGames, gameModule, hasClient } from "./games/registry.js";
-import { errorText, gameTitle, t } from "./i18n.js";
+import { errorText, gameTitle, has, t } from "./i18n.js";
 import { identity, myRooms } from "./store.js";
 import { nameForm, setConnState, setWho } from "./ui.js";
 
@@ -159,7 +159,42 @@ export class LobbyPage {
       const g = games.find((x) => x.id === gameSel.value) || {};
       return !g.options || typeof g.options !== "object" || "rounds" in g.options;
     };
+    // Every other option a game describes (GET /api/games: its options_schema): a checkbox
+    // for a "bool", a number field for an "int", labelled from the catalogue
+    // (games.<id>.option.<name>) or else the server's label.
+    const optionsBox = h("fieldset", { class: "game-options", hidden: true });
+    let optionInputs = {};
+    const syncOptions = () => {
+      const g = games.find((x) => x.id === gameSel.value) || {};
+      const schema = g.options && typeof g.options === "object" ? g.options : {};
+      optionInputs = {};
+      const fields = [];
+      for (const [name, spec] of Object.entries(schema)) {
+        if (name === "rounds" || !spec || typeof spec !== "object") continue;
+        const key = `games.${g.id}.option.${name}`;
+        const label = has(key) ? t(key) : String(spec.label || name);
+        const id = `opt-${name}`;
+        if (spec.type === "bool") {
+          const input = h("input", { type: "checkbox", id, checked: !!spec.default, dataset: { option: name } });
+          optionInputs[name] = () => input.checked;
+          fields.push(h("label", { class: "check" }, input, label));
+        } else if (spec.type === "int") {
+          const input = h("input", { type: "number", id, value: String(spec.default ?? 0), required: true, dataset: { option: name },
+            min: spec.min !== undefined ? String(spec.min) : null, max: spec.max !== undefined ? String(spec.max) : null });
+          optionInputs[name] = () => Number(input.value);
+          fields.push(h("label", { class: "field", for: id }, label, input));
+        }
+      }
+      replaceChildren(optionsBox, fields.length ? h("legend", {}, t("lobby.create.options")) : null, fields);
+      optionsBox.hidden = !fields.length;
+    };
+    const chosenOptions = () => {
+      const out = hasRounds() ? { rounds: Number(rounds.value) } : {};
+      for (const [name, read] of Object.entries(optionInputs)) out[name] = read();
+      return out;
+    };
     const syncSeats = () => {
+      syncOptions();
       roundsField.hidden = !hasRounds();
       roundsField.style.display = hasRounds() ? "" : "none";
       const g = games.find((x) => x.id === gameSel.value) || {};
@@ -193,7 +228,7 @@ export class LobbyPage {
       try {
         const room = await api.createRoom({
           game: gameSel.value,
-          options: hasRounds() ? { rounds: Number(rounds.value) } : {},
+          options: chosenOptions(),
           seats: Number(seats.value),
           public: pub.checked,
           spectators: spect.checked,
@@ -212,6 +247,7 @@ export class LobbyPage {
     h("h2", {}, t("lobby.create.title")),
     h("label", { class: "field", for: "game" }, t("lobby.create.game"), gameSel),
     roundsField,
+    optionsBox,
     h("label", { class: "field", for: "seats" }, t("lobby.create.seats"), seats, seatsHint),
     h("label", { class: "check" }, pub, t("lobby.create.public")),
     h("label", { class: "check" }, spect, t("lobby.create.spectators")),

@@ -764,6 +764,8 @@ export class RoomPage {
     const body = this.frame();
     const bottom = !!(this.room && !this.notFound && !this.closedToSpectators);
     this.bottomEl.hidden = !bottom;
+    // A game whose deals are table talk (Pearates) keeps the chat beside the table.
+    this.el.classList.toggle("table-talk", !!(bottom && this.view && this.game && this.game.tableTalk));
     if (bottom) {
       // Once the game is over there is nobody left to invite to it.
       const over = this.ended || (this.view && this.view.phase === "over");

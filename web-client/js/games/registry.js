@@ -7,6 +7,7 @@ const MODULES = {
   "bid-tricks": () => import("./skull-king/module.js"),
   "pirate-king": () => import("./pirate-king/module.js"),
   "loon-tricks": () => import("./loon-tricks/module.js"),
+  pearates: () => import("./pearates/module.js"),
 };
 
 /** Whether this client has a table for `gameId`. */

@@ -1,0 +1,95 @@
+// The client module of Pearates: the table drawn from a seat's view (engines/pearates/
+// views.py; table.js), every prompt kind as buttons turned into moves of view.legal
+// (prompts.js; the hand-or-score choice sealed for all at once), the deal check from the
+// engine's named Rng streams (deal.js). Deals and promises are table talk: the room's chat
+// stands beside the table (`tableTalk`). Contract: docs/CLIENT.md.
+
+import { cardTitle } from "./cards.js";
+import { checkOne, dealSeen, verifyDeals } from "./deal.js";
+import { moveText, promptBox } from "./prompts.js";
+import { asidePanel, endPanel, eventText, handPanel, logPanel, owing, scoresOf, seatName, seatsPanel, statusLine, treasurePanel } from "./table.js";
+import { h } from "../../dom.js";
+import { t } from "../../i18n.js";
+
+if (typeof document !== "undefined" && !document.querySelector("link[data-pe-css]")) {
+  document.head.append(h("link", { rel: "stylesheet", href: new URL("./table.css", import.meta.url).href, dataset: { peCss: "1" } }));
+}
+
+const pearates = {
+  ids: ["pearates"],
+  title: () => t("games.pearates.title"),
+  players: () => [2, 7],
+  tableTalk: true,
+  seatName,
+
+  table(ctx) {
+    const v = ctx.view;
+    const parts = [statusLine(ctx)];
+    if (ctx.seat !== null && v.phase !== "over") parts.push(promptBox(ctx), ...ctx.controls);
+    parts.push(treasurePanel(ctx), seatsPanel(ctx), handPanel(ctx), endPanel(ctx), logPanel(ctx), asidePanel(ctx), ...ctx.notes);
+    if (ctx.seat === null) parts.push(h("p", { class: "small", dataset: { role: "spectator-note" } }, t("pe.watching")));
+    return [h("div", { class: "pe-table" }, parts)];
+  },
+
+  turnText(ctx) {
+    const v = ctx.view;
+    const seats = owing(v);
+    if (!seats.length || !v.prompt) return "";
+    if (seats.length > 1) return t("pe.turn.all", { what: t(`pe.kind.${v.prompt.kind}`) });
+    return t("pe.turn.one", { name: seatName(ctx.room, v, seats[0]), what: t(`pe.kind.${v.prompt.kind}`) });
+  },
+
+  revealText(ctx, moves) {
+    const words = Object.entries(moves || {}).filter(([, m]) => m && m.move)
+      .map(([s, m]) => `${ctx.name(Number(s))}: ${moveText(ctx, m)}`);
+    return words.length ? t("pe.choices_revealed", { list: words.join(", ") }) : "";
+  },
+
+  /** Nothing is taken back once a round ended or a card was seen (a Play, a take). */
+  mayTakeBack(previous, view) {
+    return previous.round === view.round && ["turn", "bid"].includes(previous.phase) && ["turn", "bid"].includes(view.phase) && !view.action;
+  },
+
+  // -- the deal check ------------------------------------------------------------------------
+  dealSeen,
+  verifyDeals: (args) => verifyDeals(args),
+  checkedText: (n, spectator) => (spectator ? t("pe.checked_spectator", { count: n }) : t("pe.checked", { count: n })),
+  badRoundsText: (rounds) => t("pe.bad_deal"),
+
+  // -- the end -------------------------------------------------------------------------------
+  scores: (view) => scoresOf(view),
+  stoppedText: (view) => t("pe.stopped", { round: view.round }),
+  scoreHistory: () => null,
+
+  // -- the replay ----------------------------------------------------------------------------
+  replayTable(ctx) {
+    const v = ctx.view;
+    const zones = v.zones ? h("section", { class: "pe-zones", "aria-label": t("pe.zones_aria") },
+      Array.from({ length: v.players }, (_, s) => h("p", { class: "small", dataset: { seat: String(s) } },
+        h("strong", {}, seatName(ctx.room, v, s)), ": ", t("pe.hand_list", { cards: (v.zones[`hand:${s}`] || []).map(cardTitle).join(", ") || "—" }))),
+      h("p", { class: "small" }, t("pe.treasure_list", { cards: (v.zones.treasure || []).map(cardTitle).join(", ") || "—" }))) : null;
+    return [statusLine(ctx), treasurePanel(ctx), seatsPanel(ctx), endPanel(ctx), logPanel(ctx), zones];
+  },
+
+  describeStep(frame, name) {
+    const moves = Object.entries(frame.moves || {});
+    if (!moves.length) return frame.version === 1 ? t("pe.the_deal") : "";
+    const ctx = { room: null, view: frame.view };
+    return moves.map(([s, m]) => `${name(Number(s))}: ${moveText(ctx, m, name)}`).join("; ");
+  },
+
+  /** The first deal recomputed from the seed against the replayed hands: {rounds, bad}. */
+  async checkReplayDeals(frames, seed) {
+    const first = frames.find((f) => f.view && f.view.zones && f.view.round === 1);
+    if (!first) return { rounds: 0, bad: [] };
+    const v = first.view;
+    const hands = {};
+    for (let s = 0; s < v.players; s++) hands[s] = v.zones[`hand:${s}`];
+    const what = { ...dealSeen({ ...v, phase: "arrange", round: 1 }), seat: null, hand: null, hands };
+    const ok = await checkOne(seed, v.players, what);
+    return { rounds: 1, bad: ok ? [] : [1] };
+  },
+};
+
+export { eventText };
+export default pearates;
