@@ -233,3 +233,30 @@ def test_the_123_moment_moves_only_without_reduced_motion(
             assert set(names) == {"pk-flip", "pk-pop"}
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("kind", ["reveal", "look", "loot-drop", "tie"])
+def test_the_table_in_vietnamese(web_only_url: str, chromium: Any, kind: str) -> None:
+    """Issue 9: every text in English and Vietnamese -- a Vietnamese browser gets the table
+    without the English words of its prompts and zones."""
+    view, prompt = SAMPLES[kind]
+    context = chromium.new_context(locale="vi-VN")
+    page = context.new_page()
+    try:
+        page.goto(web_only_url + "/rules/pirate-king")
+        page.evaluate(RENDER, [view, prompt, _room(view["players"]), prompt["sealed"]])
+        text = page.inner_text("#pk-test")
+        assert "Ván" in text or "Đang chọn" in text
+        for english in (
+            "Your move",
+            "Reveal",
+            "Stop",
+            "in pile",
+            "Round",
+            "Monsters",
+            "Loot",
+            "Look",
+        ):
+            assert english not in text, (english, text)
+    finally:
+        context.close()

@@ -73,7 +73,10 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
     alice = Person(chromium, site, "Alice", viewport=DESKTOP)
     carol = Person(chromium, site, "Carol", viewport=PHONE, device_scale_factor=1, is_mobile=True)
     # Beats are held on screen 0.3 s instead of 1.4 s (still long enough to be seen here).
-    alice.context.add_init_script("localStorage.setItem('tortuga.holdMs', '300');")
+    # (Frames wait in order behind a held moment: a spectator with the full hold would fall
+    # behind a fast player.)
+    for person in (alice, carol):
+        person.context.add_init_script("localStorage.setItem('tortuga.holdMs', '300');")
     try:
         alice.open("/")
         alice.choose_name()
@@ -99,7 +102,12 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
         seen: dict[str, Any] = {"reloaded": False, "shots": False, "beat": False, "kinds": set()}
         for _ in range(3000):
             did = _step(alice)
-            if did == "over" and carol.page.locator(".gameover").count():
+            if did == "over":
+                try:
+                    carol.page.wait_for_selector(".gameover", timeout=30000)
+                except Exception as exc:
+                    where = carol.page.inner_text("main")[:1500]
+                    raise AssertionError(f"{carol.errors}\n{where}") from exc
                 break
             seen["kinds"].add(did)
             round_ = page.get_attribute(".table-area", "data-round")

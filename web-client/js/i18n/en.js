@@ -798,6 +798,7 @@ export default {
   "pk.pick.title": "Pick your Pirate",
   "pk.picking": "The Pirates are picked",
   "pk.pile": {"one": "{count} in pile", "other": "{count} in pile"},
+  "pk.pile_cursed": {"one": "{count} with ☠", "other": "{count} with ☠"},
   "pk.pile_left": {"one": "({count} left)", "other": "({count} left)"},
   "pk.pile_profile": "pile: {a} cards without curse, {b} with 1, {c} with 2",
   "pk.piles": "Every pile, top first",

@@ -798,6 +798,7 @@ export default {
   "pk.pick.title": "Chọn Cướp biển của bạn",
   "pk.picking": "Đang chọn Cướp biển",
   "pk.pile": {"other": "{count} lá trong chồng"},
+  "pk.pile_cursed": {"other": "{count} lá có ☠"},
   "pk.pile_left": {"other": "(còn {count})"},
   "pk.pile_profile": "chồng bài: {a} lá không nguyền, {b} lá 1 nguyền, {c} lá 2 nguyền",
   "pk.piles": "Mọi chồng bài, từ trên xuống",

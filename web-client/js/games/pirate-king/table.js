@@ -111,8 +111,11 @@ export function zonesPanel(ctx) {
         `☠ ${s.curses}/3`, danger ? h("strong", {}, ` ⚠ ${t("pk.one_more_sinks")}`) : null),
       h("span", { dataset: { stat: "crowns" }, "aria-label": t("pk.sym.crowns", { count: crowns[s.seat] }) }, `♛ ${crowns[s.seat]}`),
       s.maps ? h("span", { dataset: { stat: "maps" }, "aria-label": t("pk.maps_n", { count: s.maps }) }, `◈ ${s.maps}`) : null,
-      h("span", { class: "small", title: t("pk.pile_profile", { a: s.pile_curses[0], b: s.pile_curses[1], c: s.pile_curses[2] }) },
-        t("pk.pile", { count: s.pile }), " · ", t("pk.discard", { count: s.discard.length }))),
+      h("span", { class: "small", dataset: { stat: "pile" }, title: t("pk.pile_profile", { a: s.pile_curses[0], b: s.pile_curses[1], c: s.pile_curses[2] }) },
+        t("pk.pile", { count: s.pile }), s.pile ? `, ${t("pk.pile_cursed", { count: s.pile_curses[1] + s.pile_curses[2] })}` : "")),
+    s.discard.length ? h("details", { class: "pk-discard small" },
+      h("summary", {}, t("pk.discard", { count: s.discard.length })),
+      h("div", { class: "pk-zone" }, s.discard.map((c) => cardFace(c)))) : null,
     h("div", { class: "pk-zone", dataset: { zone: String(s.seat) } }, zone));
   });
   return h("div", { class: "pk-seats" }, beatBanner(ctx), rows);
