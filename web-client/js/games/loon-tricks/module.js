@@ -219,6 +219,13 @@ const loonTricks = {
     return t("lt.to_move", { name: seatName(ctx.room, v, owing(v)[0]) });
   },
 
+  /** A trick was just won: hold it on screen (the winner marked) before later frames. */
+  hold(previous, view, event, name) {
+    if (!previous || previous.phase !== "play" || !view.last_trick || (view.trick || []).length) return null;
+    if (JSON.stringify(previous.last_trick) === JSON.stringify(view.last_trick)) return null;
+    return { ms: 1200, kind: "trick", text: t("lt.wins_trick", { name: name(view.last_trick.winner) }) };
+  },
+
   revealText(ctx, moves) {
     const shown = Object.entries(moves).filter(([, m]) => m && ("bid" in m || m.pick));
     if (!shown.length) return "";

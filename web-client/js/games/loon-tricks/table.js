@@ -209,11 +209,19 @@ export function recruitedPanel(ctx) {
 export function trickPanel(ctx) {
   const { view: v, room } = ctx;
   if (!["play", "over"].includes(v.phase) && !(v.last_trick && v.phase === "predict")) return null;
-  const plays = v.trick || [];
+  const lt = v.last_trick;
+  const held = ctx.held && ctx.held.kind === "trick" && lt;
+  const plays = held ? [] : v.trick || [];
   const led = plays.length ? describe(plays[0].card).suit : null;
   const items = plays.map((p) => h("div", { class: "played", dataset: { seat: String(p.seat) } },
     cardFace(p.card), h("span", { class: "by" }, who(room, v, p.seat))));
-  const lt = v.last_trick;
+  if (!plays.length && lt && lt.plays && v.phase === "play") {
+    // The trick just won (held on screen a moment), or faded until the next card is led.
+    items.push(...lt.plays.map((p) => h("div", { class: ["played", !held && "previous", p.seat === lt.winner && "winner"],
+      dataset: { seat: String(p.seat) } },
+    cardFace(p.card, { small: !held }), h("span", { class: "by" }, who(room, v, p.seat)),
+    p.seat === lt.winner ? h("span", { class: "wins" }, `★ ${t("lt.wins")}`) : null)));
+  }
   const last = lt && lt.plays && lt.plays.length ? h("div", { class: "last-trick" },
     around(t("lt.last_trick", { name: "\u0000" }), who(room, v, lt.winner)), " ",
     lt.plays.map((p) => `${seatName(room, v, p.seat)} ${describe(p.card).label}`).join(" · ")) : null;
@@ -222,7 +230,8 @@ export function trickPanel(ctx) {
       led ? [" · ", h("strong", { class: "follow", dataset: { suit: led } },
         t("lt.follow", { suit: `${t(`cards.suit.${led}`)} ${describe(plays[0].card).symbol}` }))] : null,
       v.phase === "play" ? ` · ${t("lt.trick_n", { n: (v.tricks || []).reduce((a, b) => a + b, 0) + 1 })}` : null),
-    v.phase === "play" ? h("div", { class: "trick-zone", "aria-live": "polite" },
+    held ? h("p", { class: "trick-winner" }, h("strong", {}, around(t("lt.wins_trick", { name: "\u0000" }), who(room, v, lt.winner)))) : null,
+    v.phase === "play" ? h("div", { class: "trick-zone", "aria-live": "polite", dataset: { held: held ? "1" : null } },
       items.length ? items : h("span", { class: "empty" }, t("lt.no_card_yet"))) : null,
     last);
 }
