@@ -13,7 +13,7 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-GAMES = ["skull-king", "bid-tricks", "loon-tricks"]
+GAMES = ["skull-king", "bid-tricks", "loon-tricks", "pearates"]
 RULES = Path(__file__).resolve().parents[2] / "web-client" / "rules"
 
 
