@@ -134,3 +134,27 @@ def test_verify_deals_checks_every_card_a_seat_saw_and_refuses_a_lie(page: Any) 
         CHECK.replace("if (lie) lie(seen);", ""), [views, seed.hex(), "00" * 32, 3, 0, None]
     )
     assert not wrong["result"]["ok"] and not wrong["result"]["seedOk"]
+
+
+def test_take_back_only_what_revealed_nothing(page: Any) -> None:
+    """A move that revealed something stands (docs/CLIENT.md, mayTakeBack): the card that ended
+    a round (the score cards were paid), the last prediction (the recruitment sets were laid
+    face up), an award (a row with its face-down cards changed hands)."""
+    seed = secrets.token_bytes(32)
+    states = _game(3, 3, seed)
+    views = [LOON_TRICKS.view(s, 0) for s in states]
+    got = page.evaluate(
+        f"""async (views) => {{
+          const mod = (await import("{MODULE}/module.js")).default;
+          return views.slice(1).map((v, i) => [views[i].phase, views[i].round, v.phase, v.round,
+            mod.mayTakeBack(views[i], v)]);
+        }}""",
+        views,
+    )
+    kinds = {(a, b == d, c): may for a, b, c, d, may in got}
+    assert kinds[("play", True, "play")] is True
+    assert kinds[("play", False, "bid")] is False  # the round ended: paid
+    assert all(may is False for a, _, _, _, may in got if a in ("bid", "pick", "award", "ditch"))
+    for a, b, c, d, may in got:
+        if a == "predict":
+            assert may is (c == "predict" and b == d)

@@ -219,6 +219,16 @@ const loonTricks = {
     return t("lt.to_move", { name: seatName(ctx.room, v, owing(v)[0]) });
   },
 
+  /** My card or prediction may be taken back while it revealed nothing: not when it ended
+   * the round (the score cards were paid) nor when it was the last prediction (the
+   * recruitment sets were laid face up). An award gives away a row: it stands. */
+  mayTakeBack(previous, view) {
+    if (!previous || !view || previous.round !== view.round) return false;
+    if (previous.phase === "play") return view.phase === "play";
+    if (previous.phase === "predict") return view.phase === "predict";
+    return false;
+  },
+
   /** A trick was just won: hold it on screen (the winner marked) before later frames. */
   hold(previous, view, event, name) {
     if (!previous || previous.phase !== "play" || !view.last_trick || (view.trick || []).length) return null;
