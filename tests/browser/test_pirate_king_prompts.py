@@ -260,3 +260,40 @@ def test_the_table_in_vietnamese(web_only_url: str, chromium: Any, kind: str) ->
             assert english not in text, (english, text)
     finally:
         context.close()
+
+
+def test_a_beat_is_held_with_the_cards_it_revealed(page: Any) -> None:
+    """The page: "the choices are revealed together and every `reveal` flips the top card of
+    that player's pile at the same moment" -- the module holds that moment (hold), marking
+    the new cards and naming them for screen readers."""
+    game = PirateKing()
+    state = game.start(game.options({}), 3, bytes(range(32)))
+    while game.prompt(state).kind != "reveal" or not game.prompt(state).sealed:
+        prompt = game.prompt(state)
+        movers = prompt.seats if prompt.sealed else prompt.seats[:1]
+        state = game.step(state, {s: game.legal(state, s)[0] for s in movers})
+    before = game.view(state, 0)
+    seats = game.prompt(state).seats
+    moves = {s: game.legal(state, s)[0] for s in seats}  # reveal
+    after_state = game.step(state, moves)
+    after = game.view(after_state, 0)
+    held = page.evaluate(
+        """async ([before, after, names]) => {
+          const mod = (await import('/static/js/games/pirate-king/module.js')).default;
+          return {
+            beat: mod.hold(before, after, null, (s) => names[s]),
+            same: mod.hold(before, before, null, (s) => names[s]),
+          };
+        }""",
+        [before, after, ["Mia", "Ned", "Olga"]],
+    )
+    assert held["same"] is None
+    beat = held["beat"]
+    assert beat["kind"] == "beat" and beat["text"].startswith("1, 2, 3!")
+    assert beat["sound"] is None  # the shell already sounds a sealed reveal
+    for s in range(3):
+        old = len(before["table"][s]["zone"])
+        assert beat["fresh"][str(s)] == min(old, len(after["table"][s]["zone"]))
+        new = after["table"][s]["zone"][old:]
+        if new and after["table"][s]["status"] != "sunk":
+            assert ["Mia", "Ned", "Olga"][s] + " reveals" in beat["text"]

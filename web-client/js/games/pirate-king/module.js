@@ -87,7 +87,10 @@ const pirateKing = {
     const newBeat = view.round === previous.round && view.beat > previous.beat;
     if (!newRound && !newBeat) return null;
     const news = beatNews(newRound ? null : previous, view, name);
-    return { ms: 1400, kind: "beat", fresh: news.fresh, text: `${t("pk.one_two_three")} ${news.text}` };
+    // A sealed beat's reveal already sounds (the shell); a round's first beat and a lone
+    // player's open beat sound here.
+    const sealed = !newRound && previous.prompt && previous.prompt.sealed;
+    return { ms: 1400, kind: "beat", fresh: news.fresh, text: `${t("pk.one_two_three")} ${news.text}`, sound: sealed ? null : "reveal" };
   },
 
   // -- the deal check ------------------------------------------------------------------------
