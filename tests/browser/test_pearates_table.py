@@ -81,12 +81,15 @@ def _spectator_sees_nothing_hidden(person: Person) -> None:
         if isinstance(view, dict) and view.get("game") == "pearates":
             assert view.get("hand") is None and view.get("legal") == []
             assert "zones" not in view and view.get("my_choices") == []
-        moves = f.get("moves")
-        if isinstance(moves, dict):
-            # the sealed hand-or-score choice comes back only to its mover
-            assert not any(
-                isinstance(m, dict) and m.get("move") in ("keep", "score") for m in moves.values()
-            ), f
+        event = f.get("event") if isinstance(f.get("event"), dict) else {}
+        for moves in (f.get("moves"), event.get("moves")):
+            if not isinstance(moves, dict):
+                continue
+                # the sealed hand-or-score choice comes back only to its mover
+                assert not any(
+                    isinstance(m, dict) and m.get("move") in ("keep", "score")
+                    for m in moves.values()
+                ), f
 
 
 def test_options_are_set_when_creating_the_room(site: str, chromium: Any) -> None:
@@ -156,14 +159,14 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
         # The treasure's ends are named; the start player sees what they arrange.
         page.wait_for_selector(".pe-treasure")
 
-        seen: dict[str, Any] = {"reloaded": False, "shots": False, "kinds": set(), "sealed": False}
+        seen: dict[str, Any] = {"reloaded": False, "shots": False, "kinds": set(), "split": False}
         for _ in range(3000):
             did = _step(alice)
             if did == "over" and carol.page.locator(".gameover").count():
                 break
             seen["kinds"].add(did)
-            if page.locator("[data-sealed='1']").count():
-                seen["sealed"] = True
+            if page.locator("[data-role='split']").count():
+                seen["split"] = True
             if did == "keep" and not seen["shots"]:
                 page.wait_for_selector(".pe-prompt")
             round_ = page.get_attribute(".table-area", "data-round")
@@ -189,7 +192,12 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
         else:
             raise AssertionError(page.inner_text("main")[:2000])
         assert seen["reloaded"] and seen["shots"]
-        assert {"bid", "take"} & seen["kinds"], seen["kinds"]
+        assert {"bid", "keep"} <= seen["kinds"], seen["kinds"]
+        # The split is shown step by step; the hand-or-score choice went through the seal
+        # (Alice's commit announced to all, her move revealed only to her).
+        assert seen["split"]
+        assert any(f.get("type") == "committed" and f.get("seat") == seat for f in alice.frames)
+        assert any(f.get("type") == "committed" and f.get("seat") == seat for f in carol.frames)
         page.wait_for_selector(".pe-end")
         carol.page.wait_for_selector(".pe-end")
         assert page.locator(".pe-end tbody tr").count() == 2

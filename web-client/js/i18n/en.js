@@ -285,6 +285,8 @@ export default {
   "pe.hand_list": "hand: {cards}",
   "pe.treasure_list": "Treasure, top first: {cards}",
   "pe.the_deal": "The deal",
+  "pe.split.take": "The split: {total} bid cards, {count} treasure cards left; {name} takes their share now.",
+  "pe.split.tie": "Mutiny with tied highest bids ({total} bid cards for {count}): {name} breaks the tie.",
 
   "landing.title": "Pirate card games with your friends — in the browser",
   "landing.lead": "Tortuga is a free table for five pirate card games. Open a room, send the link to your friends, and play together live — or slowly, a move a day.",

@@ -285,6 +285,8 @@ export default {
   "pe.hand_list": "trên tay: {cards}",
   "pe.treasure_list": "Kho báu, từ trên xuống: {cards}",
   "pe.the_deal": "Chia bài",
+  "pe.split.take": "Chia kho báu: {total} lá trả giá, còn {count} lá kho báu; {name} lấy phần của mình.",
+  "pe.split.tie": "Nổi loạn, các phần cao nhất bằng nhau ({total} lá trả giá cho {count} lá): {name} phân xử.",
 
   "landing.title": "Chơi bài cướp biển cùng bạn bè — ngay trên trình duyệt",
   "landing.lead": "Tortuga là bàn chơi miễn phí cho năm trò bài cướp biển. Mở một phòng, gửi đường dẫn cho bạn bè và cùng chơi trực tiếp — hoặc thong thả, mỗi ngày một nước.",

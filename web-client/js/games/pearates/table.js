@@ -76,8 +76,20 @@ export function treasurePanel(ctx) {
       known ? h("span", { class: "small pe-seen" }, " · ", t("pe.treasure_known", { count: known })) : null),
     cards.length ? h("ol", { class: "pe-stack" }, slots) : h("p", { class: "small" }, t("pe.treasure_empty")),
     v.phase === "arrange" ? h("p", { class: "small" }, t("pe.arranged", { count: v.arranged })) : null,
+    splitLine(ctx),
     v.action ? h("div", { class: "pe-action", dataset: { role: "action" } }, h("span", { class: "small" }, t("pe.being_played")), cardFace(v.action)) : null,
     effectsLine(v));
+}
+
+/** The split, step by step: the bids against the treasure, and who takes now. */
+function splitLine(ctx) {
+  const v = ctx.view;
+  if (v.phase !== "take" && v.phase !== "winner") return null;
+  const total = v.bids.reduce((n, b) => n + b.size, 0);
+  const now = owing(v);
+  const taker = now.length ? seatName(ctx.room, v, now[0]) : "";
+  return h("p", { class: "pe-split", dataset: { role: "split" } }, "⚖ ",
+    t(v.phase === "winner" ? "pe.split.tie" : "pe.split.take", { total, count: v.treasure.length, name: taker }));
 }
 
 /** The stacks of a seat's scored cards by value (a Sabre not yet declared: its own stack). */
