@@ -311,7 +311,7 @@ export function handPanel(ctx, mode, chosen, onCard) {
   const active = allowed.size > 0 && !busy;
   return h("section", { class: "hand-zone", "aria-label": t("lt.hand_aria") },
     h("h2", {}, active ? t(`lt.hand_${mode}`) : t("lt.hand")),
-    h("div", { class: ["hand", !active && "waiting"], role: "group", "aria-label": t("lt.hand_count", { count: hand.length }) },
+    h("div", { class: ["hand", !active && "waiting", mode !== "play" && "lt-wrap"], role: "group", "aria-label": t("lt.hand_count", { count: hand.length }) },
       buttons.length ? buttons : h("span", { class: "muted" }, t("lt.no_cards"))),
     v.ditched && v.ditched.length ? h("p", { class: "small muted", dataset: { role: "ditched" } }, t("lt.ditched"), " ",
       v.ditched.map((c) => describe(c).label).join(", ")) : null);
