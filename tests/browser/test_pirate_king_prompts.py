@@ -297,3 +297,21 @@ def test_a_beat_is_held_with_the_cards_it_revealed(page: Any) -> None:
         new = after["table"][s]["zone"][old:]
         if new and after["table"][s]["status"] != "sunk":
             assert ["Mia", "Ned", "Olga"][s] + " reveals" in beat["text"]
+
+
+def test_nothing_is_sent_before_the_sealed_phase_opens(page: Any) -> None:
+    """A sealed beat's view can arrive before the shell has opened its sealed phase: an open
+    move then would be refused ("sealed-phase"), so the module offers nothing yet."""
+    view, prompt = SAMPLES["reveal"]
+    assert prompt["sealed"]
+    page.evaluate(RENDER, [view, prompt, _room(view["players"]), False])
+    assert page.locator("#pk-test [data-sealed='opening']").count() == 1
+    assert page.locator("#pk-test .pk-prompt button").count() == 0
+    handled = page.evaluate(
+        """async () => {
+          const mod = (await import('/static/js/games/pirate-king/module.js')).default;
+          return mod.key({key: 'r'}, window.pkCtx);
+        }"""
+    )
+    assert handled is False
+    assert page.evaluate("window.sent") == []

@@ -151,6 +151,9 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
         alice.shot(screenshot_dir, "pirate-king-game-over")
         page.set_viewport_size(PHONE)
         alice.shot(screenshot_dir, "pirate-king-game-over-phone")
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        # No move was ever refused (e.g. an open move sent before its sealed phase opened).
+        assert page.locator("main .error-box").count() == 0, page.inner_text("main .error-box")
         page.set_viewport_size(DESKTOP)
         _spectator_sees_nothing_hidden(carol)
 

@@ -5,7 +5,7 @@
 
 import { cardTitle } from "./cards.js";
 import { checkSeen, dealFromSeed, dealSeen, verifyDeals } from "./deal.js";
-import { moveText, promptBox, send } from "./prompts.js";
+import { moveText, promptBox, sealPending, send } from "./prompts.js";
 import { crownsOf, endPanel, myPile, owing, rowsPanel, seatName, statusLine, zonesPanel } from "./table.js";
 import { h } from "../../dom.js";
 import { t } from "../../i18n.js";
@@ -75,7 +75,7 @@ const pirateKing = {
     if (ctx.seat === null || v.decision || !v.prompt || v.prompt.kind !== "reveal") return false;
     const word = { r: "reveal", s: "stop" }[ev.key.toLowerCase()];
     if (!word || !(v.legal || []).some((m) => m.do === word)) return false;
-    if (ctx.seal && ctx.seal.committed[ctx.seat]) return false;
+    if (sealPending(ctx) || (ctx.seal && ctx.seal.committed[ctx.seat])) return false;
     send(ctx, { do: word });
     return true;
   },

@@ -14,9 +14,16 @@ function sealedNow(ctx) {
   return !!(ctx.seal && ctx.seal.seats.includes(ctx.seat));
 }
 
+/** A sealed prompt whose sealed phase the shell has not opened yet (its message follows
+ * the view): nothing may be sent until it has. */
+export function sealPending(ctx) {
+  const p = ctx.view.prompt;
+  return !!(p && p.sealed && p.seats.includes(ctx.seat) && !sealedNow(ctx));
+}
+
 /** Send one of view.legal: sealed or open. */
 export function send(ctx, move) {
-  if (ctx.busy || !(ctx.view.legal || []).some((m) => same(m, move))) return;
+  if (ctx.busy || sealPending(ctx) || !(ctx.view.legal || []).some((m) => same(m, move))) return;
   ctx.ui.pk = null;
   if (sealedNow(ctx)) ctx.commit(move);
   else ctx.act(move);
@@ -116,6 +123,9 @@ export function promptBox(ctx) {
   }
   const legal = v.legal || [];
   if (!legal.length) return null;
+  if (sealPending(ctx)) {
+    return h("div", { class: "prompt-box", dataset: { sealed: "opening" } }, h("p", {}, t("pk.seal_opening")));
+  }
   const kind = v.decision ? v.decision.kind : v.prompt.kind;
   const m0 = legal[0];
   if ("pick" in m0) {

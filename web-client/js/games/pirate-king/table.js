@@ -167,11 +167,11 @@ export function endPanel(ctx) {
   return h("section", { class: "pk-end", "aria-label": t("pk.end_aria") },
     h("h2", {}, t("pk.end_title")),
     h("table", {},
-      h("thead", {}, h("tr", {}, h("th", {}, t("pk.player")), h("th", {}, t("pk.cards_col")), h("th", {}, t("pk.maps_col")), h("th", {}, t("pk.captain_col")), h("th", {}, t("pk.crowns_col")))),
+      h("thead", {}, h("tr", {}, h("th", {}, t("pk.player")), h("th", {}, t("pk.cards_col")), h("th", {}, t("pk.maps_col")), h("th", { title: t("pk.captain_col"), "aria-label": t("pk.captain_col") }, "⚓"), h("th", {}, t("pk.crowns_col")))),
       h("tbody", {}, v.table.map((s) => h("tr", { dataset: { seat: String(s.seat) } },
         h("td", {}, who(ctx.room, v, s.seat), v.winner === s.seat ? ` ${t("pk.crowned")}` : ""),
         h("td", {}, `♛ ${s.crowns - mapCrowns(s.maps)}`),
         h("td", {}, s.maps >= 5 ? t("pk.maps_win", { count: s.maps }) : t("pk.maps_set", { count: s.maps, crowns: mapCrowns(s.maps) })),
-        h("td", {}, v.captain === s.seat ? "⚓ +1" : ""),
+        h("td", { "aria-label": v.captain === s.seat ? t("pk.captain_col") : null }, v.captain === s.seat ? "+1" : ""),
         h("td", { class: "num" }, String(crowns[s.seat])))))));
 }
