@@ -25,6 +25,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from server import lobby, logs, redis_pool, web
+from server.admin.routes import routes as admin_routes
 from server.archive.archiver import Archiver
 from server.archive.archiver import start as start_archiver
 from server.archive.commands import check_schema, migrate
@@ -155,6 +156,8 @@ def create_app(settings: Settings) -> Starlette:
         *lobby.routes,
         WebSocketRoute("/ws", websocket),
         *([Mount("/api/history", routes=history_routes)] if settings.database_url else []),
+        # The operators' console (server/admin/): accounts and the audit live in Postgres.
+        *([Mount("/admin/api", routes=admin_routes)] if settings.database_url else []),
         # The browser client (server/web.py), when this checkout has it.
         *(web.routes(client) if client.is_dir() else []),
     ]

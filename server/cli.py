@@ -1,4 +1,4 @@
-"""`tortuga`: serve | migrate | verify | bench | loadtest | games."""
+"""`tortuga`: serve | migrate | verify | admin | bench | loadtest | games."""
 
 from __future__ import annotations
 
@@ -85,6 +85,60 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def _password(confirm: bool = True) -> str:
+    """From the terminal (asked twice), else one line of standard input (scripts)."""
+    import getpass
+
+    if not sys.stdin.isatty():
+        return sys.stdin.readline().rstrip("\n")
+    first = getpass.getpass("password: ")
+    if confirm and getpass.getpass("again: ") != first:
+        raise ValueError("the two passwords differ")
+    return first
+
+
+def cmd_admin(args: argparse.Namespace) -> int:
+    from server.admin import accounts
+    from server.archive.commands import migrate
+    from server.archive.db import Database
+
+    if args.action != "list" and not args.name:
+        print(f"tortuga admin {args.action} NAME", file=sys.stderr)
+        return 2
+    settings = Settings.from_env()
+    if settings.database_url is None:  # the embedded Postgres; no Redis needed here
+        from server import embedded
+
+        settings = settings.with_(database_url=embedded.start_postgres(settings.data_dir))
+    url = settings.database_url or ""
+
+    async def run() -> str:
+        await migrate(url)
+        db = await Database.connect(url)
+        try:
+            if args.action == "create":
+                await accounts.create(db, args.name, _password())
+                return f"admin {args.name} created"
+            if args.action == "passwd":
+                await accounts.set_password(db, args.name, _password())
+                return f"admin {args.name}: new password, every session of it revoked"
+            if args.action == "disable":
+                await accounts.disable(db, args.name)
+                return f"admin {args.name} disabled, every session of it revoked"
+            return "\n".join(
+                f"{n}{' (disabled)' if d else ''}" for n, d in await accounts.names(db)
+            )
+        finally:
+            await db.close()
+
+    try:
+        print(asyncio.run(run()))
+    except (accounts.AdminError, ValueError) as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from engines.registry import GAMES
     from server import bench
@@ -164,6 +218,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     verify = sub.add_parser("verify", help="recompute a finished game's deals from its seed")
     verify.add_argument("game_id")
     verify.set_defaults(func=cmd_verify)
+
+    admin = sub.add_parser("admin", help="admin accounts: create | passwd | disable | list")
+    admin.add_argument("action", choices=["create", "passwd", "disable", "list"])
+    admin.add_argument("name", nargs="?", default="")
+    admin.set_defaults(func=cmd_admin)
 
     bench = sub.add_parser("bench", help="random full games per second on one core")
     bench.add_argument("games", nargs="*", help="game ids (default: all)")

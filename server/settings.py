@@ -54,7 +54,11 @@ class Settings:
     redis_pool_wait_seconds: float = 10.0  # how long a command waits for a free connection
     redis_retries: int = 10  # retries of a command on a connection error (backoff to 1 s)
     secret: bytes = field(default=b"", repr=False)
-    admin_password: str | None = field(default=None, repr=False)
+    # Admin sessions (server/admin/): how long a login lives; login attempts allowed per
+    # account and per client address (a burst, refilled over a quarter of an hour).
+    admin_session_seconds: float = 8 * 3600.0
+    admin_logins_per_name: int = 5
+    admin_logins_per_address: int = 20
     node_id: str = field(default_factory=lambda: secrets.token_hex(4))
     # Tokens (server/auth.py): how long one lives, and how old one in use gets before the
     # server hands out a fresh one (HTTP header X-Tortuga-Token, the websocket's hello).
@@ -124,7 +128,9 @@ class Settings:
             database_url=_env("TORTUGA_DATABASE_URL"),
             redis_prefix=_env("TORTUGA_REDIS_PREFIX", "") or "",
             secret=bytes.fromhex(secret_hex) if secret_hex else _load_secret(data_dir),
-            admin_password=_env("TORTUGA_ADMIN_PASSWORD"),
+            admin_session_seconds=_float("TORTUGA_ADMIN_SESSION_SECONDS", 8 * 3600.0),
+            admin_logins_per_name=_int("TORTUGA_ADMIN_LOGINS_PER_NAME", 5),
+            admin_logins_per_address=_int("TORTUGA_ADMIN_LOGINS_PER_ADDRESS", 20),
             node_id=_env("TORTUGA_NODE_ID") or secrets.token_hex(4),
             token_ttl_seconds=_float("TORTUGA_TOKEN_TTL_SECONDS", 30 * 24 * 3600.0),
             token_refresh_seconds=_float("TORTUGA_TOKEN_REFRESH_SECONDS", 24 * 3600.0),

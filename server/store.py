@@ -83,6 +83,11 @@ class Keys:
         it, and tokens issued under a lower one are refused (server/auth.py)."""
         return f"{self.prefix}user:{{{user_id}}}:gen"
 
+    def admin_logins(self, kind: str, who: str) -> str:
+        """Hash: the token bucket of admin login attempts of one account (``kind`` "name")
+        or one client address ("address"), shared by every node (server/admin/routes.py)."""
+        return f"{self.prefix}admin:logins:{kind}:{{{who}}}"
+
     @property
     def users_channel(self) -> str:
         """Pub/sub channel: a user signed out everywhere (``{user, gen}``): every node

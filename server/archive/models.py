@@ -167,3 +167,32 @@ class AdminAudit(Base):
     action: Mapped[str] = mapped_column(String(64))
     target: Mapped[str | None] = mapped_column(String(200))
     details: Mapped[dict[str, Any]] = mapped_column(JSONB, server_default=text("'{}'::jsonb"))
+    # Why the admin did it, in their words (required for the actions that show hidden state).
+    reason: Mapped[str | None] = mapped_column(String(500))
+
+
+class Admin(Base):
+    """An operator's account (``tortuga admin create``); never a player's identity."""
+
+    __tablename__ = "admins"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    # argon2id, as argon2-cffi's PasswordHasher writes it (parameters and salt included).
+    password_hash: Mapped[str] = mapped_column(String(200))
+    disabled: Mapped[bool] = mapped_column(Boolean, server_default=text("false"))
+    created_at: Mapped[datetime] = mapped_column(Timestamp, server_default=func.now())
+    password_changed_at: Mapped[datetime] = mapped_column(Timestamp, server_default=func.now())
+
+
+class AdminSession(Base):
+    """One admin login: only the token's SHA-256 is kept. It ends when it expires, when it
+    is revoked (logout, ``admin disable``, ``admin passwd``) or when its admin is disabled."""
+
+    __tablename__ = "admin_sessions"
+
+    digest: Mapped[str] = mapped_column(String(64), primary_key=True)
+    admin: Mapped[str] = mapped_column(ForeignKey("admins.name", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(Timestamp, server_default=func.now())
+    expires_at: Mapped[datetime] = mapped_column(Timestamp)
+    revoked_at: Mapped[datetime | None] = mapped_column(Timestamp)
+    address: Mapped[str | None] = mapped_column(String(64))

@@ -1,0 +1,150 @@
+"""``/admin/api``: the operators' console over HTTP.
+
+``POST /login`` (``{name, password}``) opens an admin session; every other route needs
+``Authorization: Bearer adm_...`` of a live one (a player's token, none, an expired or a
+revoked one: 401 ``not-admin``). Login attempts are rate-limited per account and per
+client address in Redis, on every node together (429 ``too-many-logins``). Every action
+is written to the audit (server/admin/audit.py).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from server.admin import accounts, audit, sessions
+from server.archive.db import Database
+from server.session import Services
+
+WINDOW_SECONDS = 900.0  # login attempts refill over this long
+MAX_BODY = 4096
+
+
+class Login(msgspec.Struct, forbid_unknown_fields=True):
+    name: str
+    password: str
+
+
+def _error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+def _db(request: Request) -> Database:
+    db: Database = request.app.state.db
+    return db
+
+
+def _services(request: Request) -> Services:
+    services: Services = request.app.state.services
+    return services
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+async def _allowed(request: Request, name: str) -> bool:
+    """One login attempt taken from the account's and the address's buckets."""
+    settings = _services(request).settings
+    store = _services(request).rooms.store
+    now_ms = int(time.time() * 1000)
+    for kind, who, burst in (
+        ("address", _address(request), settings.admin_logins_per_address),
+        ("name", name, settings.admin_logins_per_name),
+    ):
+        if burst <= 0:
+            continue
+        key = store.keys.admin_logins(kind, who)
+        if not await store.take_token(key, now_ms, burst / WINDOW_SECONDS, burst):
+            return False
+    return True
+
+
+async def login(request: Request) -> Response:
+    body = await request.body()
+    if len(body) > MAX_BODY:
+        return _error(413, "too-large", "the request body is too large")
+    try:
+        form = msgspec.json.decode(body, type=Login)
+    except msgspec.DecodeError as exc:
+        return _error(400, "bad-request", f"expected {{name, password}}: {exc}")
+    name = form.name.strip().lower()[:64]
+    if not await _allowed(request, name):
+        return _error(429, "too-many-logins", "too many login attempts: wait and try again")
+    db = _db(request)
+    if not await accounts.check(db, name, form.password):
+        return _error(401, "bad-login", "wrong admin name or password, or a disabled account")
+    settings = _services(request).settings
+    token = await sessions.open_session(db, name, settings.admin_session_seconds, _address(request))
+    await audit.write(db, name, "login", details={"address": _address(request)})
+    session = await sessions.lookup(db, token)
+    return JSONResponse(
+        {"token": token, "admin": name, "expires_at": session.expires_at.isoformat()}
+    )
+
+
+Handler = Callable[[Request, sessions.Session], Awaitable[Response]]
+
+
+def admin_only(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+    """The route answers only to a live admin session (401 ``not-admin`` otherwise)."""
+
+    async def route(request: Request) -> Response:
+        try:
+            token = sessions.bearer(request.headers.get("authorization"))
+            session = await sessions.lookup(_db(request), token)
+        except sessions.NotAdmin as exc:
+            return _error(401, "not-admin", str(exc))
+        return await handler(request, session)
+
+    return route
+
+
+async def logout(request: Request, session: sessions.Session) -> Response:
+    db = _db(request)
+    await sessions.revoke(db, session)
+    await audit.write(db, session.admin, "logout")
+    return JSONResponse({"ok": True})
+
+
+async def me(request: Request, session: sessions.Session) -> Response:
+    return JSONResponse({"admin": session.admin, "expires_at": session.expires_at.isoformat()})
+
+
+def _int(value: str | None, default: int | None, low: int, high: int) -> int | None:
+    if value is None or value == "":
+        return default
+    return max(low, min(high, int(value)))
+
+
+async def audit_list(request: Request, session: sessions.Session) -> Response:
+    q = request.query_params
+    try:
+        limit = _int(q.get("limit"), 50, 1, 200) or 50
+        before = _int(q.get("before"), None, 1, 2**62)
+    except ValueError:
+        return _error(400, "bad-request", "limit and before are whole numbers")
+    found: list[dict[str, Any]] = await audit.search(
+        _db(request),
+        admin=q.get("admin") or None,
+        action=q.get("action") or None,
+        target=q.get("room") or None,
+        text=q.get("q") or None,
+        before=before,
+        limit=limit,
+    )
+    return JSONResponse({"entries": found})
+
+
+routes = [
+    Route("/login", login, methods=["POST"]),
+    Route("/logout", admin_only(logout), methods=["POST"]),
+    Route("/me", admin_only(me)),
+    Route("/audit", admin_only(audit_list)),
+]
