@@ -62,7 +62,18 @@ def _step(person: Person) -> str:
         for verb in order:
             if verb in verbs:
                 i = verbs.index(verb)
-                buttons.nth(i).click(timeout=1000)
+                key = {"put": "t", "take": "t", "steal": "t", "pass": "p", "keep": "k"}.get(verb)
+                if (
+                    person.keyboard
+                    and key
+                    and moves[i].get("end", "top") == "top"
+                    and "card" not in moves[i]
+                ):
+                    # The keys: T the top end, P pass, K everything into hand.
+                    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+                    page.keyboard.press(key)
+                else:
+                    buttons.nth(i).click(timeout=1000)
                 return verb
         buttons.first.click(timeout=1000)
         return str(verbs[0])
@@ -126,7 +137,7 @@ def test_options_are_set_when_creating_the_room(site: str, chromium: Any) -> Non
 
 
 def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: Path) -> None:
-    alice = Person(chromium, site, "Alice", viewport=DESKTOP)
+    alice = Person(chromium, site, "Alice", viewport=DESKTOP, keyboard=True)
     carol = Person(chromium, site, "Carol", viewport=PHONE, device_scale_factor=1, is_mobile=True)
     try:
         alice.open("/")
@@ -206,6 +217,19 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
             person.page.wait_for_selector("[data-verified='1']", timeout=15000)
         alice.shot(screenshot_dir, "pearates-game-over")
         _spectator_sees_nothing_hidden(carol)
+        # The replay: every card where it lies, the first deal recomputed from the seed.
+        page.get_by_role("link", name="Watch the replay").click()
+        for _ in range(40):
+            page.wait_for_selector(".replay-controls, main [role='alert']", timeout=20000)
+            if page.locator(".replay-controls").count():
+                break
+            page.wait_for_timeout(300)
+            page.reload()
+        page.wait_for_selector("[data-verified='1']", timeout=10000)
+        page.get_by_role("button", name="first step").click()
+        page.wait_for_selector(".pe-zones")
+        assert page.locator(".pe-zones [data-seat]").count() == 2
+        alice.shot(screenshot_dir, "pearates-replay")
         for person in (alice, carol):
             assert not [e for e in person.errors if "WebSocket" not in e], person.errors
     finally:

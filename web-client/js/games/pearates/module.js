@@ -4,9 +4,9 @@
 // engine's named Rng streams (deal.js). Deals and promises are table talk: the room's chat
 // stands beside the table (`tableTalk`). Contract: docs/CLIENT.md.
 
-import { cardTitle } from "./cards.js";
+import { cardFace } from "./cards.js";
 import { checkOne, dealSeen, verifyDeals } from "./deal.js";
-import { moveText, promptBox } from "./prompts.js";
+import { moveText, promptBox, send } from "./prompts.js";
 import { asidePanel, endPanel, eventText, handPanel, logPanel, owing, scoresOf, seatName, seatsPanel, statusLine, treasurePanel } from "./table.js";
 import { h } from "../../dom.js";
 import { t } from "../../i18n.js";
@@ -28,7 +28,29 @@ const pearates = {
     if (ctx.seat !== null && v.phase !== "over") parts.push(promptBox(ctx), ...ctx.controls);
     parts.push(treasurePanel(ctx), seatsPanel(ctx), handPanel(ctx), endPanel(ctx), logPanel(ctx), asidePanel(ctx), ...ctx.notes);
     if (ctx.seat === null) parts.push(h("p", { class: "small", dataset: { role: "spectator-note" } }, t("pe.watching")));
+    else parts.push(h("details", { class: "keys" }, h("summary", {}, t("pe.keys.title")),
+      h("ul", {}, ["tab", "ends", "pass", "keep"].map((k) => h("li", {}, t(`pe.keys.${k}`))))));
     return [h("div", { class: "pe-table" }, parts)];
+  },
+
+  /** T / B: the top or bottom end (put, take, steal); P: pass; K / S: all into hand or all
+   * scored -- each only when it is one of my legal moves now. */
+  key(ev, ctx) {
+    if (ctx.seat === null || ctx.busy) return false;
+    const k = ev.key.toLowerCase();
+    const legal = ctx.view.legal || [];
+    const pick = {
+      t: (m) => ["put", "take", "steal"].includes(m.move) && m.end === "top",
+      b: (m) => ["put", "take", "steal"].includes(m.move) && m.end === "bottom",
+      p: (m) => m.move === "pass",
+      k: (m) => m.move === "keep" && m.card === undefined,
+      s: (m) => m.move === "score" && m.card === undefined,
+    }[k];
+    const found = pick ? legal.filter(pick) : [];
+    if (found.length !== 1) return false;
+    if (ctx.seal && ctx.seal.committed[ctx.seat]) return false;
+    send(ctx, found[0]);
+    return true;
   },
 
   turnText(ctx) {
@@ -62,13 +84,18 @@ const pearates = {
   scoreHistory: () => null,
 
   // -- the replay ----------------------------------------------------------------------------
+  /** One replay step: every card where it lies (the final view's zones) drawn face up. */
   replayTable(ctx) {
     const v = ctx.view;
-    const zones = v.zones ? h("section", { class: "pe-zones", "aria-label": t("pe.zones_aria") },
-      Array.from({ length: v.players }, (_, s) => h("p", { class: "small", dataset: { seat: String(s) } },
-        h("strong", {}, seatName(ctx.room, v, s)), ": ", t("pe.hand_list", { cards: (v.zones[`hand:${s}`] || []).map(cardTitle).join(", ") || "—" }))),
-      h("p", { class: "small" }, t("pe.treasure_list", { cards: (v.zones.treasure || []).map(cardTitle).join(", ") || "—" }))) : null;
-    return [statusLine(ctx), treasurePanel(ctx), seatsPanel(ctx), endPanel(ctx), logPanel(ctx), zones];
+    if (!v.zones) return [statusLine(ctx), treasurePanel(ctx), seatsPanel(ctx), endPanel(ctx), logPanel(ctx)];
+    const z = v.zones;
+    const open = (key) => ({ size: (z[key] || []).length, known: z[key] || [] });
+    const seats = Array.from({ length: v.players }, (_, s) => s);
+    const shown = { ...ctx, view: { ...v, treasure: z.treasure || [], bids: seats.map((s) => open(`bid:${s}`)), received: seats.map((s) => open(`received:${s}`)) } };
+    const hands = h("section", { class: "pe-zones", "aria-label": t("pe.zones_aria") }, seats.map((s) => h("div", { dataset: { seat: String(s) } },
+      h("strong", {}, seatName(ctx.room, v, s)), " ", h("span", { class: "small" }, t("pe.hand_size", { count: (z[`hand:${s}`] || []).length })),
+      h("div", { class: "pe-row" }, (z[`hand:${s}`] || []).map((c) => cardFace(c, { extra: "small" }))))));
+    return [statusLine(shown), treasurePanel(shown), seatsPanel(shown), hands, endPanel(shown), logPanel(shown)];
   },
 
   describeStep(frame, name) {
