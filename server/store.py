@@ -709,6 +709,35 @@ class Store:
         else:
             await self.done(self.keys.nodes, instance, lease_end)
 
+    # -- the admin console's reads (server/admin/) ------------------------------------
+    async def all_room_ids(self, limit: int) -> list[str]:
+        """Every room with a hash in Redis (private ones too), at most ``limit``, by a
+        SCAN: the admin console's list, not a hot path."""
+        pattern = f"{self.keys.prefix}room:{{*}}"
+        found: set[str] = set()
+        async for raw in self.redis.scan_iter(match=pattern, count=500):
+            name = cast(str, _s(raw))
+            if name.endswith("}"):  # the room hash, not its log, seal, presence or chat
+                found.add(name[name.index("{") + 1 : -1])
+                if len(found) >= limit:
+                    break
+        return sorted(found)
+
+    async def live_nodes(self) -> list[tuple[str, int, int]]:
+        """Node instances in ``nodes``: (instance, heartbeat expiry in epoch ms, rooms it
+        has sockets in)."""
+        entries: list[tuple[Any, float]] = cast(
+            Any, await self.redis.zrange(self.keys.nodes, 0, -1, withscores=True)
+        )
+        pipe = self.redis.pipeline(transaction=False)
+        for name, _ in entries:
+            pipe.scard(self.keys.node_rooms(cast(str, _s(name))))
+        counts = await pipe.execute()
+        return [
+            (cast(str, _s(name)), int(score), int(count))
+            for (name, score), count in zip(entries, counts, strict=True)
+        ]
+
     # -- the archive stream -----------------------------------------------------------
     async def archive(self, record: bytes) -> None:
         await self.redis.xadd(self.keys.archive, {"record": record})

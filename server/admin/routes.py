@@ -18,12 +18,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from server.admin import accounts, audit, sessions
+from server.admin import accounts, audit, console, sessions
 from server.archive.db import Database
+from server.rooms import RoomError
 from server.session import Services
 
 WINDOW_SECONDS = 900.0  # login attempts refill over this long
 MAX_BODY = 4096
+CLOSED_BY_ADMIN = "admin"  # an abandoned game's ``reason`` when an admin closed it
 
 
 class Login(msgspec.Struct, forbid_unknown_fields=True):
@@ -142,9 +144,76 @@ async def audit_list(request: Request, session: sessions.Session) -> Response:
     return JSONResponse({"entries": found})
 
 
+async def rooms_list(request: Request, session: sessions.Session) -> Response:
+    q = request.query_params
+    found = await console.all_rooms(
+        _services(request).rooms,
+        status=q.get("status") or None,
+        game=q.get("game") or None,
+        q=q.get("q") or None,
+    )
+    return JSONResponse({"rooms": found})
+
+
+async def room_detail(request: Request, session: sessions.Session) -> Response:
+    try:
+        room = await console.one_room(_services(request).rooms, request.path_params["room"])
+    except RoomError as exc:
+        return _error(404, exc.code, exc.message)
+    return JSONResponse({"room": room})
+
+
+async def nodes_list(request: Request, session: sessions.Session) -> Response:
+    return JSONResponse({"nodes": await console.nodes(_services(request).rooms)})
+
+
+class Because(msgspec.Struct, forbid_unknown_fields=True):
+    reason: str
+
+
+async def _reason(request: Request) -> str | JSONResponse:
+    """The ``{"reason"}`` an action needs: said in a few words, at most 500 characters."""
+    body = await request.body()
+    if len(body) > MAX_BODY:
+        return _error(413, "too-large", "the request body is too large")
+    try:
+        reason = msgspec.json.decode(body, type=Because).reason.strip()
+    except msgspec.DecodeError as exc:
+        return _error(400, "bad-request", f"expected {{reason}}: {exc}")
+    if not reason or len(reason) > audit.MAX_REASON:
+        return _error(400, "reason-required", "say why, in 1 to 500 characters")
+    return reason
+
+
+async def close_room(request: Request, session: sessions.Session) -> Response:
+    """End the game under way for everyone (the abandon path: every socket gets the last
+    version with reason ``admin`` and the seed; the record is archived as abandoned)."""
+    reason = await _reason(request)
+    if isinstance(reason, JSONResponse):
+        return reason
+    rooms = _services(request).rooms
+    room_id = request.path_params["room"]
+    try:
+        room = await rooms.get(room_id)
+    except RoomError as exc:
+        return _error(404, exc.code, exc.message)
+    if room.status != "playing":
+        return _error(409, "game-not-started", f"the room is {room.status}: no game to close")
+    await audit.write(_db(request), session.admin, "close", target=room_id, reason=reason)
+    try:
+        closed = await rooms.abandon(room_id, None, CLOSED_BY_ADMIN)
+    except RoomError as exc:
+        return _error(409, exc.code, exc.message)
+    return JSONResponse({"room": {"id": closed.id, "status": closed.status}})
+
+
 routes = [
     Route("/login", login, methods=["POST"]),
     Route("/logout", admin_only(logout), methods=["POST"]),
     Route("/me", admin_only(me)),
     Route("/audit", admin_only(audit_list)),
+    Route("/rooms", admin_only(rooms_list)),
+    Route("/rooms/{room}", admin_only(room_detail)),
+    Route("/rooms/{room}/close", admin_only(close_room), methods=["POST"]),
+    Route("/nodes", admin_only(nodes_list)),
 ]

@@ -1,0 +1,89 @@
+"""What the admin console shows: every room in Redis (whatever node its players are on)
+and the live nodes, read through server/store.py. Admins see who sits where and who is
+connected -- never a hand: a room's hidden state is not part of these views."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from server import protocol as p
+from server.rooms import Room, RoomError, RoomService, is_socket, parse_room
+
+MAX_ROOMS = 2000  # rooms one listing scans at most
+
+
+def room_view(room: Room, presence: dict[str, str]) -> dict[str, Any]:
+    """One room as the console lists it (allow-listed: no state, no seeds, no hands)."""
+    spectators = sum(1 for k, v in presence.items() if is_socket(k) and v == "-")
+    return {
+        "id": room.id,
+        "game": room.engine,
+        "title": room.game.title,
+        "status": room.status,
+        "public": room.public,
+        "version": room.version,
+        "game_id": room.game_id,
+        "host": room.host,
+        "host_name": room.host_name,
+        "created_at": room.created_at,
+        "started_at": room.started_at,
+        "ended_at": room.ended_at,
+        "reason": room.ended_reason,
+        "deadline": room.deadline,
+        "spectators": spectators,
+        "seats": [
+            {
+                "seat": i,
+                "user": s.user,
+                "name": s.name,
+                "bot": s.bot,
+                "connected": i in room.connected,
+                "stand_in": i in room.away,
+            }
+            for i, s in enumerate(room.seats)
+        ],
+    }
+
+
+async def one_room(rooms: RoomService, room_id: str) -> dict[str, Any]:
+    raw, presence = await rooms.store.load_room_and_presence(room_id)
+    if raw is None or "engine" not in raw:
+        raise RoomError(p.NO_SUCH_ROOM, "there is no such room")
+    return room_view(parse_room(raw, presence), presence)
+
+
+def _matches(view: dict[str, Any], status: str | None, game: str | None, q: str | None) -> bool:
+    if status and view["status"] != status:
+        return False
+    if game and view["game"] != game:
+        return False
+    if q:
+        words = [view["id"], view["host_name"], *(s["name"] or "" for s in view["seats"])]
+        return any(q.lower() in w.lower() for w in words)
+    return True
+
+
+async def all_rooms(
+    rooms: RoomService, *, status: str | None = None, game: str | None = None, q: str | None = None
+) -> list[dict[str, Any]]:
+    """Every room, newest first, filtered by status, game and a search in the room id, the
+    host's and the seats' names."""
+    out = []
+    for room_id in await rooms.store.all_room_ids(MAX_ROOMS):
+        try:
+            view = await one_room(rooms, room_id)
+        except RoomError:
+            continue  # gone since the scan
+        if _matches(view, status, game, q):
+            out.append(view)
+    out.sort(key=lambda v: str(v["created_at"]), reverse=True)
+    return out
+
+
+async def nodes(rooms: RoomService) -> list[dict[str, Any]]:
+    now = int(time.time() * 1000)
+    return [
+        {"instance": name, "alive": expires > now, "heartbeat_expires": expires, "rooms": count}
+        for name, expires, count in await rooms.store.live_nodes()
+    ]

@@ -1,0 +1,83 @@
+"""The console sees every room on every node and closes a game (issue 14): an admin on
+node a lists a private room whose players are on nodes a and b (seats, who is connected,
+spectators), the live nodes, and closes the game -- written to the audit first, then
+ended through the abandon path, so every player, on either node, gets the last version
+(reason ``admin``, the seed revealed) and the archive record says abandoned."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+from admin_helpers import admin_token, bearer
+from test_protocol import started
+from tortuga_client import Client, Node
+
+from server.admin import audit
+from server.archive.db import Database
+
+
+async def _get(node: Node, token: str, path: str, **params: str) -> Any:
+    async with httpx.AsyncClient(base_url=node.url) as http:
+        r = await http.get(path, params=params, headers=bearer(token))
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+async def test_rooms_on_every_node_are_listed_and_closed(
+    start: Any, admin_url: str, admin_name: str, admin_db: Database
+) -> None:
+    nodes = [
+        await start("a", database_url=admin_url),
+        await start("b", database_url=admin_url),
+    ]
+    table = await started(nodes, 3, public=False)
+    watcher = await Client.connect(nodes[1], "Watcher")
+    await watcher.send("join", room=table.id, **{"as": "spectator"})
+    await watcher.wait(lambda f: f["type"] == "snapshot")
+    token = await admin_token(nodes[0], admin_name)
+
+    listed = (await _get(nodes[0], token, "/admin/api/rooms", status="playing"))["rooms"]
+    assert table.id in [r["id"] for r in listed]
+    room = (await _get(nodes[0], token, f"/admin/api/rooms/{table.id}"))["room"]
+    assert room["status"] == "playing" and room["public"] is False
+    assert [s["connected"] for s in room["seats"]] == [True, True, True]
+    assert room["spectators"] >= 1
+    assert "state" not in room and "seed" not in room  # no hidden state in the console
+    # Search by a seat's name; a filter that excludes it.
+    found = (await _get(nodes[0], token, "/admin/api/rooms", q="HOST"))["rooms"]
+    assert table.id in [r["id"] for r in found]
+    lobbies = (await _get(nodes[0], token, "/admin/api/rooms", status="lobby"))["rooms"]
+    assert table.id not in [r["id"] for r in lobbies]
+    live = (await _get(nodes[0], token, "/admin/api/nodes"))["nodes"]
+    assert len([n for n in live if n["alive"]]) >= 2
+
+    async with httpx.AsyncClient(base_url=nodes[0].url) as http:
+        # No reason: refused, nothing changes, nothing audited.
+        r = await http.post(
+            f"/admin/api/rooms/{table.id}/close", json={"reason": " "}, headers=bearer(token)
+        )
+        assert r.status_code == 400 and r.json()["error"]["code"] == "reason-required"
+        assert await audit.search(admin_db, target=table.id) == []
+        r = await http.post(
+            f"/admin/api/rooms/{table.id}/close",
+            json={"reason": "reported for cheating"},
+            headers=bearer(token),
+        )
+        assert r.status_code == 200, r.text
+    entries = await audit.search(admin_db, target=table.id)
+    assert [(e["action"], e["admin"], e["reason"]) for e in entries] == [
+        ("close", admin_name, "reported for cheating")
+    ]
+    for c in [*table.clients, watcher]:  # players on node a and on node b, and a spectator
+        end = await c.wait(
+            lambda f: f.get("type") == "event" and f["event"].get("kind") == "abandon"
+        )
+        assert end["event"]["reason"] == "admin" and end["event"]["seed"]
+    room = (await _get(nodes[0], token, f"/admin/api/rooms/{table.id}"))["room"]
+    assert room["status"] == "abandoned" and room["reason"] == "admin"
+    async with httpx.AsyncClient(base_url=nodes[1].url) as http:
+        r = await http.post(
+            f"/admin/api/rooms/{table.id}/close", json={"reason": "again"}, headers=bearer(token)
+        )
+    assert r.status_code == 409  # over already: refused, from the other node too
