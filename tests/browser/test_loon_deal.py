@@ -158,3 +158,28 @@ def test_take_back_only_what_revealed_nothing(page: Any) -> None:
     for a, b, c, d, may in got:
         if a == "predict":
             assert may is (c == "predict" and b == d)
+
+
+def test_scores_and_the_chart_add_up_the_public_ledger(page: Any) -> None:
+    """ "every payment and collection is public as it happens ... and all totals are shown at
+    the end": the chart's last point and the scores are the engine's final loon; before the
+    end (an abandoned game) the scores are 12 plus each seat's ledger."""
+    seed = secrets.token_bytes(32)
+    states = _game(4, 4, seed)
+    final = LOON_TRICKS.view(states[-1], None)
+    middle = LOON_TRICKS.view(states[len(states) // 2], None)
+    got = page.evaluate(
+        f"""async ([final, middle]) => {{
+          const mod = (await import("{MODULE}/module.js")).default;
+          return [mod.scores(final), mod.scoreHistory(final), mod.scores(middle),
+            mod.scoreHistory(middle), mod.scoreText(7)];
+        }}""",
+        [final, middle],
+    )
+    scores, history, so_far, no_chart, text = got
+    assert scores == list(states[-1].loon)
+    assert history["rounds"] == [1, 2, 3, 4]
+    assert [t[-1] for t in history["totals"]] == scores
+    assert so_far == list(states[len(states) // 2].loon)
+    assert no_chart is None  # totals stay behind the screens until the end
+    assert text == "7 loon"

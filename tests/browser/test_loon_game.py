@@ -7,6 +7,7 @@ Screenshots land in artifacts/screenshots/loon-*.png (1280x800 and 390x844).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +150,7 @@ def test_one_human_and_two_bots_play_loon_tricks(
         alice.page.wait_for_selector("[data-verified='1']", timeout=15000)
         carol.page.wait_for_selector("[data-verified='1']", timeout=15000)
         assert alice.page.locator(".totals li").count() == 3
+        assert all(re.search(r" — \d+ loon", line) for line in alice.final_scores())
         final = [v for v in _views(alice) if v["phase"] == "over"][-1]
         assert sorted(final["totals"]) == sorted(final["outcome"]["scores"])
         alice.page.wait_for_timeout(100)

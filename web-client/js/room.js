@@ -1066,10 +1066,15 @@ export class RoomPage {
       h("p", { class: "small" }, where ? t("room.stopped_where", { where }) : t("room.stopped")),
       h("h3", {}, t("room.scores_so_far")),
       h("ol", { class: "final so-far" }, order.map((s) => h("li", { dataset: { seat: String(s) } },
-        h("strong", {}, this.nameNode(s)), ` — ${t("room.points", { count: scores[s] ?? 0 })}`, s === this.seat ? ` — ${t("common.you")}` : ""))),
+        h("strong", {}, this.nameNode(s)), ` — ${this.scoreText(scores[s] ?? 0)}`, s === this.seat ? ` — ${t("common.you")}` : ""))),
       h("p", {}, this.verifyBadge()),
       this.seedLines(),
       h("p", {}, replay, replay ? " · " : null, h("a", { href: "/" }, t("common.back_to_lobby"))));
+  }
+
+  /** A final score in words: the game's own unit (scoreText), else points. */
+  scoreText(n) {
+    return this.game && this.game.scoreText ? this.game.scoreText(n) : t("room.points", { count: n });
   }
 
   gameOver() {
@@ -1080,7 +1085,7 @@ export class RoomPage {
     return h("section", { class: "panel gameover", "aria-label": t("room.final_aria") },
       h("h2", {}, t("room.final_title")),
       h("ol", { class: "final" }, order.map((s) => h("li", { dataset: { seat: String(s), rank: String(out.ranks[s] ?? "") } },
-        h("strong", {}, this.nameNode(s)), ` — ${t("room.points", { count: out.scores[s] })}`,
+        h("strong", {}, this.nameNode(s)), ` — ${this.scoreText(out.scores[s])}`,
         out.ranks[s] === 1 ? ` ★ ${t("room.winner")}` : "", ` (${t("room.rank", { rank: out.ranks[s] ?? "?" })})`, s === this.seat ? ` — ${t("common.you")}` : ""))),
       this.againControl(),
       this.chartPanel(),

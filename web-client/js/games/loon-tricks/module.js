@@ -293,8 +293,23 @@ const loonTricks = {
   badRoundsText: (rounds) => t("lt.bad_rounds", { count: rounds.length, rounds: rounds.join(", ") }),
 
   // -- the end -------------------------------------------------------------------------------
-  /** Loon totals are shown only once the game is over (loon sits behind a screen). */
-  scores: (view) => view.totals || [],
+  /** Everyone's loon: the totals once the game is over; before (an abandoned game) the sum
+   * anyone can make of the public ledger (12 at the start plus every payment). */
+  scores: (view) => view.totals || [...Array(view.players).keys()].map((s) => 12 + (view.ledger || [])
+    .filter((e) => e.seat === s).reduce((a, e) => a + e.amount, 0)),
+
+  /** Each seat's loon after every round, from the public ledger (12 at the start plus every
+   * payment and collection): the game-over chart. Drawn once the totals are out. */
+  scoreHistory(view) {
+    if (!view.totals) return null;
+    const rounds = [...Array(view.round).keys()].map((i) => i + 1);
+    const totals = [...Array(view.players).keys()].map((s) => rounds.map((r) => 12 + (view.ledger || [])
+      .filter((e) => e.seat === s && e.round <= r).reduce((a, e) => a + e.amount, 0)));
+    return { rounds, totals };
+  },
+
+  /** A final score in the game's unit: loon. */
+  scoreText: (n) => t("lt.loon_total", { loon: n }),
 
   stoppedText: (view) => t("lt.stopped", { round: view.round, rounds: view.rounds }),
 
