@@ -137,7 +137,7 @@ def from_fields(fields: dict[str, bytes]) -> Entry:
 class Published(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A message on a room's channel. ``k`` says which kind; the rest depends on it."""
 
-    k: str  # "step" | "room" | "committed" | "open" | "chat" | "presence" | "rooms"
+    k: str  # "step" | "room" | "committed" | "open" | "chat" | "presence" | "rooms" | "announce"
     room: str = ""
     data: dict[str, Any] | None = None
 

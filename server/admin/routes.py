@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -20,11 +21,14 @@ from starlette.routing import Route
 
 from server.admin import accounts, audit, console, sessions
 from server.archive.db import Database
+from server.entry import Published, pack
 from server.rooms import RoomError
 from server.session import Services
+from server.text import BadText, clean_text
 
 WINDOW_SECONDS = 900.0  # login attempts refill over this long
 MAX_BODY = 4096
+MAX_ANNOUNCEMENT = 500  # characters
 CLOSED_BY_ADMIN = "admin"  # an abandoned game's ``reason`` when an admin closed it
 
 
@@ -207,6 +211,44 @@ async def close_room(request: Request, session: sessions.Session) -> Response:
     return JSONResponse({"room": {"id": closed.id, "status": closed.status}})
 
 
+class Announcement(msgspec.Struct, forbid_unknown_fields=True):
+    text: str
+    room: str | None = None  # None: every room
+
+
+async def announce(request: Request, session: sessions.Session) -> Response:
+    """A message from the operators to one room or to every room: an ``announce`` frame
+    on each room's channel, so every socket in it gets it, on whichever node."""
+    body = await request.body()
+    if len(body) > MAX_BODY:
+        return _error(413, "too-large", "the request body is too large")
+    try:
+        form = msgspec.json.decode(body, type=Announcement)
+        text = clean_text(form.text, MAX_ANNOUNCEMENT)
+    except (msgspec.DecodeError, BadText) as exc:
+        return _error(400, "bad-request", f"expected {{text, room?}}: {exc}")
+    rooms = _services(request).rooms
+    if form.room is not None:
+        try:
+            targets = [(await rooms.get(form.room)).id]
+        except RoomError as exc:
+            return _error(404, exc.code, exc.message)
+    else:
+        targets = await rooms.store.all_room_ids(console.MAX_ROOMS)
+    await audit.write(
+        _db(request),
+        session.admin,
+        "announce",
+        target=form.room,
+        details={"text": text, "rooms": len(targets)},
+    )
+    data = {"text": text, "at": datetime.now(UTC).isoformat(timespec="seconds")}
+    for room_id in targets:
+        payload = pack(Published(k="announce", room=room_id, data=data))
+        await rooms.store.publish(rooms.store.keys.channel(room_id), payload)
+    return JSONResponse({"rooms": len(targets)})
+
+
 routes = [
     Route("/login", login, methods=["POST"]),
     Route("/logout", admin_only(logout), methods=["POST"]),
@@ -216,4 +258,5 @@ routes = [
     Route("/rooms/{room}", admin_only(room_detail)),
     Route("/rooms/{room}/close", admin_only(close_room), methods=["POST"]),
     Route("/nodes", admin_only(nodes_list)),
+    Route("/announce", admin_only(announce), methods=["POST"]),
 ]

@@ -81,3 +81,45 @@ async def test_rooms_on_every_node_are_listed_and_closed(
             f"/admin/api/rooms/{table.id}/close", json={"reason": "again"}, headers=bearer(token)
         )
     assert r.status_code == 409  # over already: refused, from the other node too
+
+
+async def test_announcements_reach_one_room_or_every_room_on_every_node(
+    start: Any, admin_url: str, admin_name: str, admin_db: Database
+) -> None:
+    nodes = [
+        await start("a", database_url=admin_url),
+        await start("b", database_url=admin_url),
+    ]
+    one = await started(nodes, 2)
+    other = await started(nodes, 2)
+    token = await admin_token(nodes[0], admin_name)
+
+    def told(text: str) -> Any:
+        return lambda f: f.get("type") == "announce" and f.get("text") == text
+
+    async with httpx.AsyncClient(base_url=nodes[0].url) as http:
+        r = await http.post(
+            "/admin/api/announce", json={"text": "  \u202e "}, headers=bearer(token)
+        )
+        assert r.status_code == 400  # control characters only: refused, nothing sent
+        r = await http.post(
+            "/admin/api/announce",
+            json={"room": one.id, "text": "This table closes in 5 minutes"},
+            headers=bearer(token),
+        )
+        assert r.status_code == 200 and r.json() == {"rooms": 1}
+        r = await http.post(
+            "/admin/api/announce",
+            json={"text": "Maintenance at 10:00 UTC"},
+            headers=bearer(token),
+        )
+        assert r.status_code == 200 and r.json()["rooms"] >= 2
+    for c in one.clients:  # on node a and node b
+        frame = await c.wait(told("This table closes in 5 minutes"))
+        assert frame["room"] == one.id
+        await c.wait(told("Maintenance at 10:00 UTC"))
+    for c in other.clients:
+        await c.wait(told("Maintenance at 10:00 UTC"))
+        assert not [f for f in c.frames if told("This table closes in 5 minutes")(f)]
+    actions = [(e["action"], e["target"]) for e in await audit.search(admin_db, admin=admin_name)]
+    assert actions[:2] == [("announce", None), ("announce", one.id)]
