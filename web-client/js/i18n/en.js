@@ -469,7 +469,6 @@ export default {
   "error.bad-name": "Choose a name of 1 to 32 letters.",
   "error.bad-login": "Wrong admin name or password, or a disabled account.",
   "error.not-admin": "Sign in as an admin first.",
-  "error.reason-required": "Say why, in 1 to 500 characters.",
   "error.too-large": "The request is too large.",
   "error.reason-required": "Say why, in a few words (at most 500 characters).",
   "error.too-many-logins": "Too many login attempts: wait a little and try again.",

@@ -469,7 +469,6 @@ export default {
   "error.bad-name": "Hãy chọn tên dài từ 1 đến 32 ký tự.",
   "error.bad-login": "Sai tên quản trị hoặc mật khẩu, hoặc tài khoản đã bị khóa.",
   "error.not-admin": "Hãy đăng nhập với tư cách quản trị trước.",
-  "error.reason-required": "Hãy nêu lý do, từ 1 đến 500 ký tự.",
   "error.too-large": "Yêu cầu quá lớn.",
   "error.reason-required": "Hãy nói lý do, vài chữ thôi (tối đa 500 ký tự).",
   "error.too-many-logins": "Đăng nhập sai quá nhiều lần: hãy chờ một lát rồi thử lại.",
