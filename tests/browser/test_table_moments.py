@@ -449,3 +449,20 @@ def test_sounds_are_opt_in_and_a_played_card_flies_in_unless_motion_is_reduced(
         page.wait_for_selector(".trick[data-held='1']")
         assert page.evaluate(played) == ["turn", "trick"]
         context.close()
+
+
+def test_card_faces_are_svg_and_the_shape_tells_the_suit(mia: Any) -> None:
+    """Finishing touches: "Card faces drawn as SVG (suits with symbols and colours; each
+    special card with its own emblem), readable at phone width and with colour never the
+    only cue." """
+    page, start = mia
+    hand = ["yellow-2", "red-3", "blue-5", "black-7", "escape-1", "pirate-2", "mermaid-1"]
+    hand += ["skull-king", "scary-mary"]
+    view = _view(trick=[], hand=hand, legal=[{"play": c} for c in hand], hand_sizes=[9, 9, 9])
+    start(Script([_snapshot(view)]))
+    page.wait_for_selector(".hand button.card")
+    shapes = page.eval_on_selector_all(
+        ".hand button.card", "cs => cs.map(c => c.querySelector('.sym svg.emblem')?.classList[1])"
+    )
+    assert None not in shapes
+    assert len(set(shapes)) == len(hand)  # four suits, five specials: nine different pictures

@@ -2,6 +2,7 @@
 // rules are never decided here -- what may be played comes from view.legal.
 
 import { describe, edition, playLabel, sortHand } from "./cards.js";
+import { emblem } from "./emblems.js";
 import { h } from "../../dom.js";
 import { t } from "../../i18n.js";
 import { NAME, nameNode, placeName } from "../../names.js";
@@ -16,9 +17,9 @@ export function cardFace(game, name, { small = false, as = null, tag = "div", pr
     dataset: { card: name }, ...props },
     d.kind === "number"
       ? [h("span", { class: "rank", "aria-hidden": "true" }, String(d.rank)),
-         h("span", { class: "sym", "aria-hidden": "true" }, d.symbol),
+         h("span", { class: "sym", "aria-hidden": "true" }, emblem(d) || d.symbol),
          h("span", { class: "name", "aria-hidden": "true" }, t(`cards.suit.${d.suit}`))]
-      : [h("span", { class: "sym", "aria-hidden": "true" }, d.icon),
+      : [h("span", { class: "sym", "aria-hidden": "true" }, emblem(d) || d.icon),
          h("span", { class: "name", "aria-hidden": "true" }, d.label)]);
   return el;
 }
