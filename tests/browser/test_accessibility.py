@@ -60,3 +60,37 @@ def test_no_serious_accessibility_violations(site: str, chromium: Any, size: str
         assert keys.count() >= 5 and "Enter" in str(keys.nth(2).text_content())
     finally:
         hana.close()
+
+
+def test_a_hand_of_number_cards_has_no_serious_violations(chromium: Any, web_only_url: str) -> None:
+    """The same check on a hand the deal above may not give: number cards (their buttons'
+    names must contain their visible text, "3 red") next to a special card, while bidding."""
+    import json
+
+    from test_table_mocked import CODE, USER, Script, _summary, _view
+    from test_table_moments import _snapshot
+
+    context = chromium.new_context()
+    identity = json.dumps({"token": "tok", "user": USER})
+    context.add_init_script(f"localStorage.setItem('tortuga.identity', {json.dumps(identity)})")
+    page = context.new_page()
+    page.route(f"**/api/rooms/{CODE}", lambda route: route.fulfill(json=_summary()))
+    view = _view(
+        phase="bid",
+        trick=[],
+        order=[],
+        bids=[None] * 3,
+        hand=["red-3", "black-7", "scary-mary"],
+        legal=[{"bid": b} for b in range(4)],
+        prompt={"seats": [0, 1, 2], "kind": "bid", "sealed": True},
+    )
+    script = Script([_snapshot(view)])
+    try:
+        page.route_web_socket("**/ws", script.handler)
+        page.goto(f"{web_only_url}/r/{CODE}")
+        page.wait_for_selector(".hand button.card")
+        person = Person.__new__(Person)
+        person.page = page
+        assert serious(person, "hand") == []
+    finally:
+        context.close()

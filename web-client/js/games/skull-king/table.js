@@ -16,8 +16,9 @@ export function cardFace(game, name, { small = false, as = null, tag = "div", pr
   const el = h(tag, { class: classes, role: tag === "div" ? "img" : null, "aria-label": label, title: label,
     dataset: { card: name }, ...props },
     d.kind === "number"
-      ? [h("span", { class: "rank", "aria-hidden": "true" }, String(d.rank)),
-         h("span", { class: "sym", "aria-hidden": "true" }, emblem(d) || d.symbol),
+      // (the spaces keep the visible text "7 red", as a button's name says it)
+      ? [h("span", { class: "rank", "aria-hidden": "true" }, String(d.rank)), " ",
+         h("span", { class: "sym", "aria-hidden": "true" }, emblem(d) || d.symbol), " ",
          h("span", { class: "name", "aria-hidden": "true" }, t(`cards.suit.${d.suit}`))]
       : [h("span", { class: "sym", "aria-hidden": "true" }, emblem(d) || d.icon),
          h("span", { class: "name", "aria-hidden": "true" }, d.label)]);
