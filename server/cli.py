@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -33,7 +34,7 @@ def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from server import embedded
+    from server import embedded, workers
     from server.app import create_app, uvicorn_options
 
     # uvicorn handles SIGTERM itself (a graceful shutdown), then raises it again with the
@@ -48,8 +49,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         print("Tortuga: starting Redis and Postgres ...", flush=True)
         settings = _resolve(settings)
-        app = create_app(settings)
         url = settings.public_url or f"http://{settings.host}:{settings.port}/"
+        if args.workers > 1:
+            print(f"Tortuga is up with {args.workers} workers: open {url}", flush=True)
+            signum = workers.run(settings, args.workers)
+            return 128 + signum if signum else 0
+        app = create_app(settings)
         print(f"Tortuga is up: open {url}", flush=True)
         uvicorn.run(
             app,
@@ -203,6 +208,13 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("at least 1")
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tortuga", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -210,6 +222,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve = sub.add_parser("serve", help="run a server node (embedded Redis/Postgres if unset)")
     serve.add_argument("--host", default=None)
     serve.add_argument("--port", type=int, default=None)
+    serve.add_argument(
+        "--workers",
+        type=_positive,
+        default=os.cpu_count() or 1,
+        help="node processes sharing the port (default: the number of cores)",
+    )
     serve.set_defaults(func=cmd_serve)
 
     migrate = sub.add_parser("migrate", help="upgrade the Postgres schema to the latest")

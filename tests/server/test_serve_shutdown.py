@@ -47,11 +47,11 @@ def processes_naming(folder: Path) -> dict[int, str]:
     return found
 
 
-def serve(env: dict[str, str], port: int, log: Path) -> subprocess.Popen[bytes]:
+def serve(env: dict[str, str], port: int, log: Path, *args: str) -> subprocess.Popen[bytes]:
     base = {k: v for k, v in os.environ.items() if not k.startswith("TORTUGA_")}
     with log.open("wb") as out:
         return subprocess.Popen(
-            [sys.executable, "-m", "server.cli", "serve", "--port", str(port)],
+            [sys.executable, "-m", "server.cli", "serve", "--port", str(port), *args],
             cwd=ROOT,
             env={**base, **env},
             stdout=out,

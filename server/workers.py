@@ -1,0 +1,85 @@
+"""Several node processes on one port: ``tortuga serve --workers N``.
+
+A node is one process, one event loop: one core. To use the others, the parent binds the
+port once and starts N worker processes that all accept on that socket (uvicorn's
+multi-process supervisor; the kernel hands each new connection to one of them). Each
+worker runs ``app()`` below: a full node with its own lifespan -- its own node id,
+heartbeat, clock, hub and archive consumer name -- exactly as if it had been started
+alone, since any node may serve any room (rooms live in Redis). The parent serves no
+request: it started the embedded Redis/Postgres (once, shared by every worker), restarts a
+worker that dies, and on SIGTERM/Ctrl-C stops the workers (each shuts its lifespan down),
+then returns; the caller then stops the embedded servers. SIGHUP replaces the workers one
+by one (a new one is serving before the old one is stopped).
+
+The workers read their settings from the environment (``Settings.from_env``), as any
+node does; the parent writes the resolved ones there first (the embedded servers' URLs,
+host and port) and migrates the schema itself, so that workers never race to do it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+
+import uvicorn
+from starlette.applications import Starlette
+from uvicorn.supervisors import Multiprocess
+
+from server.app import create_app, uvicorn_options
+from server.settings import Settings
+
+
+def app() -> Starlette:
+    """A worker's node (the factory uvicorn calls in each worker process).
+
+    TORTUGA_NODE_ID, when set, names the site's node; each worker adds its process id to
+    it, so that heartbeats and archive consumers stay one per process."""
+    settings = Settings.from_env()
+    base = os.environ.get("TORTUGA_NODE_ID")
+    if base:
+        settings = settings.with_(node_id=f"{base}.{os.getpid()}")
+    return create_app(settings)
+
+
+class _Supervisor(Multiprocess):
+    """uvicorn's supervisor, remembering which signal stopped it (the exit status)."""
+
+    stopped_by = 0
+
+    def handle_int(self) -> None:
+        self.stopped_by = signal.SIGINT
+        super().handle_int()
+
+    def handle_term(self) -> None:
+        self.stopped_by = signal.SIGTERM
+        super().handle_term()
+
+
+def run(settings: Settings, workers: int) -> int:
+    """Serve ``settings`` (resolved: Redis, and Postgres if any, known) with ``workers``
+    processes until a signal stops them; the signal's number (0 if none)."""
+    if settings.database_url and settings.migrate_on_start:
+        from server.archive.commands import migrate
+
+        asyncio.run(migrate(settings.database_url))
+    os.environ.update(
+        TORTUGA_HOST=settings.host,
+        TORTUGA_PORT=str(settings.port),
+        TORTUGA_REDIS_URL=settings.redis_url or "",
+        TORTUGA_DATABASE_URL=settings.database_url or "",
+        TORTUGA_MIGRATE="0",  # done above; a worker only checks the schema is at head
+    )
+    config = uvicorn.Config(
+        "server.workers:app",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        workers=workers,
+        log_level="warning",
+        forwarded_allow_ips=settings.forwarded_allow_ips,
+        **uvicorn_options(settings),
+    )
+    supervisor = _Supervisor(config, sockets=[config.bind_socket()])
+    supervisor.run()
+    return int(supervisor.stopped_by)

@@ -1,0 +1,143 @@
+"""``tortuga serve --workers 2``: two node processes on one port, both full nodes.
+
+The real command runs in a process of its own against the test Redis (a key space of its
+own) and a fresh database. Two worker processes, children of the serve process, each
+heartbeat under their own instance name; a game with a bot is played through the port to
+its end; SIGTERM stops both workers -- each shuts its node down (its heartbeat leaves the
+``nodes`` set) -- and leaves no child process behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from test_serve_shutdown import serve, stopper, wait_ready  # noqa: F401 -- stopper: a fixture
+from tortuga_client import SECRET, autoplay, free_port, seat_players
+
+
+class Port:
+    """The serve process's one address: enough of ``tortuga_client.Node`` for clients."""
+
+    def __init__(self, port: int) -> None:
+        self.url = f"http://127.0.0.1:{port}"
+        self.ws_url = f"ws://127.0.0.1:{port}/ws"
+
+
+def children(pid: int) -> set[int]:
+    """Live (not zombie) processes whose parent is ``pid``."""
+    found: set[int] = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.add(int(entry.name))
+    return found
+
+
+def alive(pids: set[int]) -> set[int]:
+    """Those of ``pids`` still running (not zombies)."""
+    found: set[int] = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            found.add(pid)
+    return found
+
+
+async def nodes(redis: Any, prefix: str) -> list[str]:
+    return sorted(m.decode() for m in await redis.zrange(f"{prefix}nodes", 0, -1))
+
+
+async def test_two_workers_serve_one_port_and_stop_on_sigterm(
+    tmp_path: Path,
+    redis_url: str,
+    redis_prefix: str,
+    redis_client: Any,
+    fresh_database: str,
+    stopper: list[subprocess.Popen[bytes]],  # noqa: F811
+) -> None:
+    port = free_port()
+    log = tmp_path / "serve.log"
+    process = serve(
+        {
+            "TORTUGA_DATA_DIR": str(tmp_path / "data"),
+            "TORTUGA_REDIS_URL": redis_url,
+            "TORTUGA_REDIS_PREFIX": redis_prefix,
+            "TORTUGA_DATABASE_URL": fresh_database,
+            "TORTUGA_SECRET": SECRET.hex(),
+            "TORTUGA_NODE_ID": "site",
+            "TORTUGA_BOT_DELAY": "0",
+            "TORTUGA_HEARTBEAT_SECONDS": "0.2",
+            "TORTUGA_GUESTS_PER_ADDRESS_PER_HOUR": "0",
+        },
+        port,
+        log,
+        "--workers",
+        "2",
+    )
+    stopper.append(process)
+    wait_ready(process, port, log)
+
+    # Both workers are up (the port answered for one): each heartbeats as a node of its own.
+    for _ in range(600):
+        if len(await nodes(redis_client, redis_prefix)) == 2:
+            break
+        await asyncio.sleep(0.05)
+    instances = await nodes(redis_client, redis_prefix)
+    # "site.<worker pid>.<suffix>": TORTUGA_NODE_ID with each worker's process id.
+    workers = {int(i.split(".")[1]) for i in instances}
+    spawned = children(process.pid)  # the workers and multiprocessing's resource tracker
+    try:
+        assert len(workers) == 2, log.read_text()[-3000:]
+        assert workers <= spawned, (instances, spawned)
+        code = await _play_and_stop(process, port, redis_client, redis_prefix, spawned)
+    finally:
+        for pid in alive(spawned):  # a failed test leaves no orphan behind
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    assert code == 128 + signal.SIGTERM, log.read_text()[-3000:]
+
+
+async def _play_and_stop(
+    process: subprocess.Popen[bytes],
+    port: int,
+    redis_client: Any,
+    redis_prefix: str,
+    spawned: set[int],
+) -> int:
+    table = await seat_players(
+        [Port(port)],  # type: ignore[list-item]
+        3,
+        options={"rounds": 1},
+        bots={2: "heuristic"},
+    )
+    assert (await table.clients[0].call("start"))["type"] == "ok"
+    views = await asyncio.gather(*(autoplay(c, "skull-king") for c in table.clients))
+    assert all(v["outcome"] is not None for v in views)
+    for c in table.clients:
+        await c.ws.close()
+
+    process.send_signal(signal.SIGTERM)
+    code = process.wait(timeout=60)
+    for _ in range(100):  # the workers were joined; allow /proc to settle
+        if not alive(spawned):
+            break
+        await asyncio.sleep(0.1)
+    assert alive(spawned) == set()
+    # Each worker shut its node down (a killed one would leave its heartbeat to expire).
+    assert await nodes(redis_client, redis_prefix) == []
+    return code
