@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 from players import Person
 
+from engines.registry import GAMES
+
 pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
@@ -132,6 +134,13 @@ def test_options_are_set_when_creating_the_room(site: str, chromium: Any) -> Non
         page.select_option("#game", "skull-king")
         assert page.locator("#rounds").is_visible()
         assert page.locator("#opt-friendly").count() == 0
+        # The rounds field takes its bounds from each game's schema.
+        for game_id, game in GAMES.items():
+            spec = game.options_schema().get("rounds")
+            if isinstance(spec, dict) and page.locator(f"#game option[value='{game_id}']").count():
+                page.select_option("#game", game_id)
+                assert page.get_attribute("#rounds", "max") == str(spec["max"]), game_id
+                assert page.get_attribute("#rounds", "min") == str(spec["min"]), game_id
     finally:
         alice.close()
 

@@ -195,6 +195,13 @@ export class LobbyPage {
     };
     const syncSeats = () => {
       syncOptions();
+      // The rounds field takes its bounds from the game's schema when it gives them.
+      const spec = ((games.find((x) => x.id === gameSel.value) || {}).options || {}).rounds;
+      if (spec && typeof spec === "object") {
+        if (spec.min !== undefined) rounds.min = String(spec.min);
+        if (spec.max !== undefined) rounds.max = String(spec.max);
+        if (Number(rounds.value) > Number(rounds.max) || Number(rounds.value) < Number(rounds.min)) rounds.value = String(spec.default ?? rounds.max);
+      }
       roundsField.hidden = !hasRounds();
       roundsField.style.display = hasRounds() ? "" : "none";
       const g = games.find((x) => x.id === gameSel.value) || {};
