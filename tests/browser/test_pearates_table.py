@@ -43,6 +43,7 @@ def _step(person: Person) -> str:
         ]
         verbs = [m.get("move") for m in moves]
         order = [
+            "arrange",
             "hide",
             "stop",
             "keep",
@@ -55,7 +56,6 @@ def _step(person: Person) -> str:
             "discard",
             "give",
             "sabre",
-            "arrange",
             "bid",
             "pass",
         ]
@@ -179,12 +179,24 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
         # The treasure's ends are named; the start player sees what they arrange.
         page.wait_for_selector(".pe-treasure")
 
-        seen: dict[str, Any] = {"reloaded": False, "shots": False, "kinds": set(), "split": False}
+        seen: dict[str, Any] = {
+            "reloaded": False,
+            "shots": False,
+            "kinds": set(),
+            "split": False,
+            "arranged": False,
+        }
         for _ in range(3000):
             did = _step(alice)
             if did == "over" and carol.page.locator(".gameover").count():
                 break
             seen["kinds"].add(did)
+            if did == "arrange" and not seen["arranged"]:
+                # The start player sees the treasure they arrange; the spectator sees backs.
+                seen["arranged"] = True
+                assert page.locator(".pe-treasure [data-role='known']").count() > 0
+                assert carol.page.locator(".pe-treasure [data-role='known']").count() == 0
+                assert carol.page.locator(".pe-treasure .pe-card.down").count() > 0
             if page.locator("[data-role='split']").count():
                 seen["split"] = True
             if did == "keep" and not seen["shots"]:
@@ -215,7 +227,7 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
         assert {"bid", "keep"} <= seen["kinds"], seen["kinds"]
         # The split is shown step by step; the hand-or-score choice went through the seal
         # (Alice's commit announced to all, her move revealed only to her).
-        assert seen["split"]
+        assert seen["split"] and seen["arranged"]
         assert any(f.get("type") == "committed" and f.get("seat") == seat for f in alice.frames)
         assert any(f.get("type") == "committed" and f.get("seat") == seat for f in carol.frames)
         page.wait_for_selector(".pe-end")
