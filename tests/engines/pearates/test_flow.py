@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engines.core import IllegalMove
+from engines.core import BadOptions, IllegalMove
 from engines.pearates.flow import begin_round
 from engines.pearates.state import KEEP, OVER, TAKE, TURN, WINNER, Table
 
@@ -363,3 +363,14 @@ def test_a_card_not_in_hand_is_refused() -> None:
         with pytest.raises(IllegalMove) as err:
             G.validate(state, 1, G.parse_move(text))
         assert err.value.code == "not-in-hand"
+
+
+def test_the_options_schema_states_the_real_defaults() -> None:
+    """What the lobby shows as the default is what a room without options plays."""
+    defaults = G.options()
+    for name, spec in G.options_schema().items():
+        assert getattr(defaults, name) == spec["default"], name
+    assert G.options({"removed": 120, "reshuffles": 3}).removed == 120
+    for bad in ({"removed": 121}, {"reshuffles": -1}, {"friendly": 1}, {"expansion": True}):
+        with pytest.raises(BadOptions):
+            G.options(bad)
