@@ -45,6 +45,7 @@ export class RoomPage {
     this.seal = null;
     this.revealCheck = null;
     this.chat = [];
+    this.announcements = []; // from the site's operators (announce frames), newest last
     this.connected = null;
     this.away = null;
     this.watchers = 0;
@@ -198,6 +199,7 @@ export class RoomPage {
       revealed: () => this.onRevealed(msg),
       presence: () => this.onPresence(msg),
       chat: () => this.onChat(msg),
+      announce: () => this.onAnnounce(msg),
       room: () => this.onRoom(msg),
       resumed: () => this.onResumed(msg),
       error: () => this.onError(msg),
@@ -463,6 +465,22 @@ export class RoomPage {
     this.chat.push({ name: data.name, text: data.text, at: data.at, user: data.user });
     if (this.chat.length > 100) this.chat.shift();
     this.render();
+  }
+
+  /** A message from the site's operators: shown above the table until dismissed. */
+  onAnnounce(msg) {
+    if (typeof msg.text !== "string") return;
+    this.announcements.push({ text: msg.text, at: msg.at });
+    if (this.announcements.length > 3) this.announcements.shift();
+    this.render();
+  }
+
+  announcementBanner() {
+    if (!this.announcements.length) return null;
+    return h("section", { class: "panel announce", role: "status", "aria-label": t("room.announce_aria") },
+      this.announcements.map((a) => h("p", {}, h("strong", {}, t("room.announce_from")), " ", a.text)),
+      h("button", { type: "button", class: "small", onclick: () => { this.announcements = []; this.render(); } },
+        t("room.announce_dismiss")));
   }
 
   /** Before the start: remember (or forget) this room in "my rooms" as the seat changes. */
@@ -792,6 +810,8 @@ export class RoomPage {
       return;
     }
     const parts = [this.header()];
+    const banner = this.announcementBanner();
+    if (banner) parts.push(banner);
     if (this.error) {
       parts.push(h("p", { class: this.error.kind === "note" ? "note" : "error-box", role: "alert" }, this.error.text));
     }
@@ -841,6 +861,7 @@ export class RoomPage {
     return {
       host: t("room.ended.host"),
       idle: t("room.ended.idle"),
+      admin: t("room.ended.admin"),
     }[this.endReason] || t("room.ended.other");
   }
 
