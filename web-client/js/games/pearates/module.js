@@ -67,9 +67,12 @@ const pearates = {
     return words.length ? t("pe.choices_revealed", { list: words.join(", ") }) : "";
   },
 
-  /** Nothing is taken back once a round ended or a card was seen (a Play, a take). */
+  /** Only a pass or a face-down bid is taken back: nothing once a card was shown (a Play, a
+   * bid while the bids are open), a share taken, or the round ended. */
   mayTakeBack(previous, view) {
-    return previous.round === view.round && ["turn", "bid"].includes(previous.phase) && ["turn", "bid"].includes(view.phase) && !view.action;
+    const quiet = ["turn", "bid"];
+    return previous.round === view.round && quiet.includes(previous.phase) && quiet.includes(view.phase) && !view.action &&
+      !(view.effects || []).includes("open-bids");
   },
 
   // -- the deal check ------------------------------------------------------------------------
