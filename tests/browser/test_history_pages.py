@@ -5,6 +5,7 @@ English and Vietnamese. Screenshots at 1280x800 and 390x844 in artifacts/screens
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import sys
 from datetime import timedelta
@@ -174,3 +175,57 @@ def test_the_header_links_to_your_own_page(
     assert page.url.endswith(f"/player/{lan['user']['id']}")
     assert page.locator("h1").inner_text() == "Lan"
     ctx.close()
+
+
+def test_a_private_game_is_not_reachable_from_a_profile(
+    history: dict[str, Any], site: str, chromium: Any, database_url: str
+) -> None:
+    """Issue 10, item 1: "a private game is visible only to its participants; public
+    listings never carry a private room's code". Lan and Minh play a private game; Đức, who
+    did not sit in it, sees neither the game nor its room code on Minh's page, and its replay
+    link answers nothing to him; Minh sees it on his own page."""
+    lan, minh, duc = history["people"]
+    record = play_record(
+        engine="skull-king",
+        players=2,
+        rounds=1,
+        users=[lan["user"]["id"], minh["user"]["id"]],
+        t0=T0 + timedelta(days=9),
+        public=False,
+    )
+
+    async def write() -> None:
+        db = await Database.connect(database_url)
+        try:
+            await store(db, record)
+        finally:
+            await db.close()
+
+    # Playwright's sync API runs an event loop in this thread: write from another one.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, write()).result()
+    private_id, room = record["game_id"], record["room"]
+
+    def players_page(person: dict[str, Any]) -> tuple[list[str | None], str]:
+        ctx = open_as(chromium, site, person, "desktop", "en-US")
+        page = ctx.new_page()
+        page.goto(f"{site}/player/{minh['user']['id']}")
+        page.wait_for_selector("table.recent tbody tr")
+        rows = page.locator("table.recent tbody tr")
+        games = [rows.nth(i).get_attribute("data-game") for i in range(rows.count())]
+        html = page.content()
+        ctx.close()
+        return games, html
+
+    seen_by_duc, html = players_page(duc)
+    assert private_id not in seen_by_duc and room not in html
+    assert len(seen_by_duc) == 4  # the public games are still there
+    seen_by_minh, _ = players_page(minh)
+    assert seen_by_minh[0] == private_id  # his own, newest first
+    headers = {"Authorization": f"Bearer {duc['token']}"}
+    for path in (f"games/{private_id}", f"games/{private_id}/replay"):
+        res = httpx.get(f"{site}/api/history/{path}", headers=headers)
+        # The same answer as for a game that does not exist (only the id he asked for).
+        assert res.status_code == 404, (path, res.status_code)
+        assert res.json()["error"]["code"] == "not-found"
+        assert "Lan" not in res.text and "Minh" not in res.text
