@@ -53,7 +53,10 @@ class Quotas:
         return rooms
 
     async def check_new_room(self, user_id: str) -> None:
-        """Refuse (``too-many-rooms``) a new room while the user hosts ``max_open_rooms``."""
+        """Refuse (``too-many-rooms``) a new room while the user hosts ``max_open_rooms``,
+        and (``lobby-locked``) any new room while an admin has locked the lobby."""
+        if (why := await self.store.lobby_locked()) is not None:
+            raise RoomError(p.LOBBY_LOCKED, f"no new rooms for now: {why}")
         limit = self.limits.max_open_rooms
         if limit and len(await self._hosted(user_id)) >= limit:
             raise RoomError(

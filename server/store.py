@@ -89,6 +89,12 @@ class Keys:
         return f"{self.prefix}admin:logins:{kind}:{{{who}}}"
 
     @property
+    def lobby_lock(self) -> str:
+        """String: present while an admin has locked the lobby (no new rooms); its value
+        is the admin's reason (server/admin/routes.py)."""
+        return f"{self.prefix}admin:lobby-lock"
+
+    @property
     def users_channel(self) -> str:
         """Pub/sub channel: a user signed out everywhere (``{user, gen}``): every node
         closes that user's sockets opened with an older token."""
@@ -722,6 +728,17 @@ class Store:
                 if len(found) >= limit:
                     break
         return sorted(found)
+
+    async def lobby_locked(self) -> str | None:
+        """The reason the lobby is locked, or None when rooms may be created."""
+        return _s(await self.redis.get(self.keys.lobby_lock))
+
+    async def lock_lobby(self, reason: str | None) -> None:
+        """Lock the lobby (``reason``) or unlock it (None)."""
+        if reason is None:
+            await self.redis.delete(self.keys.lobby_lock)
+        else:
+            await self.redis.set(self.keys.lobby_lock, reason)
 
     async def live_nodes(self) -> list[tuple[str, int, int]]:
         """Node instances in ``nodes``: (instance, heartbeat expiry in epoch ms, rooms it

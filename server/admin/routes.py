@@ -249,6 +249,34 @@ async def announce(request: Request, session: sessions.Session) -> Response:
     return JSONResponse({"rooms": len(targets)})
 
 
+class LobbyLock(msgspec.Struct, forbid_unknown_fields=True):
+    locked: bool
+    reason: str = ""
+
+
+async def lobby_state(request: Request, session: sessions.Session) -> Response:
+    why = await _services(request).rooms.store.lobby_locked()
+    return JSONResponse({"locked": why is not None, "reason": why})
+
+
+async def lock_lobby(request: Request, session: sessions.Session) -> Response:
+    """Lock the lobby (no new rooms on any node; games under way go on) or unlock it."""
+    body = await request.body()
+    if len(body) > MAX_BODY:
+        return _error(413, "too-large", "the request body is too large")
+    try:
+        form = msgspec.json.decode(body, type=LobbyLock)
+    except msgspec.DecodeError as exc:
+        return _error(400, "bad-request", f"expected {{locked, reason}}: {exc}")
+    reason = form.reason.strip()
+    if not reason or len(reason) > audit.MAX_REASON:
+        return _error(400, "reason-required", "say why, in 1 to 500 characters")
+    action = "lock-lobby" if form.locked else "unlock-lobby"
+    await audit.write(_db(request), session.admin, action, reason=reason)
+    await _services(request).rooms.store.lock_lobby(reason if form.locked else None)
+    return JSONResponse({"locked": form.locked, "reason": reason if form.locked else None})
+
+
 routes = [
     Route("/login", login, methods=["POST"]),
     Route("/logout", admin_only(logout), methods=["POST"]),
@@ -259,4 +287,6 @@ routes = [
     Route("/rooms/{room}/close", admin_only(close_room), methods=["POST"]),
     Route("/nodes", admin_only(nodes_list)),
     Route("/announce", admin_only(announce), methods=["POST"]),
+    Route("/lobby", admin_only(lobby_state)),
+    Route("/lobby", admin_only(lock_lobby), methods=["POST"]),
 ]

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 from admin_helpers import admin_token, bearer
 from test_protocol import started
-from tortuga_client import Client, Node
+from tortuga_client import Client, Node, guest
 
 from server.admin import audit
 from server.archive.db import Database
@@ -123,3 +123,43 @@ async def test_announcements_reach_one_room_or_every_room_on_every_node(
         assert not [f for f in c.frames if told("This table closes in 5 minutes")(f)]
     actions = [(e["action"], e["target"]) for e in await audit.search(admin_db, admin=admin_name)]
     assert actions[:2] == [("announce", None), ("announce", one.id)]
+
+
+async def test_a_locked_lobby_takes_no_new_rooms_on_any_node(
+    start: Any, admin_url: str, admin_name: str, admin_db: Database
+) -> None:
+    nodes = [
+        await start("a", database_url=admin_url),
+        await start("b", database_url=admin_url),
+    ]
+    token = await admin_token(nodes[0], admin_name)
+    player, _ = await guest(nodes[1], "Anne")
+
+    async def new_room(node: Node) -> httpx.Response:
+        async with httpx.AsyncClient(base_url=node.url) as http:
+            return await http.post(
+                "/api/rooms", json={"game": "skull-king"}, headers=bearer(player)
+            )
+
+    async def lock(locked: bool, reason: str) -> httpx.Response:
+        async with httpx.AsyncClient(base_url=nodes[0].url) as http:
+            return await http.post(
+                "/admin/api/lobby",
+                json={"locked": locked, "reason": reason},
+                headers=bearer(token),
+            )
+
+    assert (await lock(True, "")).status_code == 400  # no reason: refused, still open
+    assert (await new_room(nodes[1])).status_code == 201
+    assert (await lock(True, "upgrading the database")).status_code == 200
+    assert (await _get(nodes[1], token, "/admin/api/lobby")) == {
+        "locked": True,
+        "reason": "upgrading the database",
+    }
+    for node in nodes:
+        r = await new_room(node)
+        assert r.status_code >= 400 and r.json()["error"]["code"] == "lobby-locked"
+    assert (await lock(False, "done")).status_code == 200
+    assert (await new_room(nodes[0])).status_code == 201
+    actions = [(e["action"], e["reason"]) for e in await audit.search(admin_db, admin=admin_name)]
+    assert actions[:2] == [("unlock-lobby", "done"), ("lock-lobby", "upgrading the database")]

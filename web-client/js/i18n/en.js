@@ -470,6 +470,7 @@ export default {
   "error.bad-login": "Wrong admin name or password, or a disabled account.",
   "error.not-admin": "Sign in as an admin first.",
   "error.too-large": "The request is too large.",
+  "error.lobby-locked": "No new rooms for now: the site's operators have locked the lobby. Games under way go on.",
   "error.reason-required": "Say why, in a few words (at most 500 characters).",
   "error.too-many-logins": "Too many login attempts: wait a little and try again.",
   "error.bad-seats": "That number of seats is not possible for this game.",

@@ -470,6 +470,7 @@ export default {
   "error.bad-login": "Sai tên quản trị hoặc mật khẩu, hoặc tài khoản đã bị khóa.",
   "error.not-admin": "Hãy đăng nhập với tư cách quản trị trước.",
   "error.too-large": "Yêu cầu quá lớn.",
+  "error.lobby-locked": "Tạm thời không mở phòng mới: ban quản trị đã khóa sảnh. Các trận đang chơi vẫn tiếp tục.",
   "error.reason-required": "Hãy nói lý do, vài chữ thôi (tối đa 500 ký tự).",
   "error.too-many-logins": "Đăng nhập sai quá nhiều lần: hãy chờ một lát rồi thử lại.",
   "error.bad-seats": "Trò chơi này không chơi được với số ghế đó.",
