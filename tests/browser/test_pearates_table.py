@@ -25,6 +25,7 @@ pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
+TURNS: list[int] = []
 
 
 def _step(person: Person) -> str:
@@ -59,8 +60,11 @@ def _step(person: Person) -> str:
             "bid",
             "pass",
         ]
-        if "play" in verbs and "bid" in verbs:
-            order = ["bid", "pass"]
+        if "play" in verbs:
+            # Turns alternate between a Play (its prompts: ends, hand or deck, which bid,
+            # which player) and a Bid.
+            TURNS.append(1)
+            order = ["play", "bid", "pass"] if len(TURNS) % 2 else ["bid", "play", "pass"]
         for verb in order:
             if verb in verbs:
                 i = verbs.index(verb)
@@ -224,7 +228,7 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
         else:
             raise AssertionError(page.inner_text("main")[:2000])
         assert seen["reloaded"] and seen["shots"]
-        assert {"bid", "keep"} <= seen["kinds"], seen["kinds"]
+        assert {"bid", "play"} <= seen["kinds"] and {"keep", "score"} & seen["kinds"], seen["kinds"]
         # The split is shown step by step; the hand-or-score choice went through the seal
         # (Alice's commit announced to all, her move revealed only to her).
         assert seen["split"] and seen["arranged"]
