@@ -138,6 +138,7 @@ class Published(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A message on a room's channel. ``k`` says which kind; the rest depends on it."""
 
     k: str  # "step" | "room" | "committed" | "open" | "chat" | "presence" | "rooms" | "announce"
+    # | "inspected" (an admin looked at the hidden state: who and what is not said)
     room: str = ""
     data: dict[str, Any] | None = None
 

@@ -249,6 +249,42 @@ async def announce(request: Request, session: sessions.Session) -> Response:
     return JSONResponse({"rooms": len(targets)})
 
 
+async def reveal(request: Request, session: sessions.Session) -> Response:
+    """Every seat's view of the game under way (what each player sees, hands included),
+    for an admin who says why. The audit row is committed BEFORE anything is read for the
+    answer; the room's players are then told that an admin looked (``inspected``), with
+    nothing of who, why or what."""
+    reason = await _reason(request)
+    if isinstance(reason, JSONResponse):
+        return reason
+    rooms = _services(request).rooms
+    room_id = request.path_params["room"]
+    try:
+        room = await rooms.get(room_id)
+    except RoomError as exc:
+        return _error(404, exc.code, exc.message)
+    if room.state is None:
+        return _error(409, "game-not-started", f"the room is {room.status}: no game to show")
+    await audit.write(
+        _db(request),
+        session.admin,
+        "reveal",
+        target=room_id,
+        reason=reason,
+        details={"version": room.version},
+    )
+    game = room.game
+    state = game.decode(room.state)
+    views = [game.view(state, seat) for seat in range(room.players)]
+    notice = {"at": datetime.now(UTC).isoformat(timespec="seconds")}
+    payload = pack(Published(k="inspected", room=room_id, data=notice))
+    await rooms.store.publish(rooms.store.keys.channel(room_id), payload)
+    return Response(
+        msgspec.json.encode({"room": room_id, "version": room.version, "views": views}),
+        media_type="application/json",
+    )
+
+
 class LobbyLock(msgspec.Struct, forbid_unknown_fields=True):
     locked: bool
     reason: str = ""
@@ -285,6 +321,7 @@ routes = [
     Route("/rooms", admin_only(rooms_list)),
     Route("/rooms/{room}", admin_only(room_detail)),
     Route("/rooms/{room}/close", admin_only(close_room), methods=["POST"]),
+    Route("/rooms/{room}/reveal", admin_only(reveal), methods=["POST"]),
     Route("/nodes", admin_only(nodes_list)),
     Route("/announce", admin_only(announce), methods=["POST"]),
     Route("/lobby", admin_only(lobby_state)),

@@ -200,6 +200,7 @@ export class RoomPage {
       presence: () => this.onPresence(msg),
       chat: () => this.onChat(msg),
       announce: () => this.onAnnounce(msg),
+      inspected: () => this.onAnnounce({ text: t("room.inspected"), at: msg.at }),
       room: () => this.onRoom(msg),
       resumed: () => this.onResumed(msg),
       error: () => this.onError(msg),

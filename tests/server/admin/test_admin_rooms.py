@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 from admin_helpers import admin_token, bearer
 from test_protocol import started
-from tortuga_client import Client, Node, guest
+from tortuga_client import Client, Node, guest, latest
 
 from server.admin import audit
 from server.archive.db import Database
@@ -163,3 +163,31 @@ async def test_a_locked_lobby_takes_no_new_rooms_on_any_node(
     assert (await new_room(nodes[0])).status_code == 201
     actions = [(e["action"], e["reason"]) for e in await audit.search(admin_db, admin=admin_name)]
     assert actions[:2] == [("unlock-lobby", "done"), ("lock-lobby", "upgrading the database")]
+
+
+async def test_reveal_needs_a_reason_is_audited_first_and_the_players_are_told(
+    start: Any, admin_url: str, admin_name: str, admin_db: Database
+) -> None:
+    nodes = [
+        await start("a", database_url=admin_url),
+        await start("b", database_url=admin_url),
+    ]
+    table = await started(nodes, 3)
+    token = await admin_token(nodes[0], admin_name)
+    async with httpx.AsyncClient(base_url=nodes[1].url) as http:
+        path = f"/admin/api/rooms/{table.id}/reveal"
+        r = await http.post(path, json={}, headers=bearer(token))
+        assert r.status_code == 400  # no reason: nothing shown, nothing audited
+        assert await audit.search(admin_db, target=table.id) == []
+        r = await http.post(path, json={"reason": "a player reports a bug"}, headers=bearer(token))
+    assert r.status_code == 200, r.text
+    body = r.json()
+    [entry] = await audit.search(admin_db, target=table.id)
+    assert (entry["action"], entry["reason"]) == ("reveal", "a player reports a bug")
+    assert entry["details"] == {"version": body["version"]}
+    # Each seat's view, exactly what that player was sent (their hand included).
+    assert len(body["views"]) == 3
+    for seat, c in enumerate(table.clients):
+        assert latest(c)["view"] == body["views"][seat]
+        told = await c.wait(lambda f: f.get("type") == "inspected")
+        assert set(told) == {"type", "room", "at"}  # not who, not why, not what

@@ -590,6 +590,7 @@ export default {
   "room.announce_aria": "announcement",
   "room.announce_from": "From the operators:",
   "room.announce_dismiss": "Dismiss",
+  "room.inspected": "An operator of the site looked at this game's hidden cards (written to their audit log).",
   "room.ended.other": "The game was ended before the finish",
   "room.watching": "you are watching",
   "room.spectators": {"one": "{count} spectator", "other": "{count} spectators"},
