@@ -103,6 +103,7 @@ const pirateKing = {
   scores: (view) => crownsOf(view),
   stoppedText: (view) => (view.round ? t("pk.stopped", { round: view.round, rounds: view.rounds }) : t("pk.picking")),
   scoreHistory: () => null,
+  scoreText: (n) => t("pk.crowns_total", { count: n }),
 
   // -- the replay ----------------------------------------------------------------------------
   replayTable(ctx) {
