@@ -135,6 +135,7 @@ def routes(web_root: Path) -> list[BaseRoute]:
         Route("/replay/{game_id}", app_page, methods=["GET", "HEAD"]),
         Route("/leaderboard/{game}", app_page, methods=["GET", "HEAD"]),
         Route("/player/{user_id}", app_page, methods=["GET", "HEAD"]),
+        Route("/admin", app_page, methods=["GET", "HEAD"]),
         Route("/rules/{game}", rules_page, methods=["GET", "HEAD"]),
         Mount(STATIC_PREFIX, app=_Static(directory=root), name="web-static"),
     ]

@@ -8,7 +8,7 @@ import pytest
 pytestmark = pytest.mark.browser
 
 
-@pytest.mark.parametrize("path", ["/", "/r/AbCd1234", "/replay/AbCd1234-1"])
+@pytest.mark.parametrize("path", ["/", "/r/AbCd1234", "/replay/AbCd1234-1", "/admin"])
 def test_app_pages_are_the_single_page_app(web_only_url: str, path: str) -> None:
     res = httpx.get(web_only_url + path)
     assert res.status_code == 200

@@ -4,6 +4,7 @@
 //   /replay/{id}           a finished game, step by step
 //   /leaderboard/{game}    the rated players of one game
 //   /player/{user}         a player's ratings and recent games
+//   /admin                 the operators' console (an admin account, not a player)
 
 import { canonicalCode } from "./codes.js";
 import { h, replaceChildren } from "./dom.js";
@@ -33,6 +34,9 @@ async function route() {
   } else if ((m = path.match(/^\/player\/([^/]+)\/?$/))) {
     const { PlayerPage } = await import("./player.js");
     window.tortuga = new PlayerPage(el, decodeURIComponent(m[1]));
+  } else if (/^\/admin\/?$/.test(path)) {
+    const { AdminPage } = await import("./admin.js");
+    window.tortuga = new AdminPage(el);
   } else {
     const { LobbyPage } = await import("./lobby.js");
     window.tortuga = new LobbyPage(el);

@@ -1187,5 +1187,25 @@ export default {
   "lt.card.steady-hand.text": "+1 per trick; +5 for taking none",
   "player.since": "Playing since {date}",
 
-  "room.sounds": "Sounds (your turn, reveals, tricks won)"
+  "room.sounds": "Sounds (your turn, reveals, tricks won)",
+  "admin.title": "Admin console",
+  "admin.name": "Admin name",
+  "admin.password": "Password",
+  "admin.sign_in": "Sign in",
+  "admin.sign_out": "Sign out of the console",
+  "admin.rooms": "Rooms",
+  "admin.all": "all",
+  "admin.status.lobby": "waiting to start",
+  "admin.status.playing": "playing",
+  "admin.status.finished": "finished",
+  "admin.status.abandoned": "abandoned",
+  "admin.filter.status": "Status",
+  "admin.filter.game": "Game",
+  "admin.filter.search": "Search (room, host, seat)",
+  "admin.col.room": "Room",
+  "admin.col.game": "Game",
+  "admin.col.status": "Status",
+  "admin.col.host": "Host",
+  "admin.col.seats": "Seats",
+  "admin.no_rooms": "No room matches."
 };

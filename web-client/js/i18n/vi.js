@@ -1187,5 +1187,25 @@ export default {
   "lt.card.steady-hand.text": "+1 cho mỗi mánh; +5 nếu không thắng mánh nào",
   "player.since": "Chơi từ {date}",
 
-  "room.sounds": "Âm thanh (đến lượt bạn, lật cược, thắng ván)"
+  "room.sounds": "Âm thanh (đến lượt bạn, lật cược, thắng ván)",
+  "admin.title": "Bảng điều khiển quản trị",
+  "admin.name": "Tên quản trị viên",
+  "admin.password": "Mật khẩu",
+  "admin.sign_in": "Đăng nhập",
+  "admin.sign_out": "Đăng xuất khỏi bảng điều khiển",
+  "admin.rooms": "Các phòng",
+  "admin.all": "tất cả",
+  "admin.status.lobby": "đang chờ bắt đầu",
+  "admin.status.playing": "đang chơi",
+  "admin.status.finished": "đã kết thúc",
+  "admin.status.abandoned": "đã bỏ dở",
+  "admin.filter.status": "Trạng thái",
+  "admin.filter.game": "Trò chơi",
+  "admin.filter.search": "Tìm (phòng, chủ phòng, người chơi)",
+  "admin.col.room": "Phòng",
+  "admin.col.game": "Trò chơi",
+  "admin.col.status": "Trạng thái",
+  "admin.col.host": "Chủ phòng",
+  "admin.col.seats": "Chỗ ngồi",
+  "admin.no_rooms": "Không có phòng nào phù hợp."
 };
