@@ -223,7 +223,7 @@ class Connection:
                 self.seat = seat
                 self.hub.reseat(self)
             await self._write({"type": "room", "room": self.room_id, "room_state": data})
-        elif message.k in ("committed", "open"):
+        elif message.k in ("committed", "open", "deadline"):
             if data.get("version") == self.version:
                 await self._write({"type": message.k, "room": self.room_id, **data})
         elif message.k in ("chat", "presence", "announce", "inspected"):

@@ -294,6 +294,24 @@ return 1
 # KEYS: a sorted set (clock or nodes) ; ARGV: now, lease end, limit (all epoch ms).
 # The due members, each leased to the caller: its score moves to the lease end, so no other
 # node sees it due before then. One script: exactly one claimer per member and lease.
+_EXTEND = """
+-- KEYS: room, seal. ARGV: version, stage ('move'|'commit'|'reveal'), old due, new due,
+-- channel, payload. Moves the due time of the version's current stage from old to new,
+-- if nothing moved on since it was read; publishes the notice. 1 if done.
+if redis.call('HGET', KEYS[1], 'status') ~= 'playing' then return 0 end
+if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
+local key, field = KEYS[1], 'deadline'
+if ARGV[2] == 'reveal' then
+  key, field = KEYS[2], 'open_by'
+elseif ARGV[2] == 'commit' and redis.call('HGET', KEYS[2], 'open') == '1' then
+  return 0
+end
+if redis.call('HGET', key, field) ~= ARGV[3] then return 0 end
+redis.call('HSET', key, field, ARGV[4])
+redis.call('PUBLISH', ARGV[5], ARGV[6])
+return 1
+"""
+
 _CLAIM = """
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
 for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], 'XX', ARGV[2], member) end
@@ -377,6 +395,7 @@ class Store:
         self._chat = redis.register_script(_CHAT)
         self._bucket = redis.register_script(_BUCKET)
         self._touch = redis.register_script(_TOUCH_LOBBY)
+        self._extend = redis.register_script(_EXTEND)
 
     # -- rooms ------------------------------------------------------------------------
     async def create_room(self, room_id: str, fields: Mapping[str, bytes | str]) -> bool:
@@ -460,6 +479,23 @@ class Store:
     async def set_fields(self, room_id: str, fields: Mapping[str, str]) -> None:
         """Plain writes of bookkeeping fields that no compare-and-set depends on."""
         await self.redis.hset(self.keys.room(room_id), mapping=dict(fields))  # type: ignore[arg-type]
+
+    async def extend_deadline(
+        self, room_id: str, version: int, stage: str, old_ms: int, new_ms: int, payload: bytes
+    ) -> bool:
+        """Compare-and-set the due time of ``version``'s ``stage`` (``deadline`` of the room,
+        or the seal's ``open_by`` for ``reveal``) from ``old_ms`` to ``new_ms`` and publish
+        ``payload``; False if the room moved on (or the stage changed) since it was read."""
+        k = self.keys
+        args: list[bytes | str] = [
+            str(version),
+            stage,
+            str(old_ms),
+            str(new_ms),
+            k.channel(room_id),
+            payload,
+        ]
+        return bool(await self._extend(keys=[k.room(room_id), k.seal(room_id)], args=args))
 
     # -- the log ----------------------------------------------------------------------
     async def log_range(

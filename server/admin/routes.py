@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from server.admin import accounts, audit, console, sessions
+from server.admin import accounts, audit, clocks, console, sessions
 from server.archive.db import Database
 from server.entry import Published, pack
 from server.rooms import RoomError
@@ -285,6 +285,50 @@ async def reveal(request: Request, session: sessions.Session) -> Response:
     )
 
 
+class Extension(msgspec.Struct, forbid_unknown_fields=True):
+    seconds: int
+    reason: str
+
+
+async def extend(request: Request, session: sessions.Session) -> Response:
+    """Push the deadline of what a game under way waits for now by ``seconds`` (1 to a
+    day), for an admin who says why: audited, then one compare-and-set; every socket in
+    the room gets a ``deadline`` frame with the new time."""
+    body = await request.body()
+    if len(body) > MAX_BODY:
+        return _error(413, "too-large", "the request body is too large")
+    try:
+        form = msgspec.json.decode(body, type=Extension)
+    except msgspec.DecodeError as exc:
+        return _error(400, "bad-request", f"expected {{seconds, reason}}: {exc}")
+    reason = form.reason.strip()
+    if not reason or len(reason) > audit.MAX_REASON:
+        return _error(400, "reason-required", "say why, in 1 to 500 characters")
+    if not 1 <= form.seconds <= clocks.MAX_EXTEND_SECONDS:
+        return _error(400, "bad-request", "seconds: from 1 to 86400")
+    rooms = _services(request).rooms
+    room_id = request.path_params["room"]
+    try:
+        room = await rooms.get(room_id)
+    except RoomError as exc:
+        return _error(404, exc.code, exc.message)
+    if room.status != "playing":
+        return _error(409, "game-not-started", f"the room is {room.status}: no game under way")
+    await audit.write(
+        _db(request),
+        session.admin,
+        "extend",
+        target=room_id,
+        reason=reason,
+        details={"version": room.version, "seconds": form.seconds},
+    )
+    try:
+        notice = await clocks.extend(rooms, room_id, form.seconds)
+    except RoomError as exc:
+        return _error(409, exc.code, exc.message)
+    return JSONResponse({"room": room_id, **notice})
+
+
 class LobbyLock(msgspec.Struct, forbid_unknown_fields=True):
     locked: bool
     reason: str = ""
@@ -322,6 +366,7 @@ routes = [
     Route("/rooms/{room}", admin_only(room_detail)),
     Route("/rooms/{room}/close", admin_only(close_room), methods=["POST"]),
     Route("/rooms/{room}/reveal", admin_only(reveal), methods=["POST"]),
+    Route("/rooms/{room}/extend", admin_only(extend), methods=["POST"]),
     Route("/nodes", admin_only(nodes_list)),
     Route("/announce", admin_only(announce), methods=["POST"]),
     Route("/lobby", admin_only(lobby_state)),

@@ -201,6 +201,7 @@ export class RoomPage {
       chat: () => this.onChat(msg),
       announce: () => this.onAnnounce(msg),
       inspected: () => this.onAnnounce({ text: t("room.inspected"), at: msg.at }),
+      deadline: () => this.onDeadline(msg),
       room: () => this.onRoom(msg),
       resumed: () => this.onResumed(msg),
       error: () => this.onError(msg),
@@ -466,6 +467,15 @@ export class RoomPage {
     this.chat.push({ name: data.name, text: data.text, at: data.at, user: data.user });
     if (this.chat.length > 100) this.chat.shift();
     this.render();
+  }
+
+  /** An operator pushed the current deadline: the clock shows the new time. */
+  onDeadline(msg) {
+    if (typeof msg.deadline !== "number") return;
+    if (msg.stage === "move") this.moveDeadline = msg.deadline;
+    else if (this.seal && msg.stage === "reveal") this.seal.open_by = msg.deadline;
+    else if (this.seal && msg.stage === "commit") this.seal.commit_by = msg.deadline;
+    this.onAnnounce({ text: t("room.extended") });
   }
 
   /** A message from the site's operators: shown above the table until dismissed. */

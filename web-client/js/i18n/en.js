@@ -591,6 +591,7 @@ export default {
   "room.announce_from": "From the operators:",
   "room.announce_dismiss": "Dismiss",
   "room.inspected": "An operator of the site looked at this game's hidden cards (written to their audit log).",
+  "room.extended": "An operator of the site gave the table more time: the clock shows the new deadline.",
   "room.ended.other": "The game was ended before the finish",
   "room.watching": "you are watching",
   "room.spectators": {"one": "{count} spectator", "other": "{count} spectators"},

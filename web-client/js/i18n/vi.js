@@ -591,6 +591,7 @@ export default {
   "room.announce_from": "Ban quản trị:",
   "room.announce_dismiss": "Đóng",
   "room.inspected": "Ban quản trị trang đã xem các lá bài ẩn của trận này (có ghi vào nhật ký kiểm tra).",
+  "room.extended": "Ban quản trị trang đã cho bàn thêm thời gian: đồng hồ hiện hạn chót mới.",
   "room.ended.other": "Trận đã kết thúc trước khi xong",
   "room.watching": "bạn đang xem",
   "room.spectators": {"other": "{count} người xem"},

@@ -1,0 +1,85 @@
+"""An admin pushes a game's deadline (issue 14, "extend a deadline"): ``POST
+/admin/api/rooms/{id}/extend {seconds, reason}``. Refused without a reason, for unknown
+rooms and for rooms not playing (nothing changes, nothing audited); otherwise audited, the
+room's recorded deadline moves, every player on either node gets a ``deadline`` frame, and
+the clock member that comes due at the old time does not fire: it is moved to the new one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+from admin_helpers import admin_token, bearer
+from test_clock import FAST, clock_of, wait_fired
+from test_protocol import seat_players, started
+
+from server.admin import audit
+from server.archive.db import Database
+from server.clock import LATER
+from server.rooms import now_ms
+
+
+async def test_extend_pushes_the_deadline_for_every_player_and_the_clock_obeys(
+    start: Any,
+    admin_url: str,
+    admin_name: str,
+    admin_db: Database,
+    redis_client: Any,
+    redis_prefix: str,
+) -> None:
+    nodes = [
+        await start("a", database_url=admin_url, **FAST),
+        await start("b", database_url=admin_url, **FAST),
+    ]
+    deadlines = {"move": 600, "commit": 600, "reveal": 600}
+    table = await started(nodes, 3, deadlines=deadlines)
+    lobby = await seat_players(nodes, 2)
+    rooms = clock_of(nodes[0]).rooms
+    room = await rooms.get(table.id)
+    turn = await rooms.turn_of(room)
+    assert turn is not None and turn["deadline"] is not None
+    old = int(turn["deadline"])
+    token = await admin_token(nodes[0], admin_name)
+    path = f"/admin/api/rooms/{table.id}/extend"
+    async with httpx.AsyncClient(base_url=nodes[1].url) as http:
+        refused = [
+            (path, {"seconds": 60}, 400),  # no reason
+            (path, {"seconds": 60, "reason": "  "}, 400),
+            (path, {"seconds": 0, "reason": "lag"}, 400),
+            ("/admin/api/rooms/NOPE99/extend", {"seconds": 60, "reason": "lag"}, 404),
+            (f"/admin/api/rooms/{lobby.id}/extend", {"seconds": 60, "reason": "lag"}, 409),
+        ]
+        for url, body, status in refused:
+            r = await http.post(url, json=body, headers=bearer(token))
+            assert r.status_code == status, (url, body, r.text)
+        assert await audit.search(admin_db, admin=admin_name, action="extend") == []
+        assert (await rooms.turn_of(await rooms.get(table.id)) or {})["deadline"] == old
+        r = await http.post(
+            path, json={"seconds": 300, "reason": "a player's connection"}, headers=bearer(token)
+        )
+    assert r.status_code == 200, r.text
+    new = old + 300_000
+    assert r.json() == {
+        "room": table.id,
+        "version": room.version,
+        "stage": turn["stage"],
+        "deadline": new,
+        "by": "admin",
+    }
+    [entry] = await audit.search(admin_db, target=table.id)
+    assert (entry["action"], entry["reason"]) == ("extend", "a player's connection")
+    assert entry["details"] == {"version": room.version, "seconds": 300}
+    assert (await rooms.turn_of(await rooms.get(table.id)) or {})["deadline"] == new
+    for c in table.clients:  # players on both nodes
+        told = await c.wait(lambda f: f.get("type") == "deadline")
+        assert (told["deadline"], told["stage"], told["version"]) == (new, turn["stage"], 1)
+
+    # The old moment comes (the member is made due now): nothing is played, the member
+    # moves to the new deadline.
+    kind = {"move": "move", "commit": "commit", "reveal": "reveal"}[turn["stage"]]
+    name = f"{kind}|{table.id}|{room.version}"
+    await redis_client.zadd(f"{redis_prefix}clock", {name: now_ms()})
+    assert set(await wait_fired(nodes, name)) == {LATER}
+    assert (await rooms.get(table.id)).version == room.version
+    assert await redis_client.zscore(f"{redis_prefix}clock", name) == new
