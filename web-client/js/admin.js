@@ -1,11 +1,13 @@
 // The operators' console (/admin, issue 14): an admin signs in with an admin account (never a
 // player's identity) and sees every room of the site, refreshed every few seconds, filtered by
-// status and game and searched by room, host or seat name. The admin session token lives in
-// sessionStorage under its own key, apart from the player's identity. Routes:
-// docs/PROTOCOL.md, "Admin routes".
+// status and game and searched by room, host or seat name; a room's seats and the actions on
+// it (close, announce, reveal its hidden state -- each audited with its reason); announcements
+// to every room, the lobby lock, the live nodes and the audit log. The admin session token
+// lives in sessionStorage under its own key, apart from the player's identity. Every name and
+// text goes in as text (dom.js h()). Routes: docs/PROTOCOL.md, "Admin routes".
 
 import { h, replaceChildren } from "./dom.js";
-import { errorText, gameTitle, t } from "./i18n.js";
+import { errorText, formatDate, gameTitle, t } from "./i18n.js";
 
 const TOKEN_KEY = "tortuga.admin.token";
 const REFRESH_MS = 3000;
@@ -36,11 +38,15 @@ async function call(method, path, body) {
   return data;
 }
 
+const yesNo = (value) => (value ? t("admin.yes") : t("admin.no"));
+const headRow = (keys) => h("thead", {}, h("tr", {}, keys.map((key) => h("th", { scope: "col" }, t(key)))));
+
 export class AdminPage {
   constructor(el) {
     this.el = el;
     this.timer = null;
     this.filters = { status: "", game: "", q: "" };
+    this.roomId = null; // the room whose detail is shown
     document.title = `${t("admin.title")} — ${t("site.name")}`;
     if (sessionStorage.getItem(TOKEN_KEY)) this.showRooms();
     else this.showLogin();
@@ -75,21 +81,54 @@ export class AdminPage {
     replaceChildren(this.el, h("h1", {}, t("admin.title")), form);
   }
 
-  showRooms() {
-    const status = h(
-      "select",
-      { name: "status", onchange: () => { this.filters.status = status.value; this.refresh(); } },
-      STATUSES.map((s) => h("option", { value: s }, s ? t(`admin.status.${s}`) : t("admin.all"))),
+  /** The signed-in console: its tabs, then ``content``. */
+  shell(tab, ...content) {
+    this.stop();
+    const tabs = ["rooms", "nodes", "audit"].map((name) =>
+      h(
+        "button",
+        {
+          type: "button",
+          class: name === tab ? "tab" : "tab secondary",
+          "aria-current": name === tab ? "page" : false,
+          onclick: () => this.show(name),
+        },
+        t(`admin.tab.${name}`),
+      ),
     );
-    const game = h("input", { name: "game", placeholder: "skull-king", oninput: () => { this.filters.game = game.value.trim(); this.refresh(); } });
-    const q = h("input", { name: "q", type: "search", oninput: () => { this.filters.q = q.value.trim(); this.refresh(); } });
-    this.table = h("tbody");
-    this.state = h("p", { class: "admin-state", role: "status" });
-    const signOut = h("button", { type: "button", onclick: () => this.signOut() }, t("admin.sign_out"));
+    const signOut = h("button", { type: "button", class: "secondary sign-out", onclick: () => this.signOut() }, t("admin.sign_out"));
     replaceChildren(
       this.el,
       h("h1", {}, t("admin.title")),
-      signOut,
+      h("nav", { class: "admin-tabs", "aria-label": t("admin.title") }, tabs, signOut),
+      ...content,
+    );
+  }
+
+  show(tab) {
+    if (tab === "nodes") this.showNodes();
+    else if (tab === "audit") this.showAudit();
+    else this.showRooms();
+  }
+
+  // -- rooms -----------------------------------------------------------------------------------
+  showRooms() {
+    this.roomId = null;
+    const status = h(
+      "select",
+      { name: "status", onchange: () => { this.filters.status = status.value; this.refresh(); } },
+      STATUSES.map((s) =>
+        h("option", { value: s, selected: s === this.filters.status }, s ? t(`admin.status.${s}`) : t("admin.all")),
+      ),
+    );
+    const game = h("input", { name: "game", value: this.filters.game, placeholder: "skull-king", oninput: () => { this.filters.game = game.value.trim(); this.refresh(); } });
+    const q = h("input", { name: "q", type: "search", value: this.filters.q, oninput: () => { this.filters.q = q.value.trim(); this.refresh(); } });
+    this.table = h("tbody");
+    this.state = h("p", { class: "admin-state", role: "status" });
+    this.shell(
+      "rooms",
+      this.lobbyPanel(),
+      h("section", { class: "panel" }, h("h2", {}, t("admin.announce.title")), this.announceForm(null)),
       h("h2", {}, t("admin.rooms")),
       h(
         "div",
@@ -99,19 +138,9 @@ export class AdminPage {
         h("label", {}, t("admin.filter.search"), " ", q),
       ),
       this.state,
-      h(
-        "table",
-        { class: "admin-rooms" },
-        h(
-          "thead",
-          {},
-          h("tr", {}, ["room", "game", "status", "host", "seats"].map((c) => h("th", { scope: "col" }, t(`admin.col.${c}`)))),
-        ),
-        this.table,
-      ),
+      h("table", { class: "admin-rooms" }, headRow(["admin.col.room", "admin.col.game", "admin.col.status", "admin.col.host", "admin.col.seats"]), this.table),
     );
     this.refresh();
-    this.stop();
     this.timer = setInterval(() => this.refresh(), REFRESH_MS);
   }
 
@@ -120,6 +149,7 @@ export class AdminPage {
     for (const [k, v] of Object.entries(this.filters)) if (v) params.set(k, v);
     try {
       const { rooms } = await call("GET", `/rooms?${params}`);
+      if (this.roomId !== null || !this.table.isConnected) return;
       this.state.textContent = rooms.length ? "" : t("admin.no_rooms");
       replaceChildren(
         this.table,
@@ -127,7 +157,7 @@ export class AdminPage {
           h(
             "tr",
             { dataset: { room: r.id } },
-            h("td", {}, h("code", {}, r.id)),
+            h("td", {}, h("button", { type: "button", class: "secondary", onclick: () => this.showRoom(r.id) }, r.id)),
             h("td", {}, gameTitle(r.game, r.title)),
             h("td", {}, t(`admin.status.${r.status}`)),
             h("td", {}, r.host_name || ""),
@@ -136,13 +166,275 @@ export class AdminPage {
         ),
       );
     } catch (err) {
-      if (err.status === 401) {
-        sessionStorage.removeItem(TOKEN_KEY);
-        this.showLogin(errorText(err));
-        return;
-      }
-      this.state.textContent = errorText(err);
+      this.failed(err, this.state);
     }
+  }
+
+  /** An answer that failed: back to the login when the session is over, else said in ``where``. */
+  failed(err, where) {
+    if (err.status === 401) {
+      sessionStorage.removeItem(TOKEN_KEY);
+      this.showLogin(errorText(err));
+      return;
+    }
+    where.hidden = false;
+    where.textContent = errorText(err);
+  }
+
+  /** A form of one text field and a button: ``act(text)`` runs on submit (never with an
+   * empty text) and what it returns is said in the form's status line. */
+  textForm({ cls, label, button, act, long = false }) {
+    const field = long
+      ? h("textarea", { rows: 2, maxlength: 500, required: true })
+      : h("input", { maxlength: 500, required: true });
+    const said = h("p", { class: "admin-said", role: "status" });
+    return h(
+      "form",
+      {
+        class: ["admin-action", cls],
+        onsubmit: async (ev) => {
+          ev.preventDefault();
+          const text = field.value.trim();
+          if (!text) return;
+          said.textContent = "";
+          try {
+            said.textContent = await act(text);
+            field.value = "";
+          } catch (err) {
+            this.failed(err, said);
+          }
+        },
+      },
+      h("label", {}, label, " ", field),
+      h("button", { type: "submit", class: cls === "admin-close" ? "danger" : false }, button),
+      said,
+    );
+  }
+
+  announceForm(roomId) {
+    return this.textForm({
+      cls: "admin-announce",
+      label: roomId ? t("admin.announce.room") : t("admin.announce.all"),
+      button: t("admin.announce.send"),
+      long: true,
+      act: async (text) => {
+        const answer = await call("POST", "/announce", roomId ? { room: roomId, text } : { text });
+        return t("admin.announce.sent", { count: answer.rooms });
+      },
+    });
+  }
+
+  lobbyPanel() {
+    const panel = h("section", { class: "panel admin-lobby" }, h("h2", {}, t("admin.lobby.title")), h("p", {}, t("common.loading")));
+    call("GET", "/lobby")
+      .then((lobby) => {
+        const state = lobby.locked
+          ? h("p", { class: "locked" }, t("admin.lobby.locked", { reason: lobby.reason }))
+          : h("p", {}, t("admin.lobby.open"));
+        const form = this.textForm({
+          cls: "admin-lock",
+          label: t("admin.reason"),
+          button: lobby.locked ? t("admin.lobby.unlock") : t("admin.lobby.lock"),
+          act: async (reason) => {
+            await call("POST", "/lobby", { locked: !lobby.locked, reason });
+            panel.replaceWith(this.lobbyPanel());
+            return "";
+          },
+        });
+        replaceChildren(panel, h("h2", {}, t("admin.lobby.title")), state, form);
+      })
+      .catch((err) => this.failed(err, panel));
+    return panel;
+  }
+
+  // -- one room --------------------------------------------------------------------------------
+  /** One room: its seats (refreshed every few seconds) and the actions on it. */
+  showRoom(roomId) {
+    this.roomId = roomId;
+    this.detail = h("div", { class: "admin-room" }, h("p", {}, t("common.loading")));
+    const path = `/rooms/${encodeURIComponent(roomId)}`;
+    const reveal = h("div", { class: "admin-reveal" });
+    const askReveal = h(
+      "button",
+      {
+        type: "button",
+        onclick: () => {
+          askReveal.remove();
+          replaceChildren(
+            reveal,
+            h("p", {}, t("admin.reveal.warning")),
+            this.textForm({
+              cls: "admin-reveal-form",
+              label: t("admin.reason"),
+              button: t("admin.reveal.confirm"),
+              act: async (reason) => {
+                const answer = await call("POST", `${path}/reveal`, { reason });
+                reveal.append(this.revealed(answer));
+                return t("admin.reveal.done", { version: answer.version });
+              },
+            }),
+          );
+        },
+      },
+      t("admin.reveal.ask"),
+    );
+    this.shell(
+      "rooms",
+      h("p", {}, h("button", { type: "button", class: "secondary", onclick: () => this.showRooms() }, t("admin.back"))),
+      h("h2", {}, t("admin.room.title", { room: roomId })),
+      this.detail,
+      h(
+        "section",
+        { class: "panel" },
+        h("h3", {}, t("admin.close.title")),
+        this.textForm({
+          cls: "admin-close",
+          label: t("admin.reason"),
+          button: t("admin.close.button"),
+          act: async (reason) => {
+            await call("POST", `${path}/close`, { reason });
+            this.refreshRoom();
+            return t("admin.close.done");
+          },
+        }),
+      ),
+      h("section", { class: "panel" }, h("h3", {}, t("admin.announce.title")), this.announceForm(roomId)),
+      h("section", { class: "panel" }, h("h3", {}, t("admin.reveal.title")), askReveal, reveal),
+    );
+    this.refreshRoom();
+    this.timer = setInterval(() => this.refreshRoom(), REFRESH_MS);
+  }
+
+  async refreshRoom() {
+    const roomId = this.roomId;
+    try {
+      const { room } = await call("GET", `/rooms/${encodeURIComponent(roomId)}`);
+      if (roomId !== this.roomId || !this.detail.isConnected) return;
+      replaceChildren(
+        this.detail,
+        h(
+          "p",
+          { class: "admin-room-status" },
+          gameTitle(room.game, room.title),
+          " · ",
+          t(`admin.status.${room.status}`),
+          room.reason ? ` (${room.reason})` : "",
+          " · ",
+          t("admin.room.spectators", { count: room.spectators }),
+        ),
+        h(
+          "table",
+          { class: "admin-seats" },
+          headRow(["admin.seat.seat", "admin.seat.name", "admin.seat.bot", "admin.seat.connected", "admin.seat.stand_in"]),
+          h(
+            "tbody",
+            {},
+            room.seats.map((s) =>
+              h(
+                "tr",
+                {},
+                h("td", {}, String(s.seat + 1)),
+                h("td", {}, s.name || "—"),
+                h("td", {}, s.bot || t("admin.no")),
+                h("td", {}, yesNo(s.connected)),
+                h("td", {}, yesNo(s.stand_in)),
+              ),
+            ),
+          ),
+        ),
+      );
+    } catch (err) {
+      this.failed(err, this.detail);
+    }
+  }
+
+  /** The server's answer to a reveal: every seat's view, as text. */
+  revealed(answer) {
+    return h(
+      "div",
+      { class: "admin-views" },
+      answer.views.map((view, seat) =>
+        h(
+          "details",
+          { open: true },
+          h("summary", {}, t("admin.reveal.seat", { seat: seat + 1 })),
+          h("pre", {}, JSON.stringify(view, null, 2)),
+        ),
+      ),
+    );
+  }
+
+  // -- nodes and audit -------------------------------------------------------------------------
+  showNodes() {
+    this.roomId = null;
+    const body = h("tbody");
+    const said = h("p", { role: "status" });
+    this.shell(
+      "nodes",
+      h("h2", {}, t("admin.tab.nodes")),
+      said,
+      h("table", { class: "admin-nodes" }, headRow(["admin.node.instance", "admin.node.alive", "admin.node.rooms"]), body),
+    );
+    const load = async () => {
+      try {
+        const { nodes } = await call("GET", "/nodes");
+        said.textContent = nodes.length ? "" : t("admin.node.none");
+        replaceChildren(
+          body,
+          nodes.map((n) =>
+            h("tr", {}, h("td", {}, h("code", {}, n.instance)), h("td", {}, yesNo(n.alive)), h("td", {}, String(n.rooms))),
+          ),
+        );
+      } catch (err) {
+        this.failed(err, said);
+      }
+    };
+    load();
+    this.timer = setInterval(load, REFRESH_MS);
+  }
+
+  showAudit() {
+    this.roomId = null;
+    const body = h("tbody");
+    const said = h("p", { role: "status" });
+    const q = h("input", { type: "search", name: "audit-q" });
+    let asked = 0;
+    const load = async () => {
+      const mine = ++asked;
+      const params = new URLSearchParams({ limit: "100" });
+      if (q.value.trim()) params.set("q", q.value.trim());
+      try {
+        const { entries } = await call("GET", `/audit?${params}`);
+        if (mine !== asked) return; // a later search answered or will answer
+        said.textContent = entries.length ? "" : t("admin.audit.none");
+        replaceChildren(
+          body,
+          entries.map((e) =>
+            h(
+              "tr",
+              { dataset: { action: e.action } },
+              h("td", {}, formatDate(e.at)),
+              h("td", {}, e.admin),
+              h("td", {}, e.action),
+              h("td", {}, e.target || ""),
+              h("td", {}, e.reason || ""),
+              h("td", {}, e.details && e.details.text ? e.details.text : ""),
+            ),
+          ),
+        );
+      } catch (err) {
+        this.failed(err, said);
+      }
+    };
+    q.addEventListener("input", load);
+    this.shell(
+      "audit",
+      h("h2", {}, t("admin.tab.audit")),
+      h("label", {}, t("admin.audit.search"), " ", q),
+      said,
+      h("table", { class: "admin-audit" }, headRow(["admin.audit.at", "admin.audit.admin", "admin.audit.action", "admin.audit.room", "admin.audit.reason", "admin.audit.text"]), body),
+    );
+    load();
   }
 
   async signOut() {
