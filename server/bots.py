@@ -176,8 +176,8 @@ class BotDriver:
     async def _plan(self, room: Room) -> tuple[str, list[Action]]:
         """The stage of the room (``m``: an open move, ``c``: commits, ``r``: openings) and
         what the driver owes there."""
-        if room.status != PLAYING or room.state is None:
-            return "", []
+        if room.status != PLAYING or room.state is None or room.paused_at is not None:
+            return "", []  # paused (an admin): bots and stand-ins wait for the resume
         game = room.game
         state = game.decode(room.state)
         prompt = game.prompt(state)

@@ -85,6 +85,7 @@ BATCH = 100  # members claimed per look
 NODE_ROOMS_KEEP = 24 * 3600  # seconds a node's room index outlives its last heartbeat
 APPLIED, STALE, LATER = "applied", "stale", "later"  # what firing a member did
 EARLY_MS = 50  # a deadline member this early (clocks of nodes differ) fires anyway
+PAUSED_LOOK_MS = 5000  # a member of a paused room is looked at again this much later
 
 
 class Clock:
@@ -310,6 +311,8 @@ class Clock:
                 room = await self.rooms.get(room_id)
                 if room.status != PLAYING:
                     return STALE  # in the lobby: armed again when the game starts
+                if room.paused_at is not None:
+                    return await self._later(name)
                 took = await self.rooms.take_over(room_id, seat, dropped)
                 return APPLIED if took else STALE
             version = int(rest[0])
@@ -326,6 +329,8 @@ class Clock:
         room = await self.rooms.get(room_id, presence=True)
         if room.status != PLAYING:
             return STALE
+        if room.paused_at is not None:
+            return await self._later(name)
         left = self._last_human_seen(room, await self.store.load_presence(room_id))
         if left is None:
             return STALE  # someone is back
@@ -337,6 +342,12 @@ class Clock:
         log.info("abandoned: nobody came back", extra={"room": room_id})
         return APPLIED
 
+    async def _later(self, name: str) -> str:
+        """The room's clocks are paused (an admin, server/admin/clocks.py): nothing fires;
+        the member is looked at again a little later."""
+        await self.store.reschedule(name, now_ms() + PAUSED_LOOK_MS)
+        return LATER
+
     async def _deadline(self, name: str, kind: str, room_id: str, version: int) -> str:
         """A deadline of ``version``: the default for every seat that still owes. The
         room's own record of the deadline has the last word: a member that comes early (set
@@ -344,6 +355,8 @@ class Clock:
         room = await self.rooms.get(room_id)
         if room.status != PLAYING or room.version != version or room.state is None:
             return STALE
+        if room.paused_at is not None:
+            return await self._later(name)  # the resume moves it to the time it had left
         game = room.game
         prompt = game.prompt(game.decode(room.state))
         due = room.deadline

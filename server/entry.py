@@ -140,6 +140,7 @@ class Published(msgspec.Struct, kw_only=True, omit_defaults=True):
     k: str  # "step" | "room" | "committed" | "open" | "chat" | "presence" | "rooms" | "announce"
     # | "inspected" (an admin looked at the hidden state: who and what is not said)
     # | "deadline" (an admin pushed the current deadline: ``version``, ``stage``, ``deadline``)
+    # | "paused" / "unpaused" (an admin stopped / started the room's clocks)
     room: str = ""
     data: dict[str, Any] | None = None
 

@@ -226,7 +226,7 @@ class Connection:
         elif message.k in ("committed", "open", "deadline"):
             if data.get("version") == self.version:
                 await self._write({"type": message.k, "room": self.room_id, **data})
-        elif message.k in ("chat", "presence", "announce", "inspected"):
+        elif message.k in ("chat", "presence", "announce", "inspected", "paused", "unpaused"):
             await self._write({"type": message.k, "room": self.room_id, **data})
 
     def _unwelcome(self, status: str) -> bool:

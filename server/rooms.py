@@ -129,6 +129,7 @@ class Room:
     contributions: list[dict[str, Any]] | None = None
     absent: str = "bot"
     deadline: int | None = None  # epoch ms: when the prompt of this version times out
+    paused_at: int | None = None  # epoch ms: an admin paused the room's clocks (server/admin/)
     game_no: int = 0  # the room's game (1 once dealt): its archive id is ``<room>-<n>``
     archived: bool = False  # the game's final record is on the archive stream
     ended_reason: str | None = None  # abandoned games: "host" or "idle"
@@ -233,6 +234,7 @@ def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = No
         contributions=json.loads(raw["contributions"]) if raw.get("contributions") else None,
         absent=text("absent") or "bot",
         deadline=int(raw["deadline"]) if raw.get("deadline") else None,
+        paused_at=int(raw["paused_at"]) if raw.get("paused_at") else None,
         game_no=int(raw.get("game_no") or b"0"),
         archived=raw.get("archived") == b"1",
         ended_reason=text("ended_reason") or None,

@@ -312,6 +312,32 @@ redis.call('PUBLISH', ARGV[5], ARGV[6])
 return 1
 """
 
+_PAUSE = """
+-- KEYS: room. ARGV: paused_at, by, channel, payload. 1 if the playing room was not paused.
+if redis.call('HGET', KEYS[1], 'status') ~= 'playing' then return 0 end
+if redis.call('HSETNX', KEYS[1], 'paused_at', ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'paused_by', ARGV[2])
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return 1
+"""
+
+_UNPAUSE = """
+-- KEYS: room, seal. ARGV: paused_at, version, stage, old due, new due, channel, payload.
+-- Ends the pause begun at paused_at and moves the current stage's due time (unless there
+-- is none: old due ''), if the version did not move on since it was read. 1 if done.
+if redis.call('HGET', KEYS[1], 'paused_at') ~= ARGV[1] then return 0 end
+if redis.call('HGET', KEYS[1], 'version') ~= ARGV[2] then return 0 end
+if ARGV[4] ~= '' then
+  local key, field = KEYS[1], 'deadline'
+  if ARGV[3] == 'reveal' then key, field = KEYS[2], 'open_by' end
+  if redis.call('HGET', key, field) ~= ARGV[4] then return 0 end
+  redis.call('HSET', key, field, ARGV[5])
+end
+redis.call('HDEL', KEYS[1], 'paused_at', 'paused_by')
+redis.call('PUBLISH', ARGV[6], ARGV[7])
+return 1
+"""
+
 _CLAIM = """
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
 for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], 'XX', ARGV[2], member) end
@@ -396,6 +422,8 @@ class Store:
         self._bucket = redis.register_script(_BUCKET)
         self._touch = redis.register_script(_TOUCH_LOBBY)
         self._extend = redis.register_script(_EXTEND)
+        self._pause = redis.register_script(_PAUSE)
+        self._unpause = redis.register_script(_UNPAUSE)
 
     # -- rooms ------------------------------------------------------------------------
     async def create_room(self, room_id: str, fields: Mapping[str, bytes | str]) -> bool:
@@ -496,6 +524,37 @@ class Store:
             payload,
         ]
         return bool(await self._extend(keys=[k.room(room_id), k.seal(room_id)], args=args))
+
+    async def pause(self, room_id: str, at_ms: int, by: str, payload: bytes) -> bool:
+        """Mark the playing room paused since ``at_ms`` (fields ``paused_at``, ``paused_by``
+        of the room hash: they survive any node) and publish; False if it was paused already
+        or is not playing."""
+        args: list[bytes | str] = [str(at_ms), by, self.keys.channel(room_id), payload]
+        return bool(await self._pause(keys=[self.keys.room(room_id)], args=args))
+
+    async def unpause(
+        self,
+        room_id: str,
+        paused_at: int,
+        version: int,
+        stage: str,
+        old_ms: int | None,
+        new_ms: int | None,
+        payload: bytes,
+    ) -> bool:
+        """End the pause begun at ``paused_at``, moving the due time of ``version``'s
+        ``stage`` from ``old_ms`` to ``new_ms``; False if anything moved meanwhile."""
+        k = self.keys
+        args: list[bytes | str] = [
+            str(paused_at),
+            str(version),
+            stage,
+            "" if old_ms is None else str(old_ms),
+            "" if new_ms is None else str(new_ms),
+            k.channel(room_id),
+            payload,
+        ]
+        return bool(await self._unpause(keys=[k.room(room_id), k.seal(room_id)], args=args))
 
     # -- the log ----------------------------------------------------------------------
     async def log_range(

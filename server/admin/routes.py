@@ -314,6 +314,8 @@ async def extend(request: Request, session: sessions.Session) -> Response:
         return _error(404, exc.code, exc.message)
     if room.status != "playing":
         return _error(409, "game-not-started", f"the room is {room.status}: no game under way")
+    if room.paused_at is not None:
+        return _error(409, clocks.PAUSED, "the room's clocks are paused: resume them first")
     await audit.write(
         _db(request),
         session.admin,
@@ -327,6 +329,48 @@ async def extend(request: Request, session: sessions.Session) -> Response:
     except RoomError as exc:
         return _error(409, exc.code, exc.message)
     return JSONResponse({"room": room_id, **notice})
+
+
+async def _clock_action(request: Request, session: sessions.Session, action: str) -> Response:
+    reason = await _reason(request)
+    if isinstance(reason, JSONResponse):
+        return reason
+    rooms = _services(request).rooms
+    room_id = request.path_params["room"]
+    try:
+        room = await rooms.get(room_id)
+    except RoomError as exc:
+        return _error(404, exc.code, exc.message)
+    if room.status != "playing":
+        return _error(409, "game-not-started", f"the room is {room.status}: no game under way")
+    if action == "pause" and room.paused_at is not None:
+        return _error(409, clocks.PAUSED, "the room's clocks are paused already")
+    if action == "resume" and room.paused_at is None:
+        return _error(409, clocks.NOT_PAUSED, "the room's clocks are not paused")
+    details = {"version": room.version}
+    await audit.write(
+        _db(request), session.admin, action, target=room_id, reason=reason, details=details
+    )
+    try:
+        if action == "pause":
+            notice = await clocks.pause(rooms, room_id)
+        else:
+            notice = await clocks.resume(rooms, room_id)
+    except RoomError as exc:
+        return _error(409, exc.code, exc.message)
+    return JSONResponse({"room": room_id, **notice})
+
+
+async def pause(request: Request, session: sessions.Session) -> Response:
+    """Stop a game's clocks (audited, reason required): no deadline fires, bots and
+    stand-ins wait; players may still move. Every socket gets ``paused``."""
+    return await _clock_action(request, session, "pause")
+
+
+async def resume(request: Request, session: sessions.Session) -> Response:
+    """Start a paused game's clocks again (audited, reason required): the current deadline
+    gets the time it had left. Every socket gets ``unpaused``."""
+    return await _clock_action(request, session, "resume")
 
 
 class LobbyLock(msgspec.Struct, forbid_unknown_fields=True):
@@ -367,6 +411,8 @@ routes = [
     Route("/rooms/{room}/close", admin_only(close_room), methods=["POST"]),
     Route("/rooms/{room}/reveal", admin_only(reveal), methods=["POST"]),
     Route("/rooms/{room}/extend", admin_only(extend), methods=["POST"]),
+    Route("/rooms/{room}/pause", admin_only(pause), methods=["POST"]),
+    Route("/rooms/{room}/resume", admin_only(resume), methods=["POST"]),
     Route("/nodes", admin_only(nodes_list)),
     Route("/announce", admin_only(announce), methods=["POST"]),
     Route("/lobby", admin_only(lobby_state)),

@@ -61,6 +61,7 @@ export class RoomPage {
     this.verify = null;
     this.verifying = false;
     this.moveDeadline = null;
+    this.paused = false; // an operator stopped the clocks (a `paused` frame; `unpaused` ends it)
     this.takeback = null;  // the version of my own open move that I may still take back
     this.wasMyMove = false;
     this.joined = false;
@@ -202,6 +203,8 @@ export class RoomPage {
       announce: () => this.onAnnounce(msg),
       inspected: () => this.onAnnounce({ text: t("room.inspected"), at: msg.at }),
       deadline: () => this.onDeadline(msg),
+      paused: () => { this.paused = true; this.onAnnounce({ text: t("room.paused") }); },
+      unpaused: () => { this.paused = false; this.onDeadline(msg, "room.unpaused"); },
       room: () => this.onRoom(msg),
       resumed: () => this.onResumed(msg),
       error: () => this.onError(msg),
@@ -470,12 +473,13 @@ export class RoomPage {
   }
 
   /** An operator pushed the current deadline: the clock shows the new time. */
-  onDeadline(msg) {
-    if (typeof msg.deadline !== "number") return;
-    if (msg.stage === "move") this.moveDeadline = msg.deadline;
-    else if (this.seal && msg.stage === "reveal") this.seal.open_by = msg.deadline;
-    else if (this.seal && msg.stage === "commit") this.seal.commit_by = msg.deadline;
-    this.onAnnounce({ text: t("room.extended") });
+  onDeadline(msg, note = "room.extended") {
+    if (typeof msg.deadline === "number") {
+      if (msg.stage === "move") this.moveDeadline = msg.deadline;
+      else if (this.seal && msg.stage === "reveal") this.seal.open_by = msg.deadline;
+      else if (this.seal && msg.stage === "commit") this.seal.commit_by = msg.deadline;
+    }
+    this.onAnnounce({ text: t(note) });
   }
 
   /** A message from the site's operators: shown above the table until dismissed. */
@@ -747,6 +751,7 @@ export class RoomPage {
   }
 
   clockText() {
+    if (this.paused) return { text: t("room.clock_paused"), low: false };
     const due = this.deadline();
     if (!due) return null;
     const left = Math.max(0, Math.round((due - Date.now()) / 1000));

@@ -83,3 +83,76 @@ async def test_extend_pushes_the_deadline_for_every_player_and_the_clock_obeys(
     assert set(await wait_fired(nodes, name)) == {LATER}
     assert (await rooms.get(table.id)).version == room.version
     assert await redis_client.zscore(f"{redis_prefix}clock", name) == new
+
+
+async def test_pause_stops_the_clocks_on_every_node_and_resume_gives_back_the_time_left(
+    start: Any,
+    admin_url: str,
+    admin_name: str,
+    admin_db: Database,
+    redis_client: Any,
+    redis_prefix: str,
+) -> None:
+    """Issue 14: "pause and resume a room's clocks". A deadline that comes due during the
+    pause does not fire (on either node); the pause lives in Redis (any node resumes it);
+    on resume the deadline is the time it had left, counted from the resume."""
+    nodes = [
+        await start("a", database_url=admin_url, **FAST),
+        await start("b", database_url=admin_url, **FAST),
+    ]
+    deadlines = {"move": 600, "commit": 600, "reveal": 600}
+    table = await started(nodes, 3, deadlines=deadlines)
+    lobby = await seat_players(nodes, 2)
+    rooms = clock_of(nodes[0]).rooms
+    room = await rooms.get(table.id)
+    turn = await rooms.turn_of(room)
+    assert turn is not None and turn["deadline"] is not None
+    old = int(turn["deadline"])
+    token = await admin_token(nodes[0], admin_name)
+    base = f"/admin/api/rooms/{table.id}"
+    async with httpx.AsyncClient(base_url=nodes[0].url) as http:
+
+        async def post(url: str, body: dict[str, Any]) -> httpx.Response:
+            return await http.post(url, json=body, headers=bearer(token))
+
+        assert (await post(f"{base}/pause", {})).status_code == 400  # no reason
+        assert (await post("/admin/api/rooms/NOPE99/pause", {"reason": "x"})).status_code == 404
+        r = await post(f"/admin/api/rooms/{lobby.id}/pause", {"reason": "x"})
+        assert r.status_code == 409 and r.json()["error"]["code"] == "game-not-started"
+        r = await post(f"{base}/resume", {"reason": "x"})
+        assert r.status_code == 409 and r.json()["error"]["code"] == "not-paused"
+        assert await audit.search(admin_db, target=table.id) == []  # refused: not audited
+        r = await post(f"{base}/pause", {"reason": "server upgrade"})
+        assert r.status_code == 200, r.text
+        paused_at = r.json()["at"]
+        assert r.json()["by"] == "admin"
+        r = await post(f"{base}/pause", {"reason": "again"})
+        assert r.status_code == 409 and r.json()["error"]["code"] == "paused"
+        r = await post(f"{base}/extend", {"seconds": 60, "reason": "x"})
+        assert r.status_code == 409 and r.json()["error"]["code"] == "paused"
+    for c in table.clients:  # players on both nodes are told
+        told = await c.wait(lambda f: f.get("type") == "paused")
+        assert (told["by"], told["at"]) == ("admin", paused_at)
+
+    # The deadline's moment comes during the pause: nothing is played, on either node.
+    name = f"{turn['stage']}|{table.id}|{room.version}"
+    await redis_client.zadd(f"{redis_prefix}clock", {name: now_ms()})
+    assert set(await wait_fired(nodes, name)) == {LATER}
+    assert (await rooms.get(table.id)).version == room.version
+    assert (await rooms.get(table.id)).paused_at == paused_at  # in Redis, for every node
+
+    # Resumed from the other node: the time left at the pause, from now.
+    async with httpx.AsyncClient(base_url=nodes[1].url) as http:
+        r = await http.post(f"{base}/resume", json={"reason": "done"}, headers=bearer(token))
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["deadline"] - old == body["paused_ms"] > 0
+    assert (body["version"], body["stage"]) == (room.version, turn["stage"])
+    assert (await rooms.get(table.id)).paused_at is None
+    assert (await rooms.turn_of(await rooms.get(table.id)) or {})["deadline"] == body["deadline"]
+    assert await redis_client.zscore(f"{redis_prefix}clock", name) == body["deadline"]
+    for c in table.clients:
+        told = await c.wait(lambda f: f.get("type") == "unpaused")
+        assert told["deadline"] == body["deadline"]
+    actions = [(e["action"], e["reason"]) for e in await audit.search(admin_db, target=table.id)]
+    assert actions == [("resume", "done"), ("pause", "server upgrade")]  # refusals: not audited
