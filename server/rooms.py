@@ -172,6 +172,7 @@ class Room:
             "takeback": self.takeback,
             "host": self.host,
             "status": self.status,
+            "paused": self.paused_at is not None,  # an admin stopped the clocks
             "version": self.version,
             "game_id": self.game_id,
             "invite": f"{base_url}/r/{self.id}",

@@ -370,6 +370,7 @@ export class RoomPage {
   takeRoomState(msg) {
     const summary = msg.room_state || (typeof msg.room === "object" ? msg.room : null);
     if (summary) this.room = { ...summary, seed: summary.seed || (this.room && this.room.seed) || null };
+    if (summary) this.paused = !!summary.paused;
     if (!this.room) return;
     if (msg.seed_digest) this.room.seed_digest = msg.seed_digest;
     if (msg.seed) this.room.seed = msg.seed;

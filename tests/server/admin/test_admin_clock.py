@@ -13,6 +13,7 @@ import httpx
 from admin_helpers import admin_token, bearer
 from test_clock import FAST, clock_of, wait_fired
 from test_protocol import seat_players, started
+from tortuga_client import Client
 
 from server.admin import audit
 from server.archive.db import Database
@@ -133,6 +134,10 @@ async def test_pause_stops_the_clocks_on_every_node_and_resume_gives_back_the_ti
     for c in table.clients:  # players on both nodes are told
         told = await c.wait(lambda f: f.get("type") == "paused")
         assert (told["by"], told["at"]) == ("admin", paused_at)
+    late = await Client.connect(nodes[1], "Late")  # joins during the pause: it is told too
+    await late.send("join", room=table.id, **{"as": "spectator"})
+    snap = await late.wait(lambda f: f["type"] == "snapshot")
+    assert snap["room_state"]["paused"] is True
 
     # The deadline's moment comes during the pause: nothing is played, on either node.
     name = f"{turn['stage']}|{table.id}|{room.version}"
