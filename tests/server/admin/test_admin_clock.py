@@ -7,17 +7,18 @@ the clock member that comes due at the old time does not fire: it is moved to th
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
 from admin_helpers import admin_token, bearer
-from test_clock import FAST, clock_of, wait_fired
+from test_clock import FAST, applied, clock_of, fired, wait_fired
 from test_protocol import seat_players, started
 from tortuga_client import Client
 
 from server.admin import audit
 from server.archive.db import Database
-from server.clock import LATER
+from server.clock import APPLIED, LATER
 from server.rooms import now_ms
 
 
@@ -161,3 +162,38 @@ async def test_pause_stops_the_clocks_on_every_node_and_resume_gives_back_the_ti
         assert told["deadline"] == body["deadline"]
     actions = [(e["action"], e["reason"]) for e in await audit.search(admin_db, target=table.id)]
     assert actions == [("resume", "done"), ("pause", "server upgrade")]  # refusals: not audited
+
+
+async def test_a_deadline_that_came_due_during_a_pause_fires_once_after_the_resume(
+    start: Any, admin_url: str, admin_name: str, admin_db: Database
+) -> None:
+    """The deadline (3 s) comes due while paused: nothing is played; after the resume it
+    fires exactly once, over both nodes' clocks, with the time it had left."""
+    nodes = [
+        await start("a", database_url=admin_url, **FAST),
+        await start("b", database_url=admin_url, **FAST),
+    ]
+    table = await started(nodes, 3, deadlines={"move": 3, "commit": 3, "reveal": 3})
+    rooms = clock_of(nodes[0]).rooms
+    room = await rooms.get(table.id)
+    turn = await rooms.turn_of(room)
+    assert turn is not None
+    name = f"{turn['stage']}|{table.id}|{room.version}"
+    token = await admin_token(nodes[0], admin_name)
+    base = f"/admin/api/rooms/{table.id}"
+    async with httpx.AsyncClient(base_url=nodes[0].url) as http:
+        r = await http.post(f"{base}/pause", json={"reason": "test"}, headers=bearer(token))
+        assert r.status_code == 200, r.text
+        assert set(await wait_fired(nodes, name)) == {LATER}  # its moment came: paused
+        assert (await rooms.get(table.id)).version == room.version
+        r = await http.post(f"{base}/resume", json={"reason": "test"}, headers=bearer(token))
+        assert r.status_code == 200, r.text
+    resumed = r.json()
+    assert resumed["deadline"] > turn["deadline"]
+    for _ in range(300):
+        if APPLIED in fired(nodes, name):
+            break
+        await asyncio.sleep(0.05)
+    assert fired(nodes, name).count(APPLIED) == 1
+    assert applied(nodes)[name] == 1
+    assert (await rooms.get(table.id)).version > room.version
