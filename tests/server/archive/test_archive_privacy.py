@@ -8,6 +8,7 @@ from __future__ import annotations
 import secrets
 
 import httpx
+import pytest
 from archive_helpers import play_record, store
 from test_archive_routes import bearer, client  # noqa: F401 -- the fixture
 
@@ -105,3 +106,37 @@ async def test_a_profile_shows_the_name_public_games_and_ratings(
     assert other["ratings"][0]["games"] == 1
     own = (await client.get(f"/api/history/users/{anne}/games", headers=bearer(anne))).json()
     assert {"created_at", "last_seen_at"} <= set(own["user"])
+
+
+@pytest.mark.parametrize("engine", ["loon-tricks", "pirate-king", "pearates"])
+async def test_the_new_games_hide_private_moves_from_history_readers(
+    client: httpx.AsyncClient,  # noqa: F811
+    db: Database,
+    engine: str,
+) -> None:
+    """Issues 11-13: "Private open moves (a card put aside, a face-down bid, a look at a
+    hidden card) never appear in any ... history route that anyone else can read before the
+    game is over". Half of a game is stored as under way; each reader sees a move only when
+    it was public (a sealed phase that is not private, once revealed) or their own."""
+    anne, ben, cleo, eve = (f"u-{secrets.token_hex(4)}" for _ in range(4))
+    full = play_record(engine=engine, players=3, rounds=3, users=[anne, ben, cleo], public=True)
+    cut = full["events"][: len(full["events"]) // 2]
+    playing = {**full, "status": "playing", "seed": None, "ended_at": None, "outcome": None}
+    await store(db, {**playing, "events": cut})
+    logged = {e["version"]: e for e in cut}
+    hidden = [v for v, e in logged.items() if e["moves"] and not e.get("moves_public")]
+    assert hidden  # open moves, and private sealed phases, are each their mover's
+    if engine == "loon-tricks":  # the ditch: three seats' cards put aside, privately
+        assert any(len(logged[v]["moves"]) == 3 for v in hidden)
+    game_id = full["game_id"]
+    for who, own in (({}, set()), (bearer(eve), set()), (bearer(ben), {"1"})):
+        events = (await client.get(f"/api/history/games/{game_id}", headers=who)).json()["events"]
+        assert len(events) == len(cut)
+        for event in events:
+            e = logged[event["version"]]
+            shown = (
+                e["moves"]
+                if e.get("moves_public")
+                else {s: m for s, m in e["moves"].items() if s in own}
+            )
+            assert event["moves"] == shown, (engine, event["version"])
