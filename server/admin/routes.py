@@ -22,7 +22,7 @@ from starlette.routing import Route
 from server.admin import accounts, audit, clocks, console, sessions
 from server.archive.db import Database
 from server.entry import Published, pack
-from server.rooms import RoomError
+from server.rooms import Room, RoomError
 from server.session import Services
 from server.text import BadText, clean_text
 
@@ -184,9 +184,31 @@ async def _reason(request: Request) -> str | JSONResponse:
         reason = msgspec.json.decode(body, type=Because).reason.strip()
     except msgspec.DecodeError as exc:
         return _error(400, "bad-request", f"expected {{reason}}: {exc}")
+    return _said(reason)
+
+
+def _said(reason: str) -> str | JSONResponse:
+    """A reason as the audit keeps it: said in a few words, at most 500 characters."""
     if not reason or len(reason) > audit.MAX_REASON:
         return _error(400, "reason-required", "say why, in 1 to 500 characters")
     return reason
+
+
+async def _room(request: Request) -> Room | JSONResponse:
+    """The room the path names, or 404."""
+    try:
+        return await _services(request).rooms.get(request.path_params["room"])
+    except RoomError as exc:
+        return _error(404, exc.code, exc.message)
+
+
+async def _room_under_way(request: Request) -> Room | JSONResponse:
+    """The room the path names with a game under way: 404 without the room, 409 without
+    the game."""
+    room = await _room(request)
+    if isinstance(room, Room) and room.status != "playing":
+        return _error(409, "game-not-started", f"the room is {room.status}: no game under way")
+    return room
 
 
 async def close_room(request: Request, session: sessions.Session) -> Response:
@@ -195,14 +217,10 @@ async def close_room(request: Request, session: sessions.Session) -> Response:
     reason = await _reason(request)
     if isinstance(reason, JSONResponse):
         return reason
-    rooms = _services(request).rooms
-    room_id = request.path_params["room"]
-    try:
-        room = await rooms.get(room_id)
-    except RoomError as exc:
-        return _error(404, exc.code, exc.message)
-    if room.status != "playing":
-        return _error(409, "game-not-started", f"the room is {room.status}: no game to close")
+    room = await _room_under_way(request)
+    if isinstance(room, JSONResponse):
+        return room
+    rooms, room_id = _services(request).rooms, room.id
     await audit.write(_db(request), session.admin, "close", target=room_id, reason=reason)
     try:
         closed = await rooms.abandon(room_id, None, CLOSED_BY_ADMIN)
@@ -257,12 +275,10 @@ async def reveal(request: Request, session: sessions.Session) -> Response:
     reason = await _reason(request)
     if isinstance(reason, JSONResponse):
         return reason
-    rooms = _services(request).rooms
-    room_id = request.path_params["room"]
-    try:
-        room = await rooms.get(room_id)
-    except RoomError as exc:
-        return _error(404, exc.code, exc.message)
+    room = await _room(request)
+    if isinstance(room, JSONResponse):
+        return room
+    rooms, room_id = _services(request).rooms, room.id
     if room.state is None:
         return _error(409, "game-not-started", f"the room is {room.status}: no game to show")
     await audit.write(
@@ -301,19 +317,15 @@ async def extend(request: Request, session: sessions.Session) -> Response:
         form = msgspec.json.decode(body, type=Extension)
     except msgspec.DecodeError as exc:
         return _error(400, "bad-request", f"expected {{seconds, reason}}: {exc}")
-    reason = form.reason.strip()
-    if not reason or len(reason) > audit.MAX_REASON:
-        return _error(400, "reason-required", "say why, in 1 to 500 characters")
+    reason = _said(form.reason.strip())
+    if isinstance(reason, JSONResponse):
+        return reason
     if not 1 <= form.seconds <= clocks.MAX_EXTEND_SECONDS:
         return _error(400, "bad-request", "seconds: from 1 to 86400")
-    rooms = _services(request).rooms
-    room_id = request.path_params["room"]
-    try:
-        room = await rooms.get(room_id)
-    except RoomError as exc:
-        return _error(404, exc.code, exc.message)
-    if room.status != "playing":
-        return _error(409, "game-not-started", f"the room is {room.status}: no game under way")
+    room = await _room_under_way(request)
+    if isinstance(room, JSONResponse):
+        return room
+    rooms, room_id = _services(request).rooms, room.id
     if room.paused_at is not None:
         return _error(409, clocks.PAUSED, "the room's clocks are paused: resume them first")
     await audit.write(
@@ -335,14 +347,10 @@ async def _clock_action(request: Request, session: sessions.Session, action: str
     reason = await _reason(request)
     if isinstance(reason, JSONResponse):
         return reason
-    rooms = _services(request).rooms
-    room_id = request.path_params["room"]
-    try:
-        room = await rooms.get(room_id)
-    except RoomError as exc:
-        return _error(404, exc.code, exc.message)
-    if room.status != "playing":
-        return _error(409, "game-not-started", f"the room is {room.status}: no game under way")
+    room = await _room_under_way(request)
+    if isinstance(room, JSONResponse):
+        return room
+    rooms, room_id = _services(request).rooms, room.id
     if action == "pause" and room.paused_at is not None:
         return _error(409, clocks.PAUSED, "the room's clocks are paused already")
     if action == "resume" and room.paused_at is None:
