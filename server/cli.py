@@ -186,7 +186,7 @@ def cmd_loadtest(args: argparse.Namespace) -> int:
         urls=tuple(u.rstrip("/") for u in args.url),
         rooms=args.rooms,
         players=args.players,
-        game=args.game,
+        game=args.game or loadtest.Plan.game,
         rounds=args.rounds,
         pace=args.pace,
         timeout=args.timeout,
@@ -262,7 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     load.add_argument("--rooms", type=int, default=10)
     load.add_argument("--players", type=int, default=4, help="clients (seats) per room")
-    load.add_argument("--game", default="skull-king")
+    load.add_argument("--game", default=None, help="a game id (default: the first registered)")
     load.add_argument("--rounds", type=int, default=None, help="default: the full game")
     load.add_argument("--pace", type=float, default=0.0, help="seconds a client thinks per move")
     load.add_argument(

@@ -62,7 +62,7 @@ class Plan:
     urls: tuple[str, ...]
     rooms: int = 2
     players: int = 4
-    game: str = "skull-king"
+    game: str = next(iter(GAMES))  # the first registered game
     rounds: int | None = None  # None: the game's default options
     pace: float = 0.0  # seconds each client thinks before each move, commit or reveal
     timeout: float = 300.0  # per room, from its creation to its game over
