@@ -47,7 +47,9 @@ Presence survives node death through heartbeats: every node instance scores itse
 every ``heartbeat_seconds``). The same claim finds instances past their time; the claimer
 drops their sockets from every room they were in (``node:<instance>:rooms``) as if each had
 closed, so their seats start the grace period. A node that finds itself reaped while alive
-(it stalled) announces its sockets again.
+(it stalled) announces its sockets again. Each heartbeat also says what the node is (its
+version, when it started, its socket and room counts: ``node:<instance>:info``); that stays
+``DEAD_NODE_SHOWN`` after the last beat, so the admin console shows a dead node as dead.
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ from server.rooms import (
     phase_name,
 )
 from server.store import member, stamp
+from server.version import version
 
 if TYPE_CHECKING:
     from server.bots import BotDriver
@@ -83,6 +86,7 @@ log = logging.getLogger("tortuga.clock")
 
 BATCH = 100  # members claimed per look
 NODE_ROOMS_KEEP = 24 * 3600  # seconds a node's room index outlives its last heartbeat
+DEAD_NODE_SHOWN = 3600  # seconds the console still shows a node after its last heartbeat
 APPLIED, STALE, LATER = "applied", "stale", "later"  # what firing a member did
 EARLY_MS = 50  # a deadline member this early (clocks of nodes differ) fires anyway
 PAUSED_LOOK_MS = 5000  # a member of a paused room is looked at again this much later
@@ -104,6 +108,8 @@ class Clock:
         self.store = rooms.store
         self.keys = rooms.store.keys
         self.instance = hub.instance
+        self.node_id = settings.node_id
+        self.started_ms = now_ms()
         self.grace = settings.grace_seconds
         self.poll = settings.clock_poll_seconds
         self.lease_ms = int(settings.clock_lease_seconds * 1000)
@@ -403,9 +409,26 @@ class Clock:
         return applied
 
     # -- heartbeats and dead nodes ----------------------------------------------------------
+    def _info(self, now: int) -> dict[str, str]:
+        """What this node says of itself in each heartbeat (the admin console's nodes)."""
+        return {
+            "node": self.node_id,
+            "version": version(),
+            "started_ms": str(self.started_ms),
+            "beat_ms": str(now),
+            "sockets": str(sum(self.hub.sockets_of.values())),
+            "rooms": str(len(self.hub.by_room)),
+        }
+
     async def _heartbeat(self) -> None:
+        now = now_ms()
         known = await self.store.heartbeat(
-            self.instance, now_ms() + self.ttl_ms, NODE_ROOMS_KEEP + int(self.ttl_ms / 1000)
+            self.instance,
+            now + self.ttl_ms,
+            NODE_ROOMS_KEEP + int(self.ttl_ms / 1000),
+            self._info(now),
+            now_ms=now,
+            shown_seconds=DEAD_NODE_SHOWN,
         )
         if not known and self._loops:
             # Taken for dead while alive (a stall): its sockets were dropped; say they are here.

@@ -18,7 +18,9 @@ The clock (server/clock.py) lives in one sorted set, ``clock``: members are dead
 members atomically and leases them (their score moves to the end of the lease), so exactly
 one node handles a member at a time, and a member whose claimer died comes due again.
 Nodes announce themselves in the sorted set ``nodes`` (score: when their heartbeat expires);
-the same claim finds dead nodes, whose sockets then stop counting in presence.
+the same claim finds dead nodes, whose sockets then stop counting in presence; what each
+node said in its last heartbeat (``node:<instance>:info``, indexed by ``nodes:seen``)
+outlives it for a while, for the console.
 """
 
 from __future__ import annotations
@@ -114,6 +116,17 @@ class Keys:
     def nodes(self) -> str:
         """Sorted set: live node instances (score: when their heartbeat expires, epoch ms)."""
         return f"{self.prefix}nodes"
+
+    @property
+    def nodes_seen(self) -> str:
+        """Sorted set: node instances heard from lately, alive or dead (score: their last
+        heartbeat, epoch ms), so the console can show a dead node for a while."""
+        return f"{self.prefix}nodes:seen"
+
+    def node_info(self, instance: str) -> str:
+        """Hash: what a node instance said in its last heartbeat (sockets, rooms, version,
+        when it started)."""
+        return f"{self.prefix}node:{instance}:info"
 
     def node_rooms(self, instance: str) -> str:
         """Set: the rooms a node instance has (or had) sockets in, for reaping it."""
@@ -788,13 +801,30 @@ class Store:
         raw: Any = await self.redis.zrange(self.keys.clock, 0, 0, withscores=True)
         return int(raw[0][1]) if raw else None
 
-    async def heartbeat(self, instance: str, expires_ms: int, keep_seconds: int) -> bool:
+    async def heartbeat(
+        self,
+        instance: str,
+        expires_ms: int,
+        keep_seconds: int,
+        info: Mapping[str, str] | None = None,
+        *,
+        now_ms: int = 0,
+        shown_seconds: int = 3600,
+    ) -> bool:
         """This node instance is alive until ``expires_ms``. False if it was missing from
-        ``nodes`` (first beat, or it was reaped as dead while alive: re-announce sockets)."""
+        ``nodes`` (first beat, or it was reaped as dead while alive: re-announce sockets).
+
+        ``info`` (what the node says of itself) is kept ``shown_seconds`` after the last
+        beat, with the instance in ``nodes_seen``: the console shows it dead until then."""
         pipe = self.redis.pipeline(transaction=False)
         pipe.zadd(self.keys.nodes, {instance: expires_ms})
         pipe.expire(self.keys.node_rooms(instance), keep_seconds)
-        added, _ = await pipe.execute()
+        if info is not None:
+            pipe.hset(self.keys.node_info(instance), mapping=cast(Any, dict(info)))
+            pipe.expire(self.keys.node_info(instance), shown_seconds)
+            pipe.zadd(self.keys.nodes_seen, {instance: now_ms})
+            pipe.zremrangebyscore(self.keys.nodes_seen, 0, now_ms - shown_seconds * 1000)
+        added, *_ = await pipe.execute()
         return not added
 
     async def node_room_ids(self, instance: str) -> list[str]:
@@ -803,10 +833,15 @@ class Store:
 
     async def forget_node(self, instance: str, lease_end: int | None = None) -> None:
         """A node instance reaped (claimed until ``lease_end``) or stopped (None): its room
-        index and its heartbeat go -- unless a reaped one beat again meanwhile."""
+        index and its heartbeat go -- unless a reaped one beat again meanwhile. A stopped
+        node's heartbeat info goes too; a reaped one's stays (the console shows it dead)."""
         await self.redis.delete(self.keys.node_rooms(instance))
         if lease_end is None:
-            await self.redis.zrem(self.keys.nodes, instance)
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.zrem(self.keys.nodes, instance)
+            pipe.zrem(self.keys.nodes_seen, instance)
+            pipe.delete(self.keys.node_info(instance))
+            await pipe.execute()
         else:
             await self.done(self.keys.nodes, instance, lease_end)
 
@@ -835,20 +870,27 @@ class Store:
         else:
             await self.redis.set(self.keys.lobby_lock, reason)
 
-    async def live_nodes(self) -> list[tuple[str, int, int]]:
-        """Node instances in ``nodes``: (instance, heartbeat expiry in epoch ms, rooms it
-        has sockets in)."""
-        entries: list[tuple[Any, float]] = cast(
+    async def live_nodes(self) -> list[tuple[str, int | None, int, dict[str, str]]]:
+        """Node instances in ``nodes`` or heard from lately (``nodes_seen``): (instance,
+        heartbeat expiry in epoch ms or None once reaped, rooms it has sockets in, what its
+        last heartbeat said)."""
+        beating: list[tuple[Any, float]] = cast(
             Any, await self.redis.zrange(self.keys.nodes, 0, -1, withscores=True)
         )
+        seen: list[Any] = cast(Any, await self.redis.zrange(self.keys.nodes_seen, 0, -1))
+        expiry = {cast(str, _s(name)): int(score) for name, score in beating}
+        names = sorted({*expiry, *(cast(str, _s(name)) for name in seen)})
         pipe = self.redis.pipeline(transaction=False)
-        for name, _ in entries:
-            pipe.scard(self.keys.node_rooms(cast(str, _s(name))))
-        counts = await pipe.execute()
-        return [
-            (cast(str, _s(name)), int(score), int(count))
-            for (name, score), count in zip(entries, counts, strict=True)
-        ]
+        for name in names:
+            pipe.scard(self.keys.node_rooms(name))
+            pipe.hgetall(self.keys.node_info(name))
+        replies = await pipe.execute()
+        out = []
+        for i, name in enumerate(names):
+            count, raw = replies[2 * i], replies[2 * i + 1]
+            info = {cast(str, _s(k)): cast(str, _s(v)) for k, v in raw.items()}
+            out.append((name, expiry.get(name), int(count), info))
+        return out
 
     # -- the archive stream -----------------------------------------------------------
     async def archive(self, record: bytes) -> None:

@@ -81,9 +81,36 @@ async def all_rooms(
     return out
 
 
+def _int(value: str | None) -> int | None:
+    return int(value) if value and value.lstrip("-").isdigit() else None
+
+
 async def nodes(rooms: RoomService) -> list[dict[str, Any]]:
+    """Every node instance heard from in the last hour: alive while its heartbeat has not
+    expired, dead after (a reaped node stays listed until its info expires). Alive ones
+    first, then by name."""
     now = int(time.time() * 1000)
-    return [
-        {"instance": name, "alive": expires > now, "heartbeat_expires": expires, "rooms": count}
-        for name, expires, count in await rooms.store.live_nodes()
-    ]
+    out = []
+    for name, expires, count, info in await rooms.store.live_nodes():
+        started, beat = _int(info.get("started_ms")), _int(info.get("beat_ms"))
+        alive = expires is not None and expires > now
+        until = now if alive else beat
+        out.append(
+            {
+                "instance": name,
+                "node": info.get("node"),
+                "alive": alive,
+                "heartbeat_expires": expires,
+                "last_beat": beat,
+                "version": info.get("version"),
+                "started_at": started,
+                "uptime_seconds": None
+                if started is None or until is None
+                else max(0, (until - started) // 1000),
+                "sockets": _int(info.get("sockets")),
+                # Rooms with a socket on it now (the heartbeat), else its room index's size.
+                "rooms": _int(info.get("rooms")) if "rooms" in info else count,
+            }
+        )
+    out.sort(key=lambda n: (not n["alive"], n["instance"]))
+    return out

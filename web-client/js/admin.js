@@ -38,6 +38,17 @@ async function call(method, path, body) {
   return data;
 }
 
+/** "3 d 4 h", "2 h 5 min", "40 s": how long a node has been up. */
+function uptime(seconds) {
+  const d = Math.floor(seconds / 86400);
+  const hrs = Math.floor((seconds % 86400) / 3600);
+  const min = Math.floor((seconds % 3600) / 60);
+  if (d) return t("admin.node.uptime.days", { d, h: hrs });
+  if (hrs) return t("admin.node.uptime.hours", { h: hrs, min });
+  if (min) return t("admin.node.uptime.minutes", { min });
+  return t("admin.node.uptime.seconds", { s: seconds });
+}
+
 const yesNo = (value) => (value ? t("admin.yes") : t("admin.no"));
 const headRow = (keys) => h("thead", {}, h("tr", {}, keys.map((key) => h("th", { scope: "col" }, t(key)))));
 
@@ -373,7 +384,20 @@ export class AdminPage {
       "nodes",
       h("h2", {}, t("admin.tab.nodes")),
       said,
-      h("table", { class: "admin-nodes" }, headRow(["admin.node.instance", "admin.node.alive", "admin.node.rooms"]), body),
+      h(
+        "table",
+        { class: "admin-nodes" },
+        headRow([
+          "admin.node.instance",
+          "admin.node.alive",
+          "admin.node.sockets",
+          "admin.node.rooms",
+          "admin.node.version",
+          "admin.node.started",
+          "admin.node.uptime",
+        ]),
+        body,
+      ),
     );
     const load = async () => {
       try {
@@ -382,7 +406,17 @@ export class AdminPage {
         replaceChildren(
           body,
           nodes.map((n) =>
-            h("tr", {}, h("td", {}, h("code", {}, n.instance)), h("td", {}, yesNo(n.alive)), h("td", {}, String(n.rooms))),
+            h(
+              "tr",
+              { class: n.alive ? "node-alive" : "node-dead", dataset: { instance: n.instance } },
+              h("td", {}, h("code", {}, n.instance)),
+              h("td", {}, h("span", { class: "node-state" }, t(n.alive ? "admin.node.up" : "admin.node.dead"))),
+              h("td", {}, n.sockets == null ? "" : String(n.sockets)),
+              h("td", {}, String(n.rooms)),
+              h("td", {}, h("code", {}, n.version || "")),
+              h("td", {}, n.started_at ? formatDate(new Date(n.started_at)) : ""),
+              h("td", {}, n.uptime_seconds == null ? "" : uptime(n.uptime_seconds)),
+            ),
           ),
         );
       } catch (err) {

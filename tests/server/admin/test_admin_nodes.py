@@ -1,0 +1,83 @@
+"""Issue 14, "See nodes: which are alive (heartbeats in Redis), their socket and room
+counts, versions and uptime."
+
+Two in-process nodes share one Redis. Node b holds a player's socket in a room; node a's
+``/admin/api/nodes`` lists both alive with what each said in its heartbeat. Node b then
+falls silent (its heartbeat loop stops while it still serves: a stalled or dead process):
+once its heartbeat expired, node a's console shows it dead, still with its last counts and
+version. A node that stops cleanly signs off and leaves the list."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import httpx
+from admin_helpers import admin_token, bearer
+from test_clock import clock_of
+from tortuga_client import Node, seat_players
+
+from server.version import version
+
+FAST = {"heartbeat_seconds": 0.1, "node_ttl_seconds": 0.6}
+
+
+async def _nodes(node: Node, token: str) -> dict[str, dict[str, Any]]:
+    async with httpx.AsyncClient(base_url=node.url) as http:
+        r = await http.get("/admin/api/nodes", headers=bearer(token))
+    assert r.status_code == 200, r.text
+    return {n["node"]: n for n in r.json()["nodes"]}
+
+
+async def _until(node: Node, token: str, ok: Any) -> dict[str, dict[str, Any]]:
+    """Poll the nodes route (heartbeats come every 0.1 s) until ``ok(nodes)``."""
+    for _ in range(200):
+        nodes = await _nodes(node, token)
+        if ok(nodes):
+            return nodes
+        await asyncio.sleep(0.05)
+    raise AssertionError(nodes)
+
+
+async def test_nodes_show_sockets_rooms_version_uptime_and_death(
+    start: Any, admin_url: str, admin_name: str
+) -> None:
+    before = int(time.time() * 1000)
+    a = await start("a", database_url=admin_url, **FAST)
+    b = await start("b", database_url=admin_url, **FAST)
+    # Seat 0 (the host) on node a, seat 1 on node b: each node has one socket in the room.
+    table = await seat_players([a, b], 2)
+    token = await admin_token(a, admin_name)
+
+    nodes = await _until(
+        a, token, lambda n: n.get("b", {}).get("sockets") == 1 and n["a"]["sockets"] == 1
+    )
+    for name in ("a", "b"):
+        n = nodes[name]
+        assert n["alive"] is True
+        assert n["rooms"] == 1  # the room its socket follows
+        assert n["version"] == version() and n["version"]
+        assert before - 1000 <= n["started_at"] <= int(time.time() * 1000)
+        assert n["uptime_seconds"] >= 0
+        assert n["instance"].startswith(f"{name}.")
+
+    # Node b stops beating but keeps serving: after its heartbeat expired it is dead.
+    clock_of(b)._stop.set()
+    nodes = await _until(a, token, lambda n: "b" in n and not n["b"]["alive"])
+    assert nodes["a"]["alive"] is True
+    dead = nodes["b"]
+    assert dead["sockets"] == 1 and dead["version"] == version()  # its last word kept
+    assert dead["last_beat"] is not None and dead["last_beat"] >= dead["started_at"]
+    assert next(iter((await _nodes(a, token)).values()))["node"] == "a"  # alive first
+
+    # A node that stops cleanly signs off: it is no longer listed at all.
+    for c in table.clients:
+        await c.ws.close()
+    await b.stop()
+    c = await start("c", database_url=admin_url, **FAST)
+    await _until(a, token, lambda n: "c" in n)
+    c_view = await _nodes(a, token)
+    await c.stop()
+    gone = await _until(a, token, lambda n: "c" not in n)
+    assert c_view["c"]["alive"] is True and set(gone) >= {"a"}
