@@ -29,7 +29,6 @@ from engines.pearates.state import (
 from engines.rng import Rng
 
 HAND_LIMIT = 8
-PLAYS_PER_ROUND = 3  # house: bounds a round (a stolen action card could be Played again)
 TREASURE_AT_LEAST = 2
 
 # events (views.EVENTS names them)
@@ -96,10 +95,11 @@ def hide(t: Table) -> None:
 
 
 def next_turn(t: Table, after: int) -> None:
-    """ "This goes round until everyone has passed." """
+    """ "This goes round until everyone has passed." The start player hides the treasure
+    and takes no turn: "the others bid cards for it, play actions on it, and split it"."""
     for k in range(1, t.players + 1):
         seat = (after + k * t.direction) % t.players
-        if not t.passed[seat]:
+        if seat != t.start and not t.passed[seat]:
             t.phase, t.turn = TURN, seat
             return
     split(t)
@@ -109,12 +109,23 @@ def order_after_start(t: Board) -> list[int]:
     return [(t.start + k * t.direction) % t.players for k in range(1, t.players)]
 
 
+def previous_player(t: Board, seat: int) -> int | None:
+    """The player whose turn comes just before ``seat``'s in the current turn order (the
+    start player takes no turn), or None when ``seat`` is the only one taking turns."""
+    for k in range(1, t.players):
+        other = (seat - k * t.direction) % t.players
+        if other != t.start:
+            return None if other == seat else other
+    return None
+
+
 def outbid_needed(t: Board, seat: int) -> int:
-    """Pedestal Cabbage: "bid more than the previous player" (house: more than every other
-    bid) -- the total a bid must exceed, or -1 without the card."""
+    """Pedestal Cabbage: "from now on, bid more than the previous player or pass" -- the
+    bid size a Bid must end above (0 with no previous player), or -1 without the card."""
     if not t.flags & OUTBID:
         return -1
-    return max(len(b) for s, b in enumerate(t.bids) if s != seat)
+    prev = previous_player(t, seat)
+    return 0 if prev is None else len(t.bids[prev])
 
 
 # -- the split ---------------------------------------------------------------------------------

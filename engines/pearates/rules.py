@@ -224,12 +224,11 @@ class Pearates:
             return [Move("pass")]
         hand = state.hands[seat]
         bids: list[Move] = []
-        if seat != state.start:  # house: the start player receives the bids, never bids
-            need = flow.outbid_needed(state, seat)
-            if len(hand) + len(state.bids[seat]) > need:
-                bids = [Move("bid", card=NAMES[c]) for c in hand]
+        need = flow.outbid_needed(state, seat)
+        if len(hand) + len(state.bids[seat]) > need:
+            bids = [Move("bid", card=NAMES[c]) for c in hand]
         plays: list[Move] = []
-        if state.plays[seat] < flow.PLAYS_PER_ROUND:
+        if need < 0:  # Pedestal Cabbage: "from now on, bid more than the previous player or pass"
             plays = [Move("play", card=NAMES[c]) for c in hand if kind(c).playable]
         passes = [] if state.forced == MUST_ACT and (bids or plays) else [Move("pass")]
         return [*passes, *bids, *plays]
@@ -258,18 +257,18 @@ class Pearates:
                 raise IllegalMove("a Goldfish was played: Bid or Play", "must-bid-or-play")
             if phase == TURN and state.forced == MUST_PASS:
                 raise IllegalMove("a Gold Pancake was played: Pass", "must-pass")
-            if phase == TURN and move.verb == "bid" and seat == state.start:
-                raise IllegalMove("the start player receives the bids", "start-player-cannot-bid")
             if (move.verb == "bid" and phase in (TURN, BID)) or (
                 move.verb == "stop" and phase == BID
             ):
-                raise IllegalMove("Pedestal Cabbage: bid more than the others", "must-outbid")
+                raise IllegalMove(
+                    "Pedestal Cabbage: bid more than the previous player", "must-outbid"
+                )
             if move.verb == "play" and phase == TURN:
                 if card not in state.hands[seat]:
                     raise IllegalMove(f"{move.card} is not in your hand", "not-in-hand")
                 if not kind(card).playable:
                     raise IllegalMove(f"{move.card} has no action to Play", "no-action")
-                raise IllegalMove(f"{flow.PLAYS_PER_ROUND} Plays a round at most", "play-limit")
+                raise IllegalMove("Pedestal Cabbage: bid more or pass", "must-outbid")
             if move.verb == "keep" and phase == KEEP:
                 raise IllegalMove(f"{flow.HAND_LIMIT} cards at most in hand", "hand-limit")
             raise IllegalMove(f"now you may: {', '.join(sorted(verbs))}", "not-now")

@@ -26,7 +26,6 @@ def test_rotten_eggs_takes_one_card_from_every_bid() -> None:
     state = do(state, 1, "bid goldfish-1", "stop")
     state = do(state, 2, "bid fish-skeleton-1", "stop")
     state = do(state, 3, "bid goldfish-2", "stop")
-    state = do(state, 0, "pass")
     state = do(state, 1, "play rotten-eggs-1", "put top")
     assert sorted(names(state.bids[1])) == ["fish-skeleton-1", "goldfish-1", "goldfish-2"]
     assert state.bids[2] == () and state.bids[3] == ()
@@ -44,7 +43,6 @@ def test_infested_bread_opens_every_bid_this_round() -> None:
     assert G.view(state, None)["bids"][1] == {"size": 1, "known": []}
     state = do(state, 2, "play infested-bread-1", "put top")
     assert G.view(state, None)["bids"][1] == {"size": 1, "known": ["goldfish-1"]}
-    state = do(state, 0, "pass")
     state = do(state, 1, "bid goldfish-3", "stop")  # later bids are open too
     assert G.view(state, 2)["bids"][1]["known"] == ["goldfish-1", "goldfish-3"]
 
@@ -70,7 +68,6 @@ def test_pearl_pepper_ends_the_round_in_a_mutiny_by_value() -> None:
     )
     state = do(state, 1, "bid goldfish-1", "bid goldfish-2", "stop")  # 2 cards, value 2
     state = do(state, 2, "bid egg-bag-4", "stop")  # 1 card, value 3
-    state = do(state, 0, "pass")
     state = do(state, 1, "play pearl-pepper-1", "put top")  # 3 bid < 6 cards: still a Mutiny
     assert state.phase == KEEP
     assert len(state.received[2]) == 6  # the whole treasure, the Pepper on top of it
@@ -80,14 +77,18 @@ def test_pearl_pepper_ends_the_round_in_a_mutiny_by_value() -> None:
 
 def test_goldfish_the_next_player_must_bid_or_play() -> None:
     """Goldfish: "the next player must Bid or Play"."""
-    state = table(hands={1: ["goldfish-1"], 2: ["goldfish-2"]}, treasure=TREASURE)
+    state = table(
+        players=4,
+        hands={1: ["goldfish-1"], 2: ["goldfish-2"], 3: ["goldfish-3"]},
+        treasure=TREASURE,
+    )
     state = do(state, 1, "play goldfish-1", "put top")
     assert "pass" not in legal(state, 2)
     with pytest.raises(IllegalMove) as err:
         G.validate(state, 2, G.parse_move("pass"))
     assert err.value.code == "must-bid-or-play"
     state = do(state, 2, "bid goldfish-2", "stop")
-    assert "pass" in legal(state, 0)  # only the next player
+    assert "pass" in legal(state, 3)  # only the next player
 
 
 def test_bread_booty_adds_two_cards_only_its_player_may_look_at() -> None:
@@ -173,7 +174,6 @@ def test_rotten_apple_discards_cards_from_other_bids_without_looking() -> None:
     )
     state = do(state, 1, "bid goldfish-1", "stop")
     state = do(state, 2, "bid goldfish-2", "bid goldfish-3", "stop")
-    state = do(state, 0, "pass")
     state = do(state, 1, "play rotten-apple-1")
     assert legal(state, 1) == ["discard 2"]  # not your own bid
     state = do(state, 1, "discard 2")
@@ -189,7 +189,6 @@ def test_poisoned_wine_the_start_player_receives_no_bids() -> None:
     state = table(hands={1: ["goldfish-1", "poisoned-wine-1"]}, treasure=TREASURE, options=MORE)
     state = do(state, 1, "bid goldfish-1", "stop")
     state = do(state, 2, "pass")
-    state = do(state, 0, "pass")
     state = do(state, 1, "play poisoned-wine-1", "put top", "pass")
     state = do(state, 1, "take top")
     assert state.received[0] == ()
@@ -206,7 +205,6 @@ def _mutiny_with(card: str):  # type: ignore[no-untyped-def]
     )
     state = do(state, 1, f"play {card}", "put bottom")
     state = do(state, 2, "bid goldfish-3", "stop")
-    state = do(state, 0, "pass")
     state = do(state, 1, "bid goldfish-1", "bid goldfish-2", "stop")
     state = do(state, 2, "pass")
     return do(state, 1, "pass")
@@ -228,49 +226,69 @@ def test_grapecrown_losing_bids_do_not_return() -> None:
 
 def test_scurvy_chicken_reverses_turn_order() -> None:
     """Scurvy Chicken: "reverse turn order"."""
-    state = table(players=4, hands={1: ["scurvy-chicken-1"]}, treasure=TREASURE, options=MORE)
-    state = do(state, 1, "play scurvy-chicken-1", "put top")
-    assert state.turn == 0 and state.direction == -1
-
-
-def test_pedestal_cabbage_bid_more_or_pass() -> None:
-    """Pedestal Cabbage: "from now on, bid more than the previous player or pass" (house:
-    a Bid must end above every other bid)."""
     state = table(
+        players=4, hands={2: ["scurvy-chicken-1"]}, treasure=TREASURE, options=MORE, turn=2
+    )
+    state = do(state, 2, "play scurvy-chicken-1", "put top")
+    assert state.turn == 1 and state.direction == -1
+    state = do(state, 1, "pass")
+    assert state.turn == 3  # the start player (0) takes no turn: 1, then 3
+
+
+def test_pedestal_cabbage_bid_more_than_the_previous_player_or_pass() -> None:
+    """Pedestal Cabbage: "from now on, bid more than the previous player or pass" -- the
+    previous player is the one whose turn comes just before yours, and a Play is no longer
+    one of the choices."""
+    state = table(
+        players=4,
+        hands={
+            1: ["pedestal-cabbage-1", "goldfish-1", "egg-bag-4"],
+            2: ["goldfish-4", "goldfish-5", "goldfish-6", "egg-bag-5"],
+            3: ["goldfish-7", "egg-bag-6"],
+        },
+        treasure=TREASURE,
+        options=MORE,
+    )
+    state = do(state, 1, "bid goldfish-1", "stop")
+    state = do(state, 2, "bid goldfish-4", "bid goldfish-5", "stop")
+    state = do(state, 3, "play egg-bag-6", "put top")  # before the Cabbage: Plays allowed
+    state = do(state, 1, "play pedestal-cabbage-1", "put top")
+    # seat 2's previous player is seat 1 (one card): seat 2's bid of two is already above
+    assert legal(state, 2) == ["pass", *(f"bid {c}" for c in ("goldfish-6", "egg-bag-5"))]
+    with pytest.raises(IllegalMove) as err:
+        G.validate(state, 2, G.parse_move("play egg-bag-5"))
+    assert err.value.code == "must-outbid"
+    state = do(state, 2, "bid goldfish-6", "stop")  # 3 cards
+    # seat 3 has no bid and one card left: one card cannot get above seat 2's three
+    assert legal(state, 3) == ["pass"]
+    state = do(state, 3, "pass")
+    # seat 1's previous player is seat 3 (the start player 0 takes no turn), who has no bid
+    assert "bid egg-bag-4" in legal(state, 1)
+    state = do(state, 1, "bid egg-bag-4")
+    assert "stop" in legal(state, 1)
+
+
+def test_pedestal_cabbage_a_bid_must_end_above_the_previous_player() -> None:
+    state = table(
+        players=3,
         hands={
             1: ["pedestal-cabbage-1", "goldfish-1", "goldfish-2", "goldfish-3"],
-            2: ["goldfish-4", "goldfish-5", "goldfish-6"],
+            2: ["goldfish-4", "goldfish-5"],
         },
         treasure=TREASURE,
         options=MORE,
         turn=2,
     )
     state = do(state, 2, "bid goldfish-4", "bid goldfish-5", "stop")
-    state = do(state, 0, "pass")
     state = do(state, 1, "play pedestal-cabbage-1", "put top")
     state = do(state, 2, "pass")
     state = do(state, 1, "bid goldfish-1", "bid goldfish-2")
-    assert "stop" not in legal(state, 1)  # 2 is not more than 2
+    assert "stop" not in legal(state, 1)  # 2 is not more than seat 2's 2
     with pytest.raises(IllegalMove) as err:
         G.validate(state, 1, G.parse_move("stop"))
     assert err.value.code == "must-outbid"
     state = do(state, 1, "bid goldfish-3", "stop")
     assert len(state.bids[1]) == 3
-
-
-def test_pedestal_cabbage_forbids_a_bid_that_cannot_get_above() -> None:
-    state = table(
-        hands={1: ["pedestal-cabbage-1", "goldfish-1"], 2: ["goldfish-4", "goldfish-5"]},
-        treasure=TREASURE,
-        options=MORE,
-        turn=2,
-    )
-    state = do(state, 2, "bid goldfish-4", "bid goldfish-5", "stop")
-    state = do(state, 0, "pass")
-    state = do(state, 1, "play pedestal-cabbage-1", "put top")
-    state = do(state, 2, "pass")
-    assert state.turn == 1
-    assert legal(state, 1) == ["pass", "play goldfish-1"]  # one card cannot beat two
 
 
 def test_shiny_winy_adds_two_cards_to_another_bid() -> None:
@@ -284,7 +302,6 @@ def test_shiny_winy_adds_two_cards_to_another_bid() -> None:
         turn=2,
     )
     state = do(state, 2, "bid goldfish-2", "stop")
-    state = do(state, 0, "pass")
     state = do(state, 1, "play shiny-winy-1")
     assert "give 1 deck" not in legal(state, 1)  # not your own bid
     state = do(state, 1, "give 2 fish-skeleton-1")
@@ -300,7 +317,6 @@ def test_golden_apple_ends_the_round_and_shuffles_the_treasure() -> None:
     state = table(hands={1: ["golden-apple-1", "goldfish-1"]}, treasure=TREASURE, options=MORE)
     state = do(state, 1, "bid goldfish-1", "stop")
     state = do(state, 2, "pass")
-    state = do(state, 0, "pass")
     state = do(state, 1, "play golden-apple-1", "put top")
     assert G.prompt(state).kind == "take"
     assert sorted(names(state.treasure)) == sorted([*TREASURE, "golden-apple-1"])
@@ -315,7 +331,6 @@ def test_pirate_pine_takes_your_bid_back() -> None:
     )
     state = do(state, 1, "bid goldfish-1", "bid goldfish-2", "stop")
     state = do(state, 2, "pass")
-    state = do(state, 0, "pass")
     state = do(state, 1, "play pirate-pine-1", "put top")
     assert state.bids[1] == () and names(state.hands[1]) == ["goldfish-1", "goldfish-2"]
 
@@ -326,7 +341,6 @@ def test_pearl_onion_scores_the_bid_of_any_player() -> None:
         hands={1: ["pearl-onion-1"], 2: ["goldfish-2"]}, treasure=TREASURE, options=MORE, turn=2
     )
     state = do(state, 2, "bid goldfish-2", "stop")
-    state = do(state, 0, "pass")
     state = do(state, 1, "play pearl-onion-1")
     assert legal(state, 1) == ["target 2"]
     state = do(state, 1, "target 2", "put top")
@@ -340,7 +354,6 @@ def test_biscuit_booty_decides_per_card() -> None:
     )
     state = do(state, 1, "play biscuit-booty-1", "put top")
     state = do(state, 2, "pass")
-    state = do(state, 0, "pass")
     state = do(state, 1, "bid goldfish-1", "bid goldfish-2", "stop", "pass")
     state = do(state, 1, "take top")  # biscuit-booty-1 and egg-bag-1
     prompt = G.prompt(state)
@@ -370,7 +383,6 @@ def test_shiny_winy_second_card_goes_to_the_same_bid_even_seat_zero() -> None:
     )
     state = do(state, 3, "bid goldfish-3", "stop")
     state = do(state, 0, "bid goldfish-1", "stop")
-    state = do(state, 1, "pass")
     state = do(state, 2, "play shiny-winy-1")
     assert {m.split()[1] for m in legal(state, 2)} == {"0", "3"}
     state = do(state, 2, "give 0 fish-skeleton-1")
@@ -387,7 +399,6 @@ def test_biscuit_booty_keeps_the_hand_limit_card_by_card() -> None:
         options=MORE,
     )
     state = do(state, 1, "play biscuit-booty-1", "put top")
-    state = do(state, 0, "pass")
     state = do(state, 1, "bid goldfish-1", "bid goldfish-2", "stop", "pass")
     state = do(state, 1, "take top")  # two cards for 7 in hand: one fits
     first, second = names(state.received[1])

@@ -7,8 +7,10 @@ from __future__ import annotations
 import pytest
 
 from engines.core import BadOptions, IllegalMove
+from engines.pearates.cards import INDEX
 from engines.pearates.flow import begin_round
 from engines.pearates.state import KEEP, OVER, TAKE, TURN, WINNER, Table
+from engines.rng import Rng
 
 from .helpers import G, do, ids, legal, names, sealed, table
 
@@ -39,6 +41,20 @@ def test_a_short_pile_gives_a_short_treasure() -> None:
     assert names(t.treasure) == ["egg-bag-1"] and t.pile == []
 
 
+def test_the_deal_and_the_first_start_player_come_from_named_streams() -> None:
+    """House (README, Set-up): "one shuffle ``Rng(seed, "deal")`` of the deck; seat ``s``
+    gets cards ``5s .. 5s+4``; the rest is the pile" (the seed: "The remaining cards become
+    a (shuffled) facedown deck"), and "Biggest food thief starts." is drawn by
+    ``Rng(seed, "start").below(players)``. The browser's verified badge recomputes both."""
+    opts = G.options({"more_actions": True})
+    order = Rng(b"streams", "deal").shuffled([INDEX[n] for n in G.deck(opts, 4)])
+    state = G.start(opts, 4, b"streams")
+    for s in range(4):
+        assert state.hands[s] == tuple(sorted(order[5 * s : 5 * s + 5]))
+    assert state.start == Rng(b"streams", "start").below(4)
+    assert tuple(order[20:]) == (*state.treasure, *state.pile)  # the treasure came off the top
+
+
 def test_the_start_player_orders_the_treasure_then_hides_it() -> None:
     """ "Look at the treasure and arrange the cards any way you wish. Then place it facedown"
     (seed): cards are named from the top, then ``hide``."""
@@ -60,21 +76,22 @@ def test_the_start_player_orders_the_treasure_then_hides_it() -> None:
 def test_turns_go_round_from_the_player_after_the_start_player() -> None:
     """ "Clockwise, players take turns reacting to it: Pass, Bid, or Play" (seed); "This
     goes round until everyone has passed." A Pass is "doing nothing for the rest of this
-    round"."""
+    round". The start player takes no turn: the page, "the start player hides a treasure,
+    the others bid cards for it, play actions on it, and split it"."""
     state = table(
         players=3,
         start=1,
-        hands={0: ["goldfish-1"], 2: ["goldfish-2"]},
+        hands={0: ["goldfish-1"], 1: ["egg-bag-3"], 2: ["goldfish-2"]},
         treasure=["egg-bag-1", "egg-bag-2"],
     )
     assert state.turn == 2
     state = do(state, 2, "pass")
     assert state.turn == 0
     state = do(state, 0, "bid goldfish-1", "stop")
-    assert state.turn == 1  # the start player takes turns too (Play or Pass)
-    state = do(state, 1, "pass")
-    assert state.turn == 0  # seat 2 passed: out for the round
-    assert "pass" in legal(state, 0)
+    assert state.turn == 0  # seat 2 passed and the start player (1) takes no turn
+    assert legal(state, 1) == []
+    state = do(state, 0, "pass")
+    assert state.phase == TAKE and state.turn == 0
 
 
 def test_a_bid_is_one_or_more_face_down_cards_and_can_grow_later() -> None:
@@ -89,24 +106,27 @@ def test_a_bid_is_one_or_more_face_down_cards_and_can_grow_later() -> None:
     assert set(legal(state, 1)) == {"bid goldfish-2", "bid fish-skeleton-1", "stop"}
     state = do(state, 1, "bid goldfish-2", "stop")
     assert len(state.bids[1]) == 2
-    state = do(state, 0, "pass")
     state = do(state, 1, "bid fish-skeleton-1", "stop")
     assert len(state.bids[1]) == 3
 
 
-def test_the_start_player_does_not_bid() -> None:
-    """The page: "the start player hides a treasure, the others bid cards for it" (house:
-    the start player may Play or Pass)."""
+def test_the_start_player_neither_bids_nor_plays() -> None:
+    """The page: "the start player hides a treasure, the others bid cards for it, play
+    actions on it, and split it" -- the start player owes no move while the others react,
+    even with an action card in hand."""
     state = table(
         players=2,
-        hands={0: ["goldfish-1", "egg-bag-1"]},
-        turn=0,
+        hands={0: ["goldfish-1", "egg-bag-1"], 1: ["goldfish-2"]},
         treasure=["egg-bag-2", "egg-bag-3"],
     )
-    assert legal(state, 0) == ["pass", "play goldfish-1", "play egg-bag-1"]
-    with pytest.raises(IllegalMove) as err:
-        do(state, 0, "bid goldfish-1")
-    assert err.value.code == "start-player-cannot-bid"
+    assert G.prompt(state).seats == (1,)
+    assert legal(state, 0) == []
+    for text in ("bid goldfish-1", "play egg-bag-1", "pass"):
+        with pytest.raises(IllegalMove) as err:
+            do(state, 0, text)
+        assert err.value.code == "not-your-turn"
+    state = do(state, 1, "pass")
+    assert state.phase != TURN  # everyone who reacts has passed: the split
 
 
 def test_divide_each_bidder_takes_from_the_top_or_the_bottom() -> None:
@@ -120,7 +140,6 @@ def test_divide_each_bidder_takes_from_the_top_or_the_bottom() -> None:
     )
     state = do(state, 1, "bid goldfish-1", "stop")
     state = do(state, 2, "bid goldfish-2", "bid goldfish-3", "stop")
-    state = do(state, 0, "pass")
     state = do(state, 1, "pass")
     state = do(state, 2, "pass")
     assert state.phase == TAKE and state.turn == 1
@@ -151,7 +170,7 @@ def test_a_mutiny_gives_the_whole_treasure_to_the_highest_bid() -> None:
     )
     state = do(state, 1, "bid goldfish-1", "bid goldfish-2", "stop")
     state = do(state, 2, "bid goldfish-3", "stop")
-    state = _all_pass(state, [0, 1, 2])
+    state = _all_pass(state, [1, 2])
     assert names(state.received[1]) == ["egg-bag-1", "egg-bag-2"]
     assert names(state.received[0]) == ["goldfish-1", "goldfish-2"]
     assert names(state.received[2]) == ["goldfish-3"]
@@ -166,7 +185,7 @@ def test_a_tied_mutiny_is_broken_by_the_start_player() -> None:
     )
     state = do(state, 1, "bid goldfish-1", "stop")
     state = do(state, 2, "bid goldfish-3", "stop")
-    state = _all_pass(state, [0, 1, 2])
+    state = _all_pass(state, [1, 2])
     assert state.phase == WINNER and G.prompt(state).seats == (0,)
     assert legal(state, 0) == ["winner 1", "winner 2"]
     state = do(state, 0, "winner 2")
@@ -187,7 +206,7 @@ def test_strict_ties_compare_values_then_share() -> None:
     )
     state = do(state, 1, "bid goldfish-1", "stop")
     state = do(state, 2, "bid egg-bag-6", "stop")
-    state = _all_pass(state, [0, 1, 2])
+    state = _all_pass(state, [1, 2])
     assert names(state.received[2]) == ["ruby-rum-1"]  # 3 beats 1
     state = table(
         players=4,
@@ -198,7 +217,7 @@ def test_strict_ties_compare_values_then_share() -> None:
     state = do(state, 1, "bid goldfish-1", "stop")
     state = do(state, 2, "bid goldfish-2", "stop")
     state = do(state, 3, "bid goldfish-3", "stop")
-    state = _all_pass(state, [0, 1, 2, 3])
+    state = _all_pass(state, [1, 2, 3])
     # three tied on value too: two cards shared as fairly as possible -- none each (house:
     # equal shares from the top), the rest discarded; the start player gets the three bids
     assert [len(r) for r in state.received[1:]] == [0, 0, 0]
@@ -216,7 +235,7 @@ def _round_to_keep(players: int = 3, **kw):  # type: ignore[no-untyped-def]
     )
     state = do(state, 1, "bid goldfish-1", "stop")
     state = do(state, 2, "bid goldfish-2", "bid goldfish-3", "stop")
-    state = _all_pass(state, [0, 1, 2])
+    state = _all_pass(state, [1, 2])
     state = do(state, 1, "take top")
     return do(state, 2, "take top")
 
@@ -287,6 +306,9 @@ def test_a_shorter_game_removes_cards_anybody_may_look_at() -> None:
     spectator = G.view(state, None)
     assert spectator["removed"] == names(state.removed)
     assert not set(spectator["removed"]) & G.hidden(state, None)
+    # house: at least 2 cards stay in the pile (the first treasure is drawn from it)
+    state = G.start(G.options({"removed": 120}), 3, b"short")
+    assert len(state.pile) + len(state.treasure) == 2 and len(state.removed) == 60 - 15 - 2
 
 
 def test_friendly_an_unbid_treasure_goes_to_the_start_player() -> None:
@@ -294,7 +316,7 @@ def test_friendly_an_unbid_treasure_goes_to_the_start_player() -> None:
     discarded."""
     for friendly, expect in ((True, ["egg-bag-1", "egg-bag-2"]), (False, [])):
         state = table(treasure=["egg-bag-1", "egg-bag-2"], options={"friendly": friendly})
-        state = _all_pass(state, [1, 2, 0])
+        state = _all_pass(state, [1, 2])
         assert names(state.received[0]) == expect
 
 
@@ -306,19 +328,17 @@ def test_friendly_the_last_round_scores_everything_received() -> None:
     assert names(state.scored[0]) == ["goldfish-1", "goldfish-2", "goldfish-3"]
 
 
-def test_three_plays_a_round_at_most() -> None:
-    """House: at most 3 Plays per seat per round (a stolen action could be Played again and
-    again; this bounds every round)."""
+def test_plays_have_no_cap_and_every_round_ends() -> None:
+    """No cap on Plays: the page's turns go "round until everyone has passed". A Play puts
+    its card into the treasure (or the Pizza into a score pile), so each Play uses up a card
+    for the round and every round ends (the conformance harness plays whole games)."""
     goldfish = [f"goldfish-{i}" for i in range(1, 6)]
     state = table(players=2, hands={1: goldfish}, treasure=["egg-bag-1", "egg-bag-2"])
-    state = do(state, 1, "play goldfish-1", "put top")
-    state = do(state, 0, "pass")  # out for the round: seat 1 moves again and again
-    for i in range(2, 4):
+    for i in range(1, 6):
+        assert f"play goldfish-{i}" in legal(state, 1)
         state = do(state, 1, f"play goldfish-{i}", "put top")
-    assert not any(m.startswith("play") for m in legal(state, 1))
-    with pytest.raises(IllegalMove) as err:
-        G.validate(state, 1, G.parse_move("play goldfish-4"))
-    assert err.value.code == "play-limit"
+    assert state.hands[1] == () and len(state.treasure) == 7
+    assert legal(state, 1) == ["pass"]
 
 
 def test_a_played_card_goes_onto_the_top_or_bottom_of_the_treasure() -> None:
@@ -350,7 +370,7 @@ def test_cards_without_an_action_cannot_be_played() -> None:
 def test_one_seat_alone_decides_in_the_open() -> None:
     """With one seat to decide, the choice is an ordinary turn (no commit/reveal)."""
     state = table(treasure=["egg-bag-1", "egg-bag-2"], options={"friendly": True})
-    state = _all_pass(state, [1, 2, 0])
+    state = _all_pass(state, [1, 2])
     prompt = G.prompt(state)
     assert prompt.seats == (0,) and not prompt.sealed and not prompt.private
     state = do(state, 0, "keep")

@@ -76,7 +76,6 @@ def test_banana_sabre_counts_as_the_value_you_choose() -> None:
         options=SPECIAL,
     )
     state = do(state, 1, "bid banana-sabre-1", "stop")
-    state = do(state, 0, "pass")
     state = do(state, 1, "pass", "take top")
     state = sealed(state, {0: "score", 1: "keep"})  # the start player scores the Sabre
     # one seat alone declares in the open
@@ -95,7 +94,6 @@ def test_soupy_spyglass_must_be_scored_when_received() -> None:
         options=SPECIAL,
     )
     state = do(state, 1, "bid goldfish-1", "stop")
-    state = do(state, 0, "pass")
     state = do(state, 1, "pass", "take top")
     assert names(state.scored[1]) == ["soupy-spyglass-1"] and state.received[1] == ()
 
@@ -116,7 +114,6 @@ def test_confused_compass_puts_a_card_on_a_wrong_stack() -> None:
         options=SPECIAL,
     )
     state = do(state, 1, "bid goldfish-1", "bid goldfish-2", "stop")
-    state = do(state, 0, "pass")
     state = do(state, 1, "pass", "take top")
     state = sealed(state, {0: "keep", 1: "score"})
     # the Ruby Rum (4), the batch's highest card, lies on the lowest other stack (-1)

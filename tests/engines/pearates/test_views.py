@@ -52,7 +52,6 @@ def _ruby_rum_then_divide():  # type: ignore[no-untyped-def]
     state = table(hands={1: ["ruby-rum-1"], 2: ["goldfish-1", "goldfish-2"]}, treasure=TREASURE)
     state = do(state, 1, "play ruby-rum-1", "steal bottom", "put bottom")
     state = do(state, 2, "bid goldfish-1", "bid goldfish-2", "stop")
-    state = do(state, 0, "pass")
     state = do(state, 1, "pass")
     state = do(state, 2, "pass")
     return do(state, 2, "take top")
@@ -134,6 +133,6 @@ def test_resample_moves_the_other_seats_knowledge_with_the_cards() -> None:
 
 
 def test_the_log_names_seat_zero() -> None:
-    state = table(players=2, start=1, hands={0: ["goldfish-1"]}, treasure=TREASURE, turn=0)
+    state = table(players=3, start=1, hands={0: ["goldfish-1"]}, treasure=TREASURE, turn=0)
     state = do(state, 0, "pass")
     assert G.view(state, None)["log"][-1] == {"seat": 0, "what": "pass", "kind": None, "n": None}
