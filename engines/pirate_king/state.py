@@ -75,6 +75,13 @@ class State(msgspec.Struct, array_like=True, frozen=True):
     ranking: tuple[tuple[int, ...], ...]  # battle / loot order, tied seats grouped
     picks: int  # picks made in this battle / loot step
     winner: int  # the seat the Captain named in a tie for the win, or -1
+    # Per seat: the current pile as it was shuffled (top first, without the cards that were
+    # left on top of it), pile number ``shuffles - 1``. Hidden as a whole; a view shows
+    # where each card that has left the pile was, so the browser can recompute the shuffle.
+    made: tuple[tuple[int, ...], ...] = ()
+    # Per round played: each seat's crowns at its end, the Captain token included (public:
+    # every card a player owns was seen when it was taken). The game-over chart.
+    tallies: tuple[tuple[int, ...], ...] = ()
 
 
 ENCODER = msgspec.msgpack.Encoder()

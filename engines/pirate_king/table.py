@@ -108,6 +108,8 @@ class Table:
         self.ranking = list(s.ranking)
         self.picks = s.picks
         self.winner = s.winner
+        self.made: list[tuple[int, ...]] = list(s.made) or [() for _ in range(s.players)]
+        self.tallies = list(s.tallies)
 
     def freeze(self) -> State:
         return State(
@@ -135,6 +137,8 @@ class Table:
             ranking=tuple(self.ranking),
             picks=self.picks,
             winner=self.winner,
+            made=tuple(self.made),
+            tallies=tuple(self.tallies),
         )
 
     # -- seats -------------------------------------------------------------------------
@@ -170,6 +174,7 @@ class Table:
             return
         order = Rng(self.seed, f"pile:{seat}:{self.shuffles[seat]}").shuffled(sorted(discard))
         self.shuffles[seat] += 1
+        self.made[seat] = tuple(order)
         pile.extend(order)
         discard.clear()
 
@@ -531,6 +536,7 @@ class Table:
         self.others = []
         self.ranking = []
         self.picks = 0
+        self.tallies.append(tuple(self.crowns(s) for s in range(self.players)))
         if self.round < ROUNDS:
             self.start_round(self.round + 1)
             return
@@ -605,4 +611,6 @@ def new_state(players: int, seed: bytes) -> State:
         ranking=(),
         picks=0,
         winner=-1,
+        made=empty,
+        tallies=(),
     )

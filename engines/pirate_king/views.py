@@ -49,6 +49,24 @@ def _profile(pile: tuple[int, ...]) -> list[int]:
     return out
 
 
+def _made(state: State, seat: int) -> JSON:
+    """What anyone may check of the seat's current pile: the ``pile:<seat>:<n>`` stream
+    shuffled ``from`` (the discard it was made of, in card order: it was face up; the first
+    pile's are the starting deck and the Pirate, named by the client) and, for each position
+    of that order, the card once it has left the pile (revealed, chosen, discarded: seen by
+    all), else None. The cards still in the pile stay unnamed."""
+    made = state.made[seat] if state.made else ()
+    if not made:
+        return None
+    n = state.shuffles[seat] - 1
+    inside = set(state.piles[seat])
+    return {
+        "n": n,
+        "from": [NAMES[c] for c in sorted(made)] if n > 0 else None,
+        "drawn": [None if c in inside else NAMES[c] for c in made],
+    }
+
+
 def seat_view(game: PirateKing, state: State, seat: int | None) -> dict[str, JSON]:
     """The table as ``seat`` sees it; ``None`` is a spectator."""
     players = state.players
@@ -73,6 +91,7 @@ def seat_view(game: PirateKing, state: State, seat: int | None) -> dict[str, JSO
                 "curses": 0 if state.status[s] == SUNK else table.curses(s),
                 "crowns": table.crowns(s) - (1 if state.captain == s else 0),
                 "maps": table.maps(s),
+                "made": _made(state, s),
             }
         )
     decision = state.pending[me] if me is not None else None
@@ -112,6 +131,8 @@ def seat_view(game: PirateKing, state: State, seat: int | None) -> dict[str, JSO
             else None
         ),
         "winner": state.winner if state.winner >= 0 else None,
+        # Each round's crowns per seat at its end (the game-over chart).
+        "tallies": [list(t) for t in state.tallies],
         "prompt": prompt.to_json(),
         "legal": [m.to_json() for m in game.legal(state, me)] if me is not None else [],
         "outcome": outcome.to_json() if outcome else None,

@@ -111,3 +111,76 @@ def test_the_rules_page_in_both_languages(web_only_url: str) -> None:
         assert card in vi.text
     for english in ("Back to the lobby", "Accumulate swords", "The end</h2>"):
         assert english not in vi.text
+
+
+CHECK = """async ([views, seedHex, digest, players, seat, lie]) => {
+  const mod = (await import("/static/js/games/pirate-king/module.js")).default;
+  const seen = {};
+  for (const v of views) {  // as store.js records: the first value of each key is kept
+    const d = mod.dealSeen(v);
+    if (!d) continue;
+    const { round, ...what } = d;
+    seen[round] = { ...JSON.parse(JSON.stringify(what)), ...(seen[round] || {}) };
+  }
+  /*LIE*/
+  return { seen, result: await mod.verifyDeals({ game: "pirate-king", seedHex, seedDigest: digest,
+    players, seat, seen }) };
+}"""
+
+
+def test_the_badge_checks_every_card_drawn_from_a_reshuffled_pile(
+    web_only_url: str, chromium: Any
+) -> None:
+    """The seed: "When you have no more cards to draw, shuffle your discard pile and use it
+    as your new pile"; README "Randomness": each new pile is `pile:<seat>:<n>` over the
+    discard in card order. Over a whole game the badge recomputes every pile a seat saw
+    cards leave -- reshuffled ones included -- and every card at its place; a forged card
+    drawn from a reshuffled pile, or a forged discard it was made from, loses the badge."""
+    import hashlib
+
+    seed = bytes(range(100, 132))
+    game = PirateKing()
+    state = game.start(game.options({}), 3, seed)
+    states = [state]
+    while game.outcome(state) is None:
+        prompt = game.prompt(state)
+        seats = prompt.seats if prompt.sealed else prompt.seats[:1]
+        state = game.step(state, {s: game.default(state, s) for s in seats})
+        states.append(state)
+    assert max(state.shuffles) >= 3  # the game made piles from discards
+    digest = hashlib.sha256(seed).hexdigest()
+    page = chromium.new_page()
+    try:
+        page.goto(web_only_url + "/rules/pirate-king")
+        for seat in (1, None):
+            views = [game.view(s, seat) for s in states]
+            out = page.evaluate(CHECK, [views, seed.hex(), digest, 3, seat, None])
+            assert out["result"]["ok"], out["result"]
+            assert out["result"]["checked"] == 8  # the start and the 7 rounds
+            drawn = [k for r in out["seen"].values() for k in r if "#" in k and ":0#" not in k]
+            assert len(drawn) > 20, drawn  # cards seen leaving reshuffled piles
+        views = [game.view(s, 0) for s in states]
+        # A round with a reshuffled pile of seat 2 that cards were seen to leave.
+        out = page.evaluate(CHECK, [views, seed.hex(), digest, 3, 0, None])
+        round_, key = next(
+            (r, k)
+            for r, what in sorted(out["seen"].items(), key=lambda x: int(x[0]))
+            for k in what
+            if k.startswith("pile:2:") and "#" in k and not k.startswith("pile:2:0#")
+        )
+        lies = {
+            # The card seen leaving the pile becomes another card of the same pile.
+            "a forged drawn card": f"""const w = seen[{round_}]; const base = "{key}".split("#")[0];
+              const other = w[base].find((c) => c !== w["{key}"]); w["{key}"] = other;""",
+            # The discard the pile was made from, with one card swapped for another.
+            "a forged discard": f"""const w = seen[{round_}]; const base = "{key}".split("#")[0];
+              w[base] = [...w[base]].reverse().map((c, i) => i ? c : (c === "kraken" ?
+                "leviathan-1" : "kraken"));""",
+        }
+        for what, lie in lies.items():
+            script = CHECK.replace("/*LIE*/", lie)  # no eval under the page's CSP
+            bad = page.evaluate(script, [views, seed.hex(), digest, 3, 0, None])["result"]
+            assert not bad["ok"], what
+            assert [r["round"] for r in bad["rounds"] if not r["ok"]] == [int(round_)], what
+    finally:
+        page.close()

@@ -91,6 +91,7 @@ def arrange(
     monster_pile = tuple(x for x in base.monster_pile if x not in placed)
     placed |= set(monster_pile)
     box = tuple(x for x in range(len(NAMES)) if x not in placed)
+    fields.setdefault("made", tuple(() for _ in range(players)))  # piles as placed here
     return msgspec.structs.replace(
         base,
         round=round_,

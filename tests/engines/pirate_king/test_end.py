@@ -109,3 +109,19 @@ def test_five_map_fragments_leave_no_tie_to_decide() -> None:
     assert s.phase == OVER and outcome is not None
     assert outcome.scores[0] == outcome.scores[1] == 13
     assert outcome.ranks == (1, 2, 3)
+
+
+def test_each_rounds_crowns_are_kept_for_the_chart() -> None:
+    """Crowns are counted "on ALL their cards" and "The Captain token is worth 1 crown": the
+    view keeps each seat's total at the end of every round (public: every card owned was
+    seen), the last one being the final score."""
+    from .helpers import picked, play_out
+
+    s = picked(3)
+    assert GAME.view(s, None)["tallies"] == []
+    end = play_out(s)
+    tallies = GAME.view(end, 0)["tallies"]
+    assert len(tallies) == 7 and all(len(row) == 3 for row in tallies)
+    outcome = GAME.outcome(end)
+    assert outcome is not None and tallies[-1] == list(outcome.scores)
+    assert tallies != [[0, 0, 0]] * 7  # Monsters were taken

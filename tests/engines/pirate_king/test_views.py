@@ -159,3 +159,35 @@ def test_a_non_seat_sees_what_a_spectator_sees() -> None:
     assert spectator["seat"] is None and spectator["known"] is None and spectator["legal"] == []
     for other in (3, 7, -1):
         assert GAME.view(s, other) == spectator
+
+
+def test_a_reshuffled_pile_can_be_checked_by_everyone_and_names_nothing_inside() -> None:
+    """The seed: "shuffle your discard pile and use it as your new pile" and "Your discard
+    pile must always be placed face up": what the new pile was made of is public, its order
+    is not. Each seat's view (a spectator's too) shows the pile's stream number `n`, the
+    discard it was made `from` in card order, and each card that has left it at its place in
+    the shuffle -- so the verified badge can recompute `pile:<seat>:<n>` -- while no card
+    still in the pile is named."""
+    made_of = ["grog-1", "deckhand-1a", "cutlass-1", "coin-purse-1a", "deckhand-1b"]
+    s = arrange(piles={0: []}, discards={0: made_of})
+    n = s.shuffles[0]
+    s = beat(s)
+    order = names(Rng(s.seed, f"pile:0:{n}").shuffled(sorted(c(x) for x in made_of)))
+    for seat in (None, 0, 1, 2):
+        made = GAME.view(s, seat)["table"][0]["made"]
+        assert made == {"n": n, "from": sorted(made_of, key=c), "drawn": [order[0]] + [None] * 4}
+    s = beat(s)
+    made = GAME.view(s, 1)["table"][0]["made"]
+    assert made["drawn"] == order[:2] + [None] * 3
+    assert [e["card"] for e in GAME.view(s, 1)["table"][0]["zone"]] == order[:2]
+
+
+def test_the_first_pile_names_no_starting_card_before_it_is_seen() -> None:
+    """The first pile is the starting deck and the Pirate ("shuffle your 9 cards"): the
+    view leaves `from` to the client (it knows the deck) and names only the card revealed."""
+    s = picked(3)
+    for seat in range(3):
+        made = GAME.view(s, None)["table"][seat]["made"]
+        assert made["n"] == 0 and made["from"] is None
+        first = names([s.zones[seat][0].card])[0]
+        assert made["drawn"] == [first] + [None] * len(s.piles[seat])

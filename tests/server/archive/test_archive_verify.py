@@ -248,3 +248,36 @@ async def test_a_forged_take_back_is_caught(db: Database) -> None:
         bad = dict(record, events=[dict(e) for e in record["events"]])
         bad["events"][v - 1]["moves"] = {"0": {"bid": 1}}
         decode_record(encode(bad))
+
+
+def test_verify_recomputes_the_piles_reshuffled_during_play() -> None:
+    """Pirate King!'s seed: "When you have no more cards to draw, shuffle your discard pile
+    and use it as your new pile" -- the new pile is `pile:<seat>:<n>` of the seed
+    (engines/pirate_king/README.md). `./tortuga verify` recomputes it: a log whose state
+    after a reshuffle holds another order (a server that shuffled on its own) is caught at
+    that very version."""
+    import msgspec
+
+    record = play_record(engine="pirate-king", players=3)
+    assert verify_log(log_of(decode_record(encode(record)))).ok
+    game = registry.get("pirate-king")
+    state = game.start(game.options({}), 3, bytes.fromhex(record["seed"]))
+    for event in record["events"][1:]:
+        before = state
+        moves = {int(s): game.decode_move(m) for s, m in event["moves"].items()}
+        state = game.step(state, moves)
+        grown = [s for s in range(3) if state.shuffles[s] > max(1, before.shuffles[s])]
+        if grown and len(state.piles[grown[0]]) > 2:
+            break
+    else:
+        raise AssertionError("no pile was made from a discard")
+    seat = grown[0]
+    forged = msgspec.structs.replace(
+        state,
+        piles=tuple(p[::-1] if s == seat else p for s, p in enumerate(state.piles)),
+    )
+    version = event["version"]
+    event["digest"] = hashlib.sha256(game.encode(forged)).hexdigest()
+    report = verify_log(log_of(decode_record(encode(record))))
+    assert not report.ok and report.version == version, report
+    assert f"version {version}" in report.message and "differs" in report.message

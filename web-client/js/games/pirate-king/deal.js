@@ -4,11 +4,14 @@
 //   monsters / loot    each pile shuffled once at the start (card order); round r shows the
 //                      next 2 Monsters and the next `players` Loot (2 players: 4);
 //   pile:<seat>:0      the first pile of a seat, its starting deck and Pirate in card order,
-//                      shuffled: its top card is the seat's first card of round 1.
-// Later piles are reshuffled from discards whose contents depend on the play; they are not
-// checked here (the server's `./tortuga verify` replays the whole game).
+//                      shuffled: its top card is the seat's first card of round 1;
+//   pile:<seat>:<n>    the n-th pile made from the seat's discard (face up, so public) in card
+//                      order, shuffled: each view says what the current pile was made `from`
+//                      and, place by place, every card that has left it (views.py `made`);
+//                      each such card is checked at its place.
+// (The server's `./tortuga verify` recomputes every state of the game, piles included.)
 
-import { byId, LOOT_NAMES, MONSTER_NAMES, startingDeck } from "./cards.js";
+import { byId, card, LOOT_NAMES, MONSTER_NAMES, startingDeck } from "./cards.js";
 import { Rng } from "../../rng.js";
 import { fromHex, sha256, toHex } from "../../sha256.js";
 
@@ -21,6 +24,7 @@ export async function dealFromSeed(seed, players, opts = {}) {
   const monsters = await (await Rng.create(seed, "monsters", opts)).shuffled(MONSTER_NAMES);
   const loot = await (await Rng.create(seed, "loot", opts)).shuffled(LOOT_NAMES);
   const L = lootRowSize(players);
+  const piles = new Map();  // the same pile is recorded in several rounds: shuffled once
   return {
     captain,
     rows: (round) => ({
@@ -28,11 +32,22 @@ export async function dealFromSeed(seed, players, opts = {}) {
       loot: loot.slice((round - 1) * L, round * L),
     }),
     async firstCard(seat, pirate) {
-      const cards = [...startingDeck(seat), pirate].sort(byId);
-      return (await (await Rng.create(seed, `pile:${seat}:0`, opts)).shuffled(cards))[0];
+      return (await this.pile(seat, 0, pirate))[0];
+    },
+    /** The order of pile `n` of `seat`, made `from` its discard (n = 0: `from` is the Pirate
+     * picked, shuffled in with the starting deck). Null when `from` is not a list of cards. */
+    async pile(seat, n, from) {
+      const cards = n === 0 ? [...startingDeck(seat), from] : from;
+      if (!Array.isArray(cards) || !cards.every((c) => typeof c === "string" && card(c))) return null;
+      const key = `${seat}:${n}:${cards.join(",")}`;
+      if (!piles.has(key)) piles.set(key, (await Rng.create(seed, `pile:${seat}:${n}`, opts)).shuffled([...cards].sort(byId)));
+      return piles.get(key);
     },
   };
 }
+
+const PILE = /^pile:(\d+):(\d+)$/;
+const DRAWN = /^(pile:\d+:\d+)#(\d+)$/;
 
 const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 
@@ -40,19 +55,50 @@ const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
  * What a view shows of the deal, to check later (null: nothing to record now):
  *   round 0 (the Pirates are picked): {round: 0, captain};
  *   the first view of a round's beats: {round, monsters, loot, first: {seat: [pirate, card]}}
- *   (first: round 1 only, each seat's first card while it is still the first of its zone).
+ *   (first: round 1 only, each seat's first card while it is still the first of its zone);
+ *   and in every view of a round, each seat's current pile: "pile:<seat>:<n>" -> what it was
+ *   made from (n = 0: the Pirate), "pile:<seat>:<n>#<i>" -> the card that was at place i of
+ *   its shuffle, once it has left the pile (the store keeps the first value of each key, so
+ *   the cards drawn add up view after view).
  */
 export function dealSeen(view) {
-  if (view.phase === "pick" && view.picks === 0) return { round: 0, captain: view.captain };
-  if (view.phase !== "play" || view.beat !== 1) return null;
-  const first = {};
-  if (view.round === 1) {
-    for (const s of view.table) {
-      const top = s.zone[0];
-      if (s.status !== "sunk" && top && top.given_by === null && s.pirate) first[s.seat] = [s.pirate, top.card];
+  if (view.phase === "pick") return view.picks === 0 ? { round: 0, captain: view.captain } : null;
+  const out = { round: view.round };
+  if (view.phase === "play" && view.beat === 1) {
+    const first = {};
+    if (view.round === 1) {
+      for (const s of view.table) {
+        const top = s.zone[0];
+        if (s.status !== "sunk" && top && top.given_by === null && s.pirate) first[s.seat] = [s.pirate, top.card];
+      }
     }
+    Object.assign(out, { monsters: view.monster_row, loot: view.loot_row, first });
   }
-  return { round: view.round, monsters: view.monster_row, loot: view.loot_row, first };
+  for (const s of view.table) {
+    const made = s.made;
+    if (!made) continue;
+    const key = `pile:${s.seat}:${made.n}`;
+    out[key] = made.n === 0 ? s.pirate : made.from;
+    made.drawn.forEach((c, i) => { if (c !== null) out[`${key}#${i}`] = c; });
+  }
+  return Object.keys(out).length > 1 ? out : null;
+}
+
+/** Every pile card recorded in a round (`dealSeen`'s "pile:..#i" keys) at its place in the
+ * shuffle recomputed from the seed; a card whose pile's `from` was not recorded fails. */
+async function checkPiles(dealt, what) {
+  const orders = {};
+  for (const [key, from] of Object.entries(what)) {
+    const m = PILE.exec(key);
+    if (m) orders[key] = await dealt.pile(Number(m[1]), Number(m[2]), from);
+  }
+  for (const [key, c] of Object.entries(what)) {
+    const m = DRAWN.exec(key);
+    if (!m) continue;
+    const order = orders[m[1]];
+    if (!order || order[Number(m[2])] !== c) return false;
+  }
+  return true;
 }
 
 /** Check each recorded round against the seed: a list of {round, ok}. */
@@ -63,11 +109,14 @@ export async function checkSeen(dealt, seen) {
     let ok = true;
     if (round === 0) ok = what.captain === dealt.captain;
     else {
-      const rows = dealt.rows(round);
-      ok = same(rows.monsters, what.monsters || []) && same(rows.loot, what.loot || []);
+      if (what.monsters || what.loot) {
+        const rows = dealt.rows(round);
+        ok = same(rows.monsters, what.monsters || []) && same(rows.loot, what.loot || []);
+      }
       for (const [seat, [pirate, first]] of Object.entries(what.first || {})) {
         ok = ok && (await dealt.firstCard(Number(seat), pirate)) === first;
       }
+      ok = ok && (await checkPiles(dealt, what));
     }
     rounds.push({ round, ok });
   }

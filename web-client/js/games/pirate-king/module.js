@@ -102,7 +102,12 @@ const pirateKing = {
   // -- the end -------------------------------------------------------------------------------
   scores: (view) => crownsOf(view),
   stoppedText: (view) => (view.round ? t("pk.stopped", { round: view.round, rounds: view.rounds }) : t("pk.picking")),
-  scoreHistory: () => null,
+  /** Each seat's crowns at the end of every round played (views.py `tallies`). */
+  scoreHistory(view) {
+    const rows = view.tallies || [];
+    if (!rows.length) return null;
+    return { rounds: rows.map((_, i) => i + 1), totals: [...Array(view.players).keys()].map((s) => rows.map((r) => r[s])) };
+  },
   scoreText: (n) => t("pk.crowns_total", { count: n }),
 
   // -- the replay ----------------------------------------------------------------------------
@@ -129,7 +134,7 @@ const pirateKing = {
       const v = f.view;
       if (!v) continue;
       const d = dealSeen(v);
-      if (d && !(d.round in seen)) seen[d.round] = d;
+      if (d) seen[d.round] = { ...d, ...(seen[d.round] || {}) };  // the first value of each key
     }
     const first = frames.find((f) => f.view);
     if (!first) return { rounds: 0, bad: [] };
