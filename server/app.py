@@ -35,6 +35,7 @@ from server.archive.write import RatingRules
 from server.auth import Identity, Tokens
 from server.bots import BotDriver
 from server.clock import Clock
+from server.drain import Drain
 from server.hub import Hub
 from server.quotas import Limits, Quotas
 from server.reveal import Sealing
@@ -108,16 +109,22 @@ def create_app(settings: Settings) -> Starlette:
         app.state.clock = clock
         app.state.bots = bots
         app.state.redis = redis
+        app.state.drain = drain = Drain(hub, store, settings)
         app.state.db = None
         archiver = None
         if settings.database_url:
             app.state.db, archiver = await _open_history(settings, redis)
         await hub.start()
         await clock.start()
+        drain.watch()
+        drain.hook_sigterm()
         log.info("node up", extra={"conn": instance})
         try:
             yield
         finally:
+            await drain.close()
+            # Bot runs under way finish; later ones go to any node's clock (server/drain.py).
+            await bots.settle(settings.bot_delay * 1.25 + 5.0)
             if archiver is not None:
                 await archiver.stop()
             if app.state.db is not None:
@@ -132,6 +139,8 @@ def create_app(settings: Settings) -> Starlette:
         return JSONResponse({"ok": True, "node": settings.node_id})
 
     async def readyz(request: Request) -> Response:
+        if request.app.state.drain.active:
+            return JSONResponse({"ok": False, "draining": True}, status_code=503)
         try:
             await request.app.state.redis.ping()
         except Exception as exc:
@@ -147,6 +156,9 @@ def create_app(settings: Settings) -> Starlette:
         return JSONResponse(body)
 
     async def websocket(socket: WebSocket) -> None:
+        if socket.app.state.drain.active:
+            await socket.app.state.drain.turn_away(socket)
+            return
         await serve(socket, socket.app.state.services)
 
     client = web.default_root()

@@ -83,12 +83,36 @@ class BotDriver:
         self._key = hmac.new(secret, b"tortuga-bots", hashlib.sha256).digest()
         self._tasks: set[asyncio.Task[None]] = set()
         self.scheduled = 0  # runs asked for (tests: a table without bots asks for none)
+        self.settling = False  # the node stops: runs asked for are handed over
 
     def schedule(self, room_id: str) -> None:
         self.scheduled += 1
-        task = asyncio.create_task(self.run(room_id))
+        run = self._hand_over(room_id) if self.settling else self.run(room_id)
+        task = asyncio.create_task(run)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def settle(self, timeout: float) -> None:
+        """The node stops (server/drain.py): the runs under way finish (up to ``timeout``);
+        a run asked for from now on is handed over instead (``_hand_over``)."""
+        self.settling = True
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=timeout)
+
+    async def _hand_over(self, room_id: str) -> None:
+        """Leave a move this node would have made to any node's clock: its "bot due" member
+        is made due now (instead of ``bot_rescue_seconds`` later)."""
+        try:
+            room = await self.rooms.get(room_id, presence=True)
+            stage, actions = await self._plan(room)
+            if actions:
+                name, _ = self.due(room_id, room.version, stage)
+                if not await self.store.schedule(name, now_ms()):
+                    await self.store.reschedule(name, now_ms())
+        except RoomError:
+            return
+        except Exception:
+            log.exception("bot hand-over failed", extra={"room": room_id})
 
     async def close(self) -> None:
         for task in list(self._tasks):

@@ -97,6 +97,10 @@ class Settings:
     heartbeat_seconds: float = 2.0  # how often a node says it is alive
     node_ttl_seconds: float = 10.0  # a node silent this long is dead: its sockets stop counting
     sweep_seconds: float = 10.0  # how often a node re-arms the rooms it has sockets in
+    # Graceful drain (server/drain.py): on SIGTERM a node waits this long at most for its
+    # sockets to reconnect elsewhere; each client waits a random part of the spread first.
+    drain_seconds: float = 10.0
+    reconnect_spread_ms: int = 1000
     visit_concurrency: int = 16  # rooms re-armed at once (joins, starts, the sweep)
     bot_concurrency: int = 32  # bot runs reading or writing Redis at once (per node)
     room_ttl_seconds: int = 7 * 24 * 3600  # a finished or abandoned room's keys expire after
@@ -146,6 +150,8 @@ class Settings:
             heartbeat_seconds=_float("TORTUGA_HEARTBEAT_SECONDS", 2.0),
             node_ttl_seconds=_float("TORTUGA_NODE_TTL_SECONDS", 10.0),
             sweep_seconds=_float("TORTUGA_SWEEP_SECONDS", 10.0),
+            drain_seconds=_float("TORTUGA_DRAIN_SECONDS", 10.0),
+            reconnect_spread_ms=_int("TORTUGA_RECONNECT_SPREAD_MS", 1000),
             abandon_after_seconds=_float("TORTUGA_ABANDON_AFTER_SECONDS", 7 * 24 * 3600.0),
             archive_every_versions=int(_env("TORTUGA_ARCHIVE_EVERY_VERSIONS", "50") or 50),
             archive_rescue_seconds=_float("TORTUGA_ARCHIVE_RESCUE_SECONDS", 5.0),

@@ -133,6 +133,12 @@ class Keys:
         return f"{self.prefix}node:{instance}:rooms"
 
     @property
+    def draining(self) -> str:
+        """Hash: node instances draining (server/drain.py) -> JSON ``{by, reason, at}``:
+        asked by an admin (the node watches its field) or draining on SIGTERM."""
+        return f"{self.prefix}nodes:draining"
+
+    @property
     def rooms_open(self) -> str:
         """Sorted set: public rooms not finished (score: creation time)."""
         return f"{self.prefix}rooms:open"
@@ -836,6 +842,7 @@ class Store:
         index and its heartbeat go -- unless a reaped one beat again meanwhile. A stopped
         node's heartbeat info goes too; a reaped one's stays (the console shows it dead)."""
         await self.redis.delete(self.keys.node_rooms(instance))
+        await self.redis.hdel(self.keys.draining, instance)
         if lease_end is None:
             pipe = self.redis.pipeline(transaction=False)
             pipe.zrem(self.keys.nodes, instance)
@@ -891,6 +898,19 @@ class Store:
             info = {cast(str, _s(k)): cast(str, _s(v)) for k, v in raw.items()}
             out.append((name, expiry.get(name), int(count), info))
         return out
+
+    async def mark_draining(self, instance: str, info: str) -> None:
+        """``instance`` drains (or is asked to): ``info`` is its JSON ``{by, reason, at}``."""
+        await self.redis.hset(self.keys.draining, instance, info)
+
+    async def draining_of(self, instance: str) -> str | None:
+        """Why ``instance`` drains (its JSON), or None if nobody asked it to."""
+        return _s(await self.redis.hget(self.keys.draining, instance))
+
+    async def draining_nodes(self) -> dict[str, str]:
+        """Every instance draining or asked to: instance -> its JSON ``{by, reason, at}``."""
+        raw: Any = await self.redis.hgetall(self.keys.draining)
+        return {cast(str, _s(k)): cast(str, _s(v)) for k, v in raw.items()}
 
     # -- the archive stream -----------------------------------------------------------
     async def archive(self, record: bytes) -> None:

@@ -8,6 +8,9 @@ Unlike ``tortuga serve`` it never starts an embedded Redis or Postgres.
 TORTUGA_TEST_DIE_BEFORE_ARCHIVE=1: the process SIGKILLs itself right after it wrote the
 last version of a game, before its final record is on the archive stream.
 
+SIGTERM drains the node (server/drain.py), then it exits 0: uvicorn raises the signal again
+once it has shut down, with the handler it found -- here one that does nothing.
+
     python tests/server/node_process.py
 """
 
@@ -30,6 +33,7 @@ async def _die(self: RoomService, rescue: tuple[str, int]) -> None:
 def main() -> None:
     if os.environ.get("TORTUGA_TEST_DIE_BEFORE_ARCHIVE") == "1":
         RoomService._archive_end = _die  # type: ignore[method-assign]
+    signal.signal(signal.SIGTERM, lambda sig, frame: None)
     settings = Settings.from_env()
     if not settings.redis_url:
         raise SystemExit("TORTUGA_REDIS_URL is required")

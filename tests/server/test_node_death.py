@@ -63,7 +63,9 @@ class NodeProcess:
         return str(self.stderr.read().decode(errors="replace"))[-4000:]
 
 
-async def spawn_node(redis_url: str, prefix: str, node_id: str, **env: str) -> NodeProcess:
+async def spawn_node(
+    redis_url: str, prefix: str, node_id: str, ready_within: float = 15.0, **env: str
+) -> NodeProcess:
     port = free_port()
     environ = {k: v for k, v in os.environ.items() if not k.startswith("TORTUGA_") or k == "PATH"}
     environ.update(
@@ -86,7 +88,7 @@ async def spawn_node(redis_url: str, prefix: str, node_id: str, **env: str) -> N
     )
     node = NodeProcess(port, process, stderr)
     async with httpx.AsyncClient(base_url=node.url) as http:
-        for _ in range(300):
+        for _ in range(int(ready_within / 0.05)):
             if process.poll() is not None:
                 raise AssertionError(f"node {node_id} exited: {node.output()}")
             with contextlib.suppress(httpx.TransportError):

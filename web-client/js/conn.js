@@ -2,10 +2,18 @@
 // jitter). Whoever owns the page hooks `onopen` to (re)join or resume its room.
 // The token goes in the first frame (`auth`), never in the URL (URLs end up in logs); a
 // `hello` that carries a fresh token replaces the stored one.
+// A node that drains (it is stopping, or an admin asked) sends `reconnect {within_ms}`: the
+// tab closes the socket itself -- so everything it sent is handled first -- and connects
+// again at once, after a random part of `within_ms` (so the tabs of a node do not all come
+// at the same instant); the page's `onopen` resumes its room. A node closing with 1012
+// (restarting) is followed the same way. A `reconnect` before `hello` (a draining node
+// turned the socket away at the door) counts as a failed attempt: the usual backoff.
 
 import { identity } from "./store.js";
 
 const CLOSE_BAD_TOKEN = 4001;
+const CLOSE_SERVICE_RESTART = 1012;
+const RESTART_SPREAD_MS = 1000;
 
 export class Connection {
   constructor(token, { onmessage, onopen, onstate, onbadtoken } = {}) {
@@ -51,9 +59,10 @@ export class Connection {
       return;
     }
     this.ws = ws;
+    let welcomed = false;
+    let hint = null;
     ws.onopen = () => {
       ws.send(JSON.stringify({ type: "auth", token: this.token }));
-      this.attempt = 0;
       this.setState("open");
       const queued = this.queue;
       this.queue = [];
@@ -68,6 +77,15 @@ export class Connection {
         msg = JSON.parse(ev.data);
       } catch {
         return;
+      }
+      if (msg.type === "reconnect") {
+        hint = welcomed ? Math.max(0, Number(msg.within_ms) || 0) : null;
+        ws.close(1000, "reconnect");
+        return;
+      }
+      if (msg.type === "hello") {
+        welcomed = true;
+        this.attempt = 0;
       }
       if (msg.type === "hello" && msg.token) {
         this.token = msg.token;
@@ -89,6 +107,13 @@ export class Connection {
         this.closed = true;
         this.setState("offline");
         this.onbadtoken();
+        return;
+      }
+      if (hint === null && welcomed && ev.code === CLOSE_SERVICE_RESTART) hint = RESTART_SPREAD_MS;
+      if (hint !== null) {
+        this.attempt = 0;
+        this.setState("reconnecting");
+        this.timer = setTimeout(() => this.connect(), Math.random() * hint);
         return;
       }
       this.scheduleRetry();
