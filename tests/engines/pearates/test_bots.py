@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from engines.core import Outcome
+from engines.pearates import bots
+from engines.pearates.cards import KINDS
 from engines.rng import Rng
 
-from .helpers import G
+from .helpers import G, do, table
 
-GAMES = 500
-PLAYERS = 2
+TREASURE = ["egg-bag-1", "egg-bag-2", "egg-bag-3"]
+
+# 500 games in all, fixed seeds: 300 two-player games and 200 four-player games with one
+# heuristic seat against three random ones (the chance share is 25 %).
+TWO_PLAYER_GAMES = 300
+FOUR_PLAYER_GAMES = 200
 
 
 def play(seed: bytes, levels: list[str]) -> Outcome:
@@ -28,20 +34,66 @@ def play(seed: bytes, levels: list[str]) -> Outcome:
     return outcome
 
 
-def test_the_heuristic_beats_random() -> None:
-    """Over 500 two-player games (the heuristic in either seat), it wins most and scores
-    more on average."""
+def _duel(games: int, players: int) -> tuple[float, float]:
+    """The heuristic in each seat in turn, the others random: its win rate (rank 1, ties
+    included) and its mean margin over the best other score."""
     wins = 0
     margin = 0
-    for i in range(GAMES):
-        me = i % PLAYERS
-        levels = ["random"] * PLAYERS
+    for i in range(games):
+        me = i % players
+        levels = ["random"] * players
         levels[me] = "heuristic"
-        outcome = play(f"bots-{i}".encode(), levels)
+        outcome = play(f"bots-{players}-{i}".encode(), levels)
         wins += outcome.ranks[me] == 1
-        margin += outcome.scores[me] - outcome.scores[1 - me]
-    assert wins / GAMES > 0.7
-    assert margin / GAMES > 5
+        best_other = max(outcome.scores[s] for s in range(players) if s != me)
+        margin += outcome.scores[me] - best_other
+    return wins / games, margin / games
+
+
+def test_the_heuristic_beats_random_two_players() -> None:
+    """Over 300 two-player games (the heuristic in either seat), it wins most and scores
+    more on average (measured on these seeds: 97 % of the games, by 25 points)."""
+    rate, margin = _duel(TWO_PLAYER_GAMES, 2)
+    assert rate > 0.85
+    assert margin > 10
+
+
+def test_the_heuristic_beats_three_random_players() -> None:
+    """Over 200 four-player games, one heuristic seat against three random ones wins far
+    more than its chance share of 25 % and beats the best random score on average
+    (measured on these seeds: 76.5 %, by 9 points)."""
+    rate, margin = _duel(FOUR_PLAYER_GAMES, 4)
+    assert rate >= 0.5
+    assert margin > 0
+
+
+def test_the_heuristic_plays_actions_from_the_card_data() -> None:
+    """The heuristic Plays an action when its effects are worth it: a Pirate Pizza onto a
+    treasure of known good cards, a Ruby Rum when the treasure is unseen; never a card whose
+    effects it counts as worthless (Infested Bread opens the bids: nothing to gain)."""
+    state = table(
+        players=3,
+        hands={1: ["pirate-pizza-1", "infested-bread-1", "fish-skeleton-1"]},
+        treasure=["filled-chest", "banana-box-1", "banana-box-2"],
+    )
+    state = do(state, 2, "pass") if state.turn == 2 else state
+    view = G.view(state, 1)
+    view["treasure"] = ["filled-chest", "banana-box-1", "banana-box-2"]  # as if seen (Egg Bag)
+    move = G.bot("heuristic")(view, G.legal(state, 1), Rng(b"x", "y"))
+    assert str(move) == "play pirate-pizza-1"
+    assert bots.play_gain(view, "infested-bread-1") == 0
+    hidden = table(players=3, hands={1: ["ruby-rum-1", "infested-bread-1"]}, treasure=TREASURE)
+    move = G.bot("heuristic")(G.view(hidden, 1), G.legal(hidden, 1), Rng(b"x", "y"))
+    assert str(move) == "play ruby-rum-1"
+    only_bread = table(players=3, hands={1: ["infested-bread-1"]}, treasure=TREASURE)
+    move = G.bot("heuristic")(G.view(only_bread, 1), G.legal(only_bread, 1), Rng(b"x", "y"))
+    assert str(move) != "play infested-bread-1"
+
+
+def test_every_effect_the_bot_values_is_a_card_effect() -> None:
+    """The bot's estimates are keyed by the effect names of the card data (no stray key)."""
+    effects = {e for k in KINDS for e in k.effects}
+    assert set(bots.EFFECT_GAINS) <= effects
 
 
 def test_bots_return_legal_moves_and_default_is_deterministic() -> None:
