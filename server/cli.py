@@ -180,24 +180,39 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_loadtest(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from server import loadtest
 
+    steps = tuple(int(x) for x in args.steps.split(",")) if args.steps else ()
     plan = loadtest.Plan(
         urls=tuple(u.rstrip("/") for u in args.url),
         rooms=args.rooms,
         players=args.players,
         game=args.game or loadtest.Plan.game,
         rounds=args.rounds,
-        pace=args.pace,
+        pace=loadtest.HUMAN_PACE if args.human else args.pace,
         timeout=args.timeout,
     )
+    options = loadtest.Options(
+        steps=steps,
+        raw_seconds=args.raw_seconds,
+        raw_sockets=args.raw_sockets,
+        idle=args.idle,
+        probe_rooms=args.probe_rooms,
+        workers=args.workers,
+        processes=args.processes,
+        report=Path(args.report) if args.report else None,
+    )
     try:
-        report = loadtest.run(plan, processes=args.processes)
+        result = loadtest.campaign(plan, options)
     except ValueError as exc:
         print(exc, file=sys.stderr)
         return 2
-    print("\n".join(report.lines()), flush=True)
-    return 0 if report.tally.finished == report.tally.rooms else 1
+    print("\n".join(result.lines()), flush=True)
+    if options.report is not None:
+        print(f"report: {options.report}", flush=True)
+    return 0 if result.finished else 1
 
 
 def cmd_games(args: argparse.Namespace) -> int:
@@ -273,6 +288,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     load.add_argument("--processes", type=int, default=None, help="client processes")
     load.add_argument("--timeout", type=float, default=300.0, help="seconds per room")
+    load.add_argument(
+        "--human",
+        action="store_true",
+        help="human pace: each seat acts about 2 s after its turn comes (--pace 2)",
+    )
+    load.add_argument(
+        "--steps", default="", help="load steps in one run, rooms each: 10,50,200 (not --rooms)"
+    )
+    load.add_argument(
+        "--workers", type=int, default=None, help="processes of the node started here"
+    )
+    load.add_argument(
+        "--raw-seconds",
+        type=float,
+        default=5.0,
+        help="how long the raw limit (echo + compare-and-set) is measured; 0: not at all",
+    )
+    load.add_argument(
+        "--raw-sockets", type=int, default=0, help="raw-limit clients (default: as the load)"
+    )
+    load.add_argument(
+        "--idle",
+        type=int,
+        default=0,
+        help="idle sockets to hold: memory per socket, with a latency probe meanwhile",
+    )
+    load.add_argument("--probe-rooms", type=int, default=4, help="rooms of the idle probe")
+    load.add_argument(
+        "--report", default="loadtest-report.html", help="the HTML report ('' for none)"
+    )
     load.set_defaults(func=cmd_loadtest)
 
     games = sub.add_parser("games", help="list the registered games")

@@ -30,8 +30,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import html
 import json
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -44,6 +46,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +56,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from engines.registry import GAMES
 from engines.rng import Rng
 from server.reveal import digest
+
+HUMAN_PACE = 2.0  # seconds a person takes to act once their turn comes (about)
 
 
 @dataclass(frozen=True)
@@ -196,8 +201,9 @@ class Player:
         return self.bot(view, legal, self.rng).to_json()
 
     async def think(self) -> None:
+        """``pace`` seconds, give or take a quarter (people do not all act in step)."""
         if self.table.plan.pace > 0:
-            await asyncio.sleep(self.table.plan.pace)
+            await asyncio.sleep(self.table.plan.pace * (0.75 + self.rng.below(1001) / 2000))
 
     async def play(self) -> None:
         """React to frames until the game is over."""
@@ -335,10 +341,48 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _more_files() -> None:
+    """Raise this process's open-files limit to its hard limit (thousands of sockets)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+@dataclass(frozen=True)
+class Node:
+    url: str
+    pid: int | None  # the process started here (None: a node given by URL)
+
+
+def _wait_ready(process: subprocess.Popen[bytes], url: str, log: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"{url} did not start: " + log.read_text()[-2000:])
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(url, timeout=2).status_code == 200:
+                return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{url} did not answer in time")
+        time.sleep(0.2)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 @contextlib.contextmanager
-def own_node(env: dict[str, str] | None = None, timeout: float = 120.0) -> Iterator[str]:
-    """``tortuga serve`` in a child process on a free port: its URL while it runs, then
-    SIGTERM (it stops its embedded servers too) and its temporary data folder removed."""
+def own_node(
+    env: dict[str, str] | None = None, timeout: float = 180.0, workers: int | None = None
+) -> Iterator[Node]:
+    """``tortuga serve`` in a child process on a free port while it runs, then SIGTERM (it
+    stops its embedded servers too) and its temporary data folder removed."""
     port = _free_port()
     data = Path(tempfile.mkdtemp(prefix="tortuga-loadtest-"))
     environment = {
@@ -348,58 +392,571 @@ def own_node(env: dict[str, str] | None = None, timeout: float = 120.0) -> Itera
         "TORTUGA_PUBLIC_URL": f"http://127.0.0.1:{port}/",
         **(env or {}),
     }
+    command = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1"]
+    command += ["--port", str(port)]
+    if workers is not None:
+        command += ["--workers", str(workers)]
     log = (data / "serve.log").open("wb")
     process = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
-        env=environment,
-        stdout=log,
-        stderr=subprocess.STDOUT,
+        command, env=environment, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_more_files
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(
-                    "the node did not start: " + (data / "serve.log").read_text()[-2000:]
-                )
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError("the node did not answer /readyz in time")
-            time.sleep(0.2)
-        yield url
+        _wait_ready(process, f"{url}/readyz", data / "serve.log", timeout)
+        yield Node(url, process.pid)
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        _stop(process)
         log.close()
         shutil.rmtree(data, ignore_errors=True)
+
+
+def memory(pid: int) -> int:
+    """Resident bytes of the Python processes of ``pid``'s tree (a node and its workers; not
+    the embedded Redis or Postgres it may have started)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                stat = (entry / "stat").read_text()
+                parents[int(entry.name)] = int(stat[stat.rindex(")") + 2 :].split()[1])
+    tree, grew = {pid}, True
+    while grew:
+        more = {child for child, parent in parents.items() if parent in tree} - tree
+        tree |= more
+        grew = bool(more)
+    total = 0
+    for member_pid in tree:
+        with contextlib.suppress(OSError):
+            if not (Path(f"/proc/{member_pid}/comm").read_text().startswith("python")):
+                continue
+            for line in Path(f"/proc/{member_pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+    return total
+
+
+# -- the raw limit -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Raw:
+    """Echoes (each after one compare-and-set in Redis) per second, as many sockets at once."""
+
+    sockets: int
+    echoes: int
+    seconds: float
+    errors: int
+
+    @property
+    def per_second(self) -> float:
+        return self.echoes / self.seconds if self.seconds else 0.0
+
+
+_ECHOED = json.dumps({"type": "act", "move": {"card": "parrot-7"}, "version": 12})
+
+
+async def _echo(url: str, sockets: int, start_at: float, seconds: float) -> tuple[int, int]:
+    """``sockets`` clients each sending and awaiting echoes; those that come back between
+    ``start_at`` (wall clock, the same for every client process) and ``seconds`` later
+    count: (echoes, sockets that failed or were not connected by ``start_at``)."""
+    done, failed = 0, 0
+    end = start_at + seconds
+
+    async def one() -> None:
+        nonlocal done, failed
+        try:
+            async with connect(url) as ws:
+                if time.time() > start_at:
+                    failed += 1  # too late to count
+                    return
+                await asyncio.sleep(start_at - time.time())
+                while True:
+                    await ws.send(_ECHOED)
+                    await ws.recv()
+                    if time.time() > end:
+                        return
+                    done += 1
+        except Exception:
+            failed += 1
+
+    await asyncio.gather(*(one() for _ in range(sockets)))
+    return done, failed
+
+
+def _echo_worker(url: str, sockets: int, start_at: float, seconds: float) -> tuple[int, int]:
+    return asyncio.run(_echo(url, sockets, start_at, seconds))
+
+
+def _ready() -> None:
+    """Nothing: run once in each pool process so that they are all up before timing."""
+
+
+class RawServer:
+    """``server.rawlimit`` in a child process with ``env`` (its Redis) and as many workers as
+    the node; started at once, waited for when needed (it starts while the node does)."""
+
+    def __init__(self, env: dict[str, str], workers: int | None) -> None:
+        self.port = _free_port()
+        self.data = Path(tempfile.mkdtemp(prefix="tortuga-rawlimit-"))
+        command = [sys.executable, "-m", "server.rawlimit", "--port", str(self.port)]
+        command += ["--workers", str(workers or os.cpu_count() or 1)]
+        self.log = (self.data / "raw.log").open("wb")
+        self.process = subprocess.Popen(
+            command, env={**os.environ, **env}, stdout=self.log, stderr=subprocess.STDOUT
+        )
+
+    def measure(
+        self, sockets: int, seconds: float, pool: ProcessPoolExecutor, processes: int
+    ) -> Raw:
+        """``sockets`` echo clients over ``processes`` client processes for ``seconds``."""
+        _wait_ready(self.process, f"http://127.0.0.1:{self.port}/", self.data / "raw.log", 180)
+        count = max(1, min(processes, sockets))
+        parts = [sockets // count + (1 if k < sockets % count else 0) for k in range(count)]
+        echoes = failed = 0
+        start_at = time.time() + 1.0 + sockets / 200  # every socket connected by then
+        url = f"ws://127.0.0.1:{self.port}/"
+        for done, lost in pool.map(
+            _echo_worker, [url] * count, parts, [start_at] * count, [seconds] * count
+        ):
+            echoes += done
+            failed += lost
+        return Raw(sockets, echoes, seconds, failed)
+
+    def stop(self) -> None:
+        _stop(self.process)
+        self.log.close()
+        shutil.rmtree(self.data, ignore_errors=True)
+
+
+# -- idle sockets ---------------------------------------------------------------------------------
+
+PER_GUEST = 8  # sockets one guest opens (the node's default cap per user)
+PER_ROOM = 20  # idle spectators per lobby room
+
+
+async def _hold(url: str, count: int, pipe: Connection) -> None:
+    """Open ``count`` sockets that sign in and watch a lobby, report, hold them until told,
+    close them."""
+    sockets: list[ClientConnection] = []
+    failed = 0
+    async with httpx.AsyncClient(timeout=60) as http:
+        tokens: list[str] = []
+        for k in range(-(-count // PER_GUEST)):
+            r = await http.post(f"{url}/api/guest", json={"name": f"idle {os.getpid()}.{k}"})
+            r.raise_for_status()
+            tokens.append(r.json()["token"])
+        rooms: list[str] = []
+        for k in range(-(-count // PER_ROOM)):
+            r = await http.post(
+                f"{url}/api/rooms",
+                json={"game": next(iter(GAMES)), "seats": 4, "public": False},
+                headers={"Authorization": f"Bearer {tokens[k % len(tokens)]}"},
+            )
+            r.raise_for_status()
+            rooms.append(r.json()["id"])
+    gate = asyncio.Semaphore(64)
+    ws_url = url.replace("http", "ws", 1) + "/ws"
+
+    async def open_one(i: int) -> None:
+        nonlocal failed
+        async with gate:
+            try:
+                ws = await connect(ws_url, max_size=2**24)
+                await ws.send(json.dumps({"type": "auth", "token": tokens[i // PER_GUEST]}))
+                while json.loads(await ws.recv())["type"] != "hello":
+                    pass
+                await ws.send(json.dumps({"type": "join", "room": rooms[i // PER_ROOM]}))
+                while json.loads(await ws.recv())["type"] != "snapshot":
+                    pass
+                sockets.append(ws)
+            except Exception:
+                failed += 1
+
+    await asyncio.gather(*(open_one(i) for i in range(count)))
+    pipe.send((len(sockets), failed))
+    await asyncio.get_running_loop().run_in_executor(None, pipe.recv)
+    closed = sum(ws.state.name == "CLOSED" for ws in sockets)  # closed by the node meanwhile
+
+    async def close(ws: ClientConnection) -> None:
+        async with gate:
+            with contextlib.suppress(Exception):
+                await ws.close()
+
+    await asyncio.gather(*(close(ws) for ws in sockets))
+    pipe.send(closed)
+
+
+def _holder(url: str, count: int, pipe: Connection) -> None:
+    _more_files()
+    asyncio.run(_hold(url, count, pipe))
+
+
+@dataclass(frozen=True)
+class Idle:
+    """Idle sockets held on a node: its memory before and after, and a small game played
+    meanwhile (the latency probe)."""
+
+    sockets: int
+    failed: int
+    closed_by_node: int
+    rss_before: int | None
+    rss_after: int | None
+    probe: Report
+
+    @property
+    def bytes_per_socket(self) -> float | None:
+        if self.rss_before is None or self.rss_after is None or not self.sockets:
+            return None
+        return (self.rss_after - self.rss_before) / self.sockets
+
+
+def hold_idle(
+    node: Node, count: int, probe: Plan, processes: int, pool: ProcessPoolExecutor
+) -> Idle:
+    """``count`` idle sockets over ``processes`` holder processes; while they are all open,
+    the node's memory, then the ``probe`` plan played against it."""
+    context = get_context("spawn")
+    rss_before = memory(node.pid) if node.pid else None
+    count_p = max(1, min(processes, count))
+    holders = []
+    for k in range(count_p):
+        mine, theirs = context.Pipe()
+        share = count // count_p + (1 if k < count % count_p else 0)
+        process = context.Process(target=_holder, args=(node.url, share, theirs), daemon=True)
+        process.start()
+        holders.append((process, mine))
+    try:
+        opened = failed = 0
+        for _, pipe in holders:
+            ok, lost = pipe.recv()
+            opened += ok
+            failed += lost
+        time.sleep(2.0)  # let the node settle (its writers, its presence notices)
+        rss_after = memory(node.pid) if node.pid else None
+        report = run(replace(probe, urls=(node.url,)), processes, pool=pool)
+        for _, pipe in holders:
+            pipe.send("release")
+        closed = sum(int(pipe.recv()) for _, pipe in holders)
+    finally:
+        for process, _ in holders:
+            process.join(60)
+            if process.is_alive():
+                process.kill()
+    return Idle(opened, failed, closed, rss_before, rss_after, report)
 
 
 # -- the whole run -------------------------------------------------------------------------------
 
 
-def run(plan: Plan, processes: int | None = None, node_env: dict[str, str] | None = None) -> Report:
+def run(
+    plan: Plan,
+    processes: int | None = None,
+    node_env: dict[str, str] | None = None,
+    pool: ProcessPoolExecutor | None = None,
+) -> Report:
     """Play ``plan``; without ``plan.urls`` against a node started for it (``node_env``:
-    environment for that node)."""
+    environment for that node). ``pool``: client processes to use (else started here)."""
+    check(plan)
+    count = max(1, min(plan.rooms, processes or os.cpu_count() or 1))
+    if not plan.urls:
+        with own_node(node_env) as node:
+            report = run(replace(plan, urls=(node.url,)), count, pool=pool)
+        return Report(report.plan, report.processes, report.tally, started_node=True)
+    chunks = [list(range(plan.rooms))[k::count] for k in range(count)]
+    tally = Tally()
+    with contextlib.ExitStack() as stack:
+        if pool is None:
+            pool = stack.enter_context(_pool(count))
+        for part in pool.map(_worker, [plan] * count, chunks):
+            tally.add(part)
+    return Report(plan, count, tally, started_node=False)
+
+
+def _pool(count: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(count, mp_context=get_context("spawn"))
+
+
+def check(plan: Plan) -> None:
     if plan.game not in GAMES:
         raise ValueError(f"no game {plan.game!r}; known: {', '.join(sorted(GAMES))}")
     if plan.players not in GAMES[plan.game].seats:
         raise ValueError(f"{plan.game} is not for {plan.players} players")
-    count = max(1, min(plan.rooms, processes or os.cpu_count() or 1))
-    if not plan.urls:
-        with own_node(node_env) as url:
-            report = run(replace(plan, urls=(url,)), count)
-        return Report(report.plan, report.processes, report.tally, started_node=True)
-    chunks = [list(range(plan.rooms))[k::count] for k in range(count)]
-    tally = Tally()
-    with ProcessPoolExecutor(count, mp_context=get_context("spawn")) as pool:
-        for part in pool.map(_worker, [plan] * count, chunks):
-            tally.add(part)
-    return Report(plan, count, tally, started_node=False)
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a whole run measures besides the games of ``Plan``."""
+
+    steps: tuple[int, ...] = ()  # rooms per load step (empty: just ``plan.rooms``)
+    raw_seconds: float = 5.0  # how long the raw limit is measured (0: not measured)
+    raw_sockets: int = 0  # echo clients (0: as many as the biggest step has, at most 400)
+    idle: int = 0  # idle sockets held (memory per socket, and a probe meanwhile)
+    probe_rooms: int = 4
+    workers: int | None = None  # node processes of a node started here (None: serve's default)
+    processes: int | None = None  # client processes (None: the number of cores)
+    report: Path | None = None  # the HTML report
+
+
+@dataclass
+class Campaign:
+    """Every step of one run, the raw limit and the idle measurement."""
+
+    plan: Plan
+    options: Options
+    steps: list[tuple[Report, int | None]] = field(default_factory=list)  # (report, node RSS)
+    raw: Raw | None = None
+    idle: Idle | None = None
+    started_node: bool = False
+
+    @property
+    def finished(self) -> bool:
+        reports = [r for r, _ in self.steps] + ([self.idle.probe] if self.idle else [])
+        return all(r.tally.finished == r.tally.rooms for r in reports)
+
+    @property
+    def best(self) -> Report | None:
+        """The step with the most moves per second."""
+        return max((r for r, _ in self.steps), key=lambda r: r.moves_per_second, default=None)
+
+    def lines(self) -> list[str]:
+        out: list[str] = []
+        for k, (report, rss) in enumerate(self.steps):
+            if len(self.steps) > 1:
+                out.append(f"-- step {k + 1}/{len(self.steps)}: {report.plan.rooms} rooms")
+            out += report.lines()
+            if rss is not None:
+                sockets = report.plan.rooms * report.plan.players
+                out.append(f"node memory after the step: {rss / 2**20:.0f} MiB ({sockets} sockets)")
+        if self.raw is not None:
+            raw, best = self.raw, self.best
+            out.append(
+                f"raw limit (websocket echo + one Redis compare-and-set per message, same "
+                f"uvicorn and deflate setting, {self.options.workers or os.cpu_count()} "
+                f"worker(s), {raw.sockets} sockets): {raw.per_second:.0f} messages/s"
+                + (f" ({raw.errors} sockets failed)" if raw.errors else "")
+            )
+            if best is not None and raw.per_second:
+                out.append(
+                    f"ratio: {best.moves_per_second:.0f} moves/s ({best.plan.rooms} rooms) = "
+                    f"{best.moves_per_second / raw.per_second:.2f} of the raw limit"
+                )
+        if self.idle is not None:
+            idle = self.idle
+            per = idle.bytes_per_socket
+            out.append(
+                f"idle sockets: {idle.sockets} open ({idle.failed} failed to open, "
+                f"{idle.closed_by_node} closed by the node)"
+                + (
+                    f"; node memory {idle.rss_before / 2**20:.0f} -> "
+                    f"{idle.rss_after / 2**20:.0f} MiB: {per / 1024:.1f} KB per socket"
+                    if per is not None and idle.rss_before and idle.rss_after
+                    else ""
+                )
+            )
+            out += ["probe while idle: " + line for line in idle.probe.lines()[1:]]
+        return out
+
+
+def campaign(plan: Plan, options: Options, node_env: dict[str, str] | None = None) -> Campaign:
+    """The raw limit, then the idle sockets with their probe, then each load step, against
+    one node (started here unless ``plan.urls``); the HTML report if asked for."""
+    check(plan)
+    result = Campaign(plan, options, started_node=not plan.urls)
+    env = dict(node_env or {})
+    steps = options.steps or (plan.rooms,)
+    with contextlib.ExitStack() as stack:
+        if "TORTUGA_REDIS_URL" not in env and not os.environ.get("TORTUGA_REDIS_URL"):
+            from server import embedded  # one Redis for the node and the raw limit
+
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            env["TORTUGA_REDIS_URL"] = embedded.start_redis(folder)
+            stack.callback(embedded.stop)
+        processes = options.processes or os.cpu_count() or 1
+        pool = stack.enter_context(_pool(processes))
+        for future in [pool.submit(_ready) for _ in range(processes)]:
+            future.result()  # the client processes are up (and warm) before any timing
+        raw = RawServer(env, options.workers) if options.raw_seconds > 0 else None
+        if raw is not None:
+            stack.callback(raw.stop)
+        if plan.urls:
+            nodes = [Node(url, None) for url in plan.urls]
+        else:
+            nodes = [stack.enter_context(own_node(env, workers=options.workers))]
+            plan = replace(plan, urls=(nodes[0].url,))
+        if raw is not None:  # measured while the node idles, and stopped before the games
+            sockets = options.raw_sockets or min(400, max(steps) * plan.players)
+            result.raw = raw.measure(sockets, options.raw_seconds, pool, processes)
+            raw.stop()
+        if options.idle > 0:
+            probe = replace(plan, rooms=options.probe_rooms)
+            result.idle = hold_idle(nodes[0], options.idle, probe, processes, pool)
+        for rooms in steps:
+            report = run(replace(plan, rooms=rooms), processes, pool=pool)
+            report = replace(report, started_node=result.started_node)
+            pid = nodes[0].pid
+            result.steps.append((report, memory(pid) if pid else None))
+    if options.report is not None:
+        options.report.write_text(html_report(result))
+    return result
+
+
+# -- the HTML report ---------------------------------------------------------------------------
+
+
+def _svg_chart(
+    title: str,
+    labels: Sequence[str],
+    series: Sequence[tuple[str, str, Sequence[float | None]]],
+    unit: str,
+    line: tuple[str, float] | None = None,
+) -> str:
+    """A line chart: one point per step (evenly spaced), one polyline per series."""
+    width, height, left, right, top, bottom = 640, 300, 60, 150, 30, 40
+    values = [v for _, _, vs in series for v in vs if v is not None]
+    if line is not None:
+        values.append(line[1])
+    top_value = max(values, default=1.0) * 1.1 or 1.0
+    plot_w, plot_h = width - left - right, height - top - bottom
+    n = len(labels)
+
+    def x(i: int) -> float:
+        return left + (plot_w * (i + 0.5) / n if n else 0)
+
+    def y(v: float) -> float:
+        return top + plot_h * (1 - v / top_value)
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'role="img" aria-label="{html.escape(title)}">',
+        f'<text x="{left}" y="18" font-weight="bold">{html.escape(title)}</text>',
+        f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" '
+        'stroke="#444"/>',
+        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="#444"/>',
+    ]
+    for k in range(5):
+        v = top_value * k / 4
+        parts.append(
+            f'<text x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end" font-size="11">'
+            f"{v:.0f}</text>"
+            f'<line x1="{left}" y1="{y(v):.1f}" x2="{left + plot_w}" y2="{y(v):.1f}" '
+            'stroke="#ddd"/>'
+        )
+    parts.append(
+        f'<text x="12" y="{top + plot_h / 2}" font-size="11" '
+        f'transform="rotate(-90 12 {top + plot_h / 2})" text-anchor="middle">{unit}</text>'
+    )
+    for i, label in enumerate(labels):
+        parts.append(
+            f'<text x="{x(i):.1f}" y="{top + plot_h + 16}" text-anchor="middle" '
+            f'font-size="11">{html.escape(label)}</text>'
+        )
+    if line is not None:
+        name, value = line
+        parts.append(
+            f'<line x1="{left}" y1="{y(value):.1f}" x2="{left + plot_w}" y2="{y(value):.1f}" '
+            'stroke="#999" stroke-dasharray="6 4"/>'
+            f'<text x="{left + plot_w + 6}" y="{y(value) + 4:.1f}" font-size="11">'
+            f"{html.escape(name)}</text>"
+        )
+    for k, (name, colour, vs) in enumerate(series):
+        points = [(x(i), y(v)) for i, v in enumerate(vs) if v is not None]
+        if points:
+            path = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
+            parts.append(
+                f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{path}"/>'
+            )
+            parts += [
+                f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3" fill="{colour}"/>' for px, py in points
+            ]
+        parts.append(
+            f'<rect x="{left + plot_w + 6}" y="{top + 14 * k}" width="10" height="10" '
+            f'fill="{colour}"/><text x="{left + plot_w + 20}" y="{top + 9 + 14 * k}" '
+            f'font-size="11">{html.escape(name)}</text>'
+        )
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def html_report(result: Campaign) -> str:
+    """One self-contained page: the latency-over-load curve and moves/s per step (inline
+    SVG), the table of every step, the raw limit, idle memory, and the text report."""
+    reports = [r for r, _ in result.steps]
+    labels = [f"{r.plan.rooms} rooms" for r in reports]
+
+    def pct(values: list[float], p: float) -> float | None:
+        return percentile(values, p) if values else None
+
+    latency = _svg_chart(
+        "Latency over load",
+        labels,
+        [
+            ("move p50", "#1f77b4", [pct(r.tally.move_ms, 50) for r in reports]),
+            ("move p99", "#d62728", [pct(r.tally.move_ms, 99) for r in reports]),
+            ("reveal fan-out p99", "#2ca02c", [pct(r.tally.fanout_ms, 99) for r in reports]),
+        ],
+        "ms",
+    )
+    raw = result.raw.per_second if result.raw is not None else None
+    throughput = _svg_chart(
+        "Moves per second",
+        labels,
+        [("moves/s", "#9467bd", [r.moves_per_second for r in reports])],
+        "moves/s",
+        line=("raw limit", raw) if raw else None,
+    )
+    rows = []
+    for report, rss in result.steps:
+        t = report.tally
+
+        def cell(values: list[float], p: float) -> str:
+            return f"{percentile(values, p):.1f}" if values else "-"
+
+        errors = ", ".join(f"{c} {n}" for c, n in sorted(t.errors.items())) or "none"
+        rows.append(
+            "<tr>"
+            + "".join(
+                f"<td>{html.escape(str(v))}</td>"
+                for v in (
+                    f"{report.plan.rooms} ({report.plan.rooms * report.plan.players})",
+                    f"{t.finished}/{t.rooms}",
+                    f"{report.moves_per_second:.1f}",
+                    cell(t.move_ms, 50),
+                    cell(t.move_ms, 95),
+                    cell(t.move_ms, 99),
+                    cell(t.fanout_ms, 50),
+                    cell(t.fanout_ms, 99),
+                    "-" if rss is None else f"{rss / 2**20:.0f}",
+                    errors,
+                )
+            )
+            + "</tr>"
+        )
+    head = (
+        "rooms (sockets)",
+        "games over",
+        "moves/s",
+        "move p50 ms",
+        "move p95 ms",
+        "move p99 ms",
+        "fan-out p50 ms",
+        "fan-out p99 ms",
+        "node MiB",
+        "errors",
+    )
+    text = "\n".join(result.lines())
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Tortuga load test</title>
+<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}
+td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}pre{{background:#f6f6f6;padding:1em}}
+</style></head><body>
+<h1>Tortuga load test</h1>
+<p>{html.escape(result.plan.game)}, {result.plan.players} seats per room, pace
+{result.plan.pace:g} s, {time.strftime("%Y-%m-%d %H:%M:%S")}</p>
+{latency}
+{throughput}
+<table><tr>{"".join(f"<th>{html.escape(h)}</th>" for h in head)}</tr>
+{"".join(rows)}</table>
+<h2>Report</h2>
+<pre>{html.escape(text)}</pre>
+</body></html>
+"""

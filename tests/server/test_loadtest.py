@@ -1,7 +1,10 @@
-"""``tortuga loadtest``: a tiny run -- 2 rooms of 3 websocket clients, 1 round, against a
-node it starts itself -- plays both games to the end and reports what it measured."""
+"""``tortuga loadtest``: a tiny run -- the raw limit for half a second, 6 idle sockets with a
+one-room probe, then 2 rooms of 3 websocket clients, 1 round, against a node it starts
+itself -- plays every game to the end, reports what it measured and writes the HTML report."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -9,19 +12,32 @@ from server import loadtest
 from server.cli import main
 
 
-def test_a_tiny_load_test(redis_url: str, redis_prefix: str, fresh_database: str) -> None:
+def test_a_tiny_load_test(
+    redis_url: str, redis_prefix: str, fresh_database: str, tmp_path: Path
+) -> None:
     plan = loadtest.Plan(urls=(), rooms=2, players=3, rounds=1)
-    report = loadtest.run(
-        plan,
+    options = loadtest.Options(
+        raw_seconds=0.5,
+        raw_sockets=2,
+        idle=6,
+        probe_rooms=1,
+        workers=1,
         processes=2,
+        report=tmp_path / "report.html",
+    )
+    result = loadtest.campaign(
+        plan,
+        options,
         node_env={
             "TORTUGA_REDIS_URL": redis_url,
             "TORTUGA_REDIS_PREFIX": redis_prefix,
             "TORTUGA_DATABASE_URL": fresh_database,
         },
     )
+    assert result.started_node and result.finished
+    [(report, rss)] = result.steps
     tally = report.tally
-    assert report.started_node and report.processes == 2
+    assert report.processes == 2
     assert (tally.rooms, tally.finished) == (2, 2), report.lines()
     assert not tally.errors, tally.errors
     # Round 1 with 3 players: one sealed bid of 3 seats, then one card each, in each room.
@@ -29,12 +45,28 @@ def test_a_tiny_load_test(redis_url: str, redis_prefix: str, fresh_database: str
     assert len(tally.move_ms) == 2 * 3  # every act got its event back
     assert len(tally.fanout_ms) == 2 * 3  # one reveal per room reached all three sockets
     assert all(ms >= 0 for ms in tally.move_ms + tally.fanout_ms)
+    assert rss is not None and rss > 0  # the node's memory, read from /proc
     lines = report.lines()
     assert lines[1] == f"games finished: 2/2 in {report.seconds:.1f} s"
     assert "moves/s" in lines[2]
     assert "p50" in lines[3] and "p95" in lines[3] and "p99" in lines[3]
     assert "reveal fan-out" in lines[4] and "p99" in lines[4]
     assert lines[-1] == "errors: none"
+    # The raw limit was measured in the same run, and the ratio printed.
+    assert result.raw is not None and result.raw.echoes > 0 and result.raw.errors == 0
+    text = result.lines()
+    assert any(line.startswith("raw limit (websocket echo + one Redis") for line in text)
+    assert any(line.startswith("ratio: ") and "of the raw limit" in line for line in text)
+    # The idle sockets were all open at once, and the probe played its room meanwhile.
+    idle = result.idle
+    assert idle is not None and (idle.sockets, idle.failed, idle.closed_by_node) == (6, 0, 0)
+    assert idle.bytes_per_socket is not None
+    assert (idle.probe.tally.rooms, idle.probe.tally.finished) == (1, 1)
+    # The HTML report: the latency-over-load curve as inline SVG, and the figures.
+    page = (tmp_path / "report.html").read_text()
+    assert page.startswith("<!doctype html>")
+    assert page.count("<svg") == 2 and "Latency over load" in page and "<polyline" in page
+    assert "raw limit" in page and "2 (6)" in page
 
 
 def test_percentiles_are_nearest_rank() -> None:
@@ -45,14 +77,15 @@ def test_percentiles_are_nearest_rank() -> None:
 
 
 def test_a_plan_the_game_refuses(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["loadtest", "--players", "9", "--url", "http://127.0.0.1:1"]) == 2
+    assert main(["loadtest", "--players", "9", "--url", "http://127.0.0.1:1", "--report", ""]) == 2
     assert "not for 9 players" in capsys.readouterr().err
 
 
 def test_failures_are_counted_by_kind(capsys: pytest.CaptureFixture[str]) -> None:
     """Nothing listens at the URL: the room fails on the client's side, is counted under the
     exception's name, and the command exits 1."""
-    assert main(["loadtest", "--rooms", "1", "--players", "2", "--url", "http://127.0.0.1:9"]) == 1
+    argv = ["loadtest", "--rooms", "1", "--players", "2", "--url", "http://127.0.0.1:9"]
+    assert main([*argv, "--raw-seconds", "0", "--report", ""]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out[1].startswith("games finished: 0/1")
     assert out[-1] == "errors: client-ConnectError 1"
