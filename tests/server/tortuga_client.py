@@ -386,11 +386,12 @@ async def advance(clients: list[Client], game_id: str = "skull-king") -> int:
 
 async def dump(redis: Any, prefix: str) -> dict[str, Any]:
     """Every key of a test's key space with its whole value (to prove nothing changed) --
-    but the nodes' heartbeats (``nodes``), which move every ``heartbeat_seconds`` whatever
-    the clients do."""
+    but the nodes' heartbeats (``nodes``, ``nodes:seen``, ``node:<instance>:info``), which
+    move every ``heartbeat_seconds`` whatever the clients do."""
     out: dict[str, Any] = {}
+    beats = (f"{prefix}nodes".encode(), f"{prefix}nodes:seen".encode())
     async for key in redis.scan_iter(match=f"{prefix}*", count=1000):
-        if key == f"{prefix}nodes".encode():
+        if key in beats or (key.startswith(f"{prefix}node:".encode()) and key.endswith(b":info")):
             continue
         kind = (await redis.type(key)).decode()
         if kind == "hash":
