@@ -24,7 +24,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
-from server import lobby, logs, redis_pool, web
+from server import lobby, logs, redis_pool, scrape, web
 from server.admin.routes import routes as admin_routes
 from server.archive.archiver import Archiver
 from server.archive.archiver import start as start_archiver
@@ -37,12 +37,14 @@ from server.bots import BotDriver
 from server.clock import Clock
 from server.drain import Drain
 from server.hub import Hub
+from server.metrics import NodeMetrics
 from server.quotas import Limits, Quotas
 from server.reveal import Sealing
 from server.rooms import RoomService
 from server.session import Services, serve
 from server.settings import Settings
 from server.store import Keys, Store
+from server.version import version
 
 log = logging.getLogger("tortuga.app")
 
@@ -62,7 +64,9 @@ def create_app(settings: Settings) -> Starlette:
             wait_seconds=settings.redis_pool_wait_seconds,
             retries=settings.redis_retries,
         )
-        store = Store(redis, Keys(settings.redis_prefix))
+        metrics = NodeMetrics(settings.node_id)
+        metrics.started(version())
+        store = Store(redis, Keys(settings.redis_prefix), metrics)
         rooms = RoomService(
             store,
             base_url=base_url,
@@ -165,6 +169,7 @@ def create_app(settings: Settings) -> Starlette:
     routes = [
         Route("/healthz", healthz),
         Route("/readyz", readyz),
+        *scrape.routes,  # /metrics: operators only (a metrics token or an admin session)
         *lobby.routes,
         WebSocketRoute("/ws", websocket),
         *([Mount("/api/history", routes=history_routes)] if settings.database_url else []),

@@ -375,7 +375,11 @@ class Clock:
         if due > now_ms() + EARLY_MS:
             await self.store.reschedule(name, due)
             return LATER
-        return APPLIED if await self._defaults(kind, room_id, version, prompt, seal) else STALE
+        late = (now_ms() - due) / 1000
+        applied = await self._defaults(kind, room_id, version, prompt, seal)
+        if applied:
+            self.store.metrics.clock_late(kind, late)
+        return APPLIED if applied else STALE
 
     async def _defaults(
         self, kind: str, room_id: str, version: int, prompt: Any, seal: dict[str, str]
@@ -411,6 +415,7 @@ class Clock:
     # -- heartbeats and dead nodes ----------------------------------------------------------
     def _info(self, now: int) -> dict[str, str]:
         """What this node says of itself in each heartbeat (the admin console's nodes)."""
+        self.store.metrics.rooms_followed(len(self.hub.by_room))
         return {
             "node": self.node_id,
             "version": version(),

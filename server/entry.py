@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
 from typing import Any
 
 import msgspec
@@ -150,8 +151,9 @@ _dec = msgspec.msgpack.Decoder(Published)
 
 
 def step_notice(room: str, version: int) -> bytes:
-    """What the channel says about a new step: its version, nothing of the game."""
-    return pack(Published(k="step", room=room, data={"version": version}))
+    """What the channel says about a new step: its version, nothing of the game; and when
+    it was made (epoch seconds: each node measures its fan-out from it)."""
+    return pack(Published(k="step", room=room, data={"version": version, "t": time.time()}))
 
 
 def pack(message: Published) -> bytes:

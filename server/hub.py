@@ -26,6 +26,7 @@ from engines.registry import GAMES
 from server import protocol
 from server.auth import User
 from server.entry import Entry, Published, from_fields, unpack
+from server.metrics import NodeMetrics
 from server.render import entry_frames, sealed_frame
 from server.rooms import LOBBY, Room, RoomError, RoomService
 
@@ -104,6 +105,8 @@ class Connection:
 
     async def _write(self, frame: dict[str, Any]) -> None:
         if self.socket.application_state == WebSocketState.CONNECTED:
+            if frame.get("type") == "error":
+                self.hub.metrics.error_sent(str(frame.get("code")))
             await self.socket.send_text(protocol.encode(frame))
 
     def _seat_in(self, seats: list[dict[str, Any]]) -> int | None:
@@ -216,7 +219,10 @@ class Connection:
             return
         data = message.data or {}
         if message.k == "step" and isinstance(data.get("version"), int):
+            before = self.version
             await self._step(data["version"])
+            if self.version > before and isinstance(data.get("t"), float):
+                self.hub.metrics.fanned_out(data["t"])
         elif message.k == "room":
             seat = self._seat_in(data.get("seats", []))
             if seat != self.seat:
@@ -302,6 +308,10 @@ class Hub:
     def keys(self) -> Any:
         return self.rooms.store.keys
 
+    @property
+    def metrics(self) -> NodeMetrics:
+        return self.rooms.store.metrics
+
     async def start(self) -> None:
         channels = (self.keys.rooms_channel, self.keys.users_channel)
         for channel in channels:
@@ -325,11 +335,13 @@ class Hub:
         if self.sockets_per_user and self.sockets_of[user.id] >= self.sockets_per_user:
             return False
         self.sockets_of[user.id] += 1
+        self.metrics.socket_opened()
         return True
 
     def release(self, user: User) -> None:
         """One socket of ``user`` closed (admitted before)."""
         self.sockets_of[user.id] -= 1
+        self.metrics.socket_closed()
         if self.sockets_of[user.id] <= 0:
             del self.sockets_of[user.id]
 

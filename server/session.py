@@ -24,6 +24,14 @@ from server.rooms import LOBBY, Room, RoomError, RoomService, now_ms
 from server.settings import Settings
 from server.text import BadText, clean_text
 
+# A player's move frames, by the name their step latency is measured under (server/metrics.py).
+MOVE_FRAMES: dict[type, str] = {
+    p.Act: "act",
+    p.Commit: "commit",
+    p.Reveal: "reveal",
+    p.Takeback: "takeback",
+}
+
 log = logging.getLogger("tortuga.session")
 
 
@@ -92,6 +100,7 @@ async def serve(socket: WebSocket, services: Services) -> None:
     try:
         claims = await authenticate(socket, services)
     except BadToken as exc:
+        services.rooms.store.metrics.error_sent(p.BAD_TOKEN)
         await socket.send_text(p.encode(p.error(p.BAD_TOKEN, str(exc))))
         await socket.close(p.CLOSE_BAD_TOKEN, "bad token")
         return
@@ -101,6 +110,7 @@ async def serve(socket: WebSocket, services: Services) -> None:
     if not services.hub.admit(user):
         limit = services.settings.max_sockets_per_user
         message = f"at most {limit} open sockets per user on a node"
+        services.rooms.store.metrics.error_sent(p.TOO_MANY_SOCKETS)
         await socket.send_text(p.encode(p.error(p.TOO_MANY_SOCKETS, message)))
         await socket.close(p.CLOSE_TOO_MANY, "too many sockets")
         return
@@ -174,6 +184,7 @@ class Session:
                 ref = p.ref_of(frame) if exc.code != p.FRAME_TOO_LARGE else None
                 self.error(exc.code, exc.message, ref)
                 continue
+            started = time.perf_counter()
             try:
                 await self.dispatch(inbound)
             except RoomError as exc:
@@ -181,6 +192,10 @@ class Session:
             except Exception:
                 log.exception("message failed", extra={"conn": self.conn.id})
                 self.error("server-error", "something went wrong", inbound.ref)
+            frame_type = MOVE_FRAMES.get(type(inbound))
+            if frame_type is not None:
+                elapsed = time.perf_counter() - started
+                self.s.rooms.store.metrics.step_answered(frame_type, elapsed)
 
     # -- the room this socket follows -----------------------------------------------------
     def room_id(self) -> str:

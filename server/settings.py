@@ -59,6 +59,9 @@ class Settings:
     admin_session_seconds: float = 8 * 3600.0
     admin_logins_per_name: int = 5
     admin_logins_per_address: int = 20
+    # ``/metrics`` answers a request bearing this token (Prometheus' ``authorization``
+    # setting) or a live admin session; empty: admin sessions only.
+    metrics_token: str = field(default="", repr=False)
     node_id: str = field(default_factory=lambda: secrets.token_hex(4))
     # Tokens (server/auth.py): how long one lives, and how old one in use gets before the
     # server hands out a fresh one (HTTP header X-Tortuga-Token, the websocket's hello).
@@ -135,6 +138,7 @@ class Settings:
             admin_session_seconds=_float("TORTUGA_ADMIN_SESSION_SECONDS", 8 * 3600.0),
             admin_logins_per_name=_int("TORTUGA_ADMIN_LOGINS_PER_NAME", 5),
             admin_logins_per_address=_int("TORTUGA_ADMIN_LOGINS_PER_ADDRESS", 20),
+            metrics_token=_env("TORTUGA_METRICS_TOKEN", "") or "",
             node_id=_env("TORTUGA_NODE_ID") or secrets.token_hex(4),
             token_ttl_seconds=_float("TORTUGA_TOKEN_TTL_SECONDS", 30 * 24 * 3600.0),
             token_refresh_seconds=_float("TORTUGA_TOKEN_REFRESH_SECONDS", 24 * 3600.0),

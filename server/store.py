@@ -32,6 +32,8 @@ from typing import Any, cast
 
 import redis.asyncio as aioredis
 
+from server.metrics import NodeMetrics
+
 
 @dataclass(frozen=True, slots=True)
 class Keys:
@@ -425,9 +427,13 @@ def _s(value: bytes | str | None) -> str | None:
 class Store:
     """Room reads and the atomic writes above, on one Redis connection pool."""
 
-    def __init__(self, redis: aioredis.Redis, keys: Keys) -> None:
+    def __init__(
+        self, redis: aioredis.Redis, keys: Keys, metrics: NodeMetrics | None = None
+    ) -> None:
         self.redis = redis
         self.keys = keys
+        # This node's series (server/metrics.py): every module that counts reaches it here.
+        self.metrics = metrics if metrics is not None else NodeMetrics("")
         self._step = redis.register_script(_WRITE_STEP)
         self._meta = redis.register_script(_WRITE_META)
         self._commit = redis.register_script(_COMMIT)
@@ -507,7 +513,12 @@ class Store:
             k.presence(room_id),
             k.chat(room_id),
         ]
-        return int(await self._step(keys=keys, args=args))
+        won = int(await self._step(keys=keys, args=args))
+        if won:
+            self.metrics.step_written(log_fields)
+        else:
+            self.metrics.step_lost()
+        return won
 
     async def write_meta(
         self, room_id: str, *, expected_rev: int, fields: Mapping[str, str], payload: bytes
@@ -865,6 +876,32 @@ class Store:
                 if len(found) >= limit:
                     break
         return sorted(found)
+
+    async def room_statuses(self, limit: int) -> dict[str, int]:
+        """How many rooms are in each status (lobby, playing, finished, abandoned), over
+        every room with a hash in Redis (at most ``limit``): ``/metrics``, once a scrape."""
+        ids = await self.all_room_ids(limit)
+        pipe = self.redis.pipeline(transaction=False)
+        for room_id in ids:
+            pipe.hget(self.keys.room(room_id), "status")
+        counts: dict[str, int] = {}
+        for status in await pipe.execute():
+            if status is not None:
+                name = cast(str, _s(status))
+                counts[name] = counts.get(name, 0) + 1
+        return counts
+
+    async def archive_backlog(self, dead_key: str) -> tuple[int, int | None, int]:
+        """The archive stream's records not yet in Postgres (the archivers delete each once
+        written), when the oldest of them was added (epoch ms, None if none), and the
+        records in the dead-letter stream ``dead_key``."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.xlen(self.keys.archive)
+        pipe.xrange(self.keys.archive, count=1)
+        pipe.xlen(dead_key)
+        length, first, dead = await pipe.execute()
+        oldest = int(cast(str, _s(first[0][0])).split("-")[0]) if first else None
+        return int(length), oldest, int(dead)
 
     async def lobby_locked(self) -> str | None:
         """The reason the lobby is locked, or None when rooms may be created."""

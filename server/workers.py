@@ -14,15 +14,24 @@ by one (a new one is serving before the old one is stopped).
 The workers read their settings from the environment (``Settings.from_env``), as any
 node does; the parent writes the resolved ones there first (the embedded servers' URLs,
 host and port) and migrates the schema itself, so that workers never race to do it.
+
+``/metrics`` (server/scrape.py) answers for every worker of the machine, whichever one a
+scrape reaches: the parent makes a fresh folder for prometheus-client's multiprocess mode
+(``PROMETHEUS_MULTIPROC_DIR``, unless the operator set one) before the first worker
+starts, marks each worker that exits as dead there (its live gauges go; its counters stay
+counted), and removes the folder it made when it stops.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
+import tempfile
 
 import uvicorn
+from prometheus_client import multiprocess
 from starlette.applications import Starlette
 from uvicorn.supervisors import Multiprocess
 
@@ -43,9 +52,36 @@ def app() -> Starlette:
 
 
 class _Supervisor(Multiprocess):
-    """uvicorn's supervisor, remembering which signal stopped it (the exit status)."""
+    """uvicorn's supervisor, remembering which signal stopped it (the exit status), and
+    telling the metrics folder which workers are gone (restarted after a death, replaced
+    on SIGHUP, stopped)."""
 
     stopped_by = 0
+
+    def _pids(self) -> set[int]:
+        return {p.pid for p in self.processes if p.pid is not None}
+
+    def _forget(self, before: set[int]) -> None:
+        folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+        if folder:
+            for pid in before - self._pids():
+                multiprocess.mark_process_dead(pid, folder)  # type: ignore[no-untyped-call]
+
+    def keep_subprocess_alive(self) -> None:
+        before = self._pids()
+        super().keep_subprocess_alive()
+        self._forget(before)
+
+    def restart_all(self) -> None:
+        before = self._pids()
+        super().restart_all()
+        self._forget(before)
+
+    def join_all(self) -> None:
+        before = self._pids()
+        super().join_all()
+        self.processes = []
+        self._forget(before)
 
     def handle_int(self) -> None:
         self.stopped_by = signal.SIGINT
@@ -80,6 +116,15 @@ def run(settings: Settings, workers: int) -> int:
         forwarded_allow_ips=settings.forwarded_allow_ips,
         **uvicorn_options(settings),
     )
-    supervisor = _Supervisor(config, sockets=[config.bind_socket()])
-    supervisor.run()
+    made = None
+    if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        made = tempfile.mkdtemp(prefix="tortuga-metrics-")
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = made
+    try:
+        supervisor = _Supervisor(config, sockets=[config.bind_socket()])
+        supervisor.run()
+    finally:
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
+            del os.environ["PROMETHEUS_MULTIPROC_DIR"]
     return int(supervisor.stopped_by)

@@ -3,8 +3,9 @@
 The real command runs in a process of its own against the test Redis (a key space of its
 own) and a fresh database. Two worker processes, children of the serve process, each
 heartbeat under their own instance name; a game with a bot is played through the port to
-its end; SIGTERM stops both workers -- each shuts its node down (its heartbeat leaves the
-``nodes`` set) -- and leaves no child process behind.
+its end; one scrape of ``/metrics`` sees both workers; SIGTERM stops both workers -- each
+shuts its node down (its heartbeat leaves the ``nodes`` set) -- and leaves no child
+process behind.
 """
 
 from __future__ import annotations
@@ -17,8 +18,12 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import httpx
+from prometheus_client.parser import text_string_to_metric_families
 from test_serve_shutdown import serve, stopper, wait_ready  # noqa: F401 -- stopper: a fixture
 from tortuga_client import SECRET, autoplay, free_port, seat_players
+
+METRICS_TOKEN = "workers-metrics-token"
 
 
 class Port:
@@ -83,6 +88,7 @@ async def test_two_workers_serve_one_port_and_stop_on_sigterm(
             "TORTUGA_BOT_DELAY": "0",
             "TORTUGA_HEARTBEAT_SECONDS": "0.2",
             "TORTUGA_GUESTS_PER_ADDRESS_PER_HOUR": "0",
+            "TORTUGA_METRICS_TOKEN": METRICS_TOKEN,
         },
         port,
         log,
@@ -112,6 +118,22 @@ async def test_two_workers_serve_one_port_and_stop_on_sigterm(
     assert code == 128 + signal.SIGTERM, log.read_text()[-3000:]
 
 
+async def _one_scrape_sees_both(port: int, spawned: set[int]) -> None:
+    """``/metrics`` answers for every worker, whichever one the scrape reached
+    (prometheus-client's multiprocess mode, server/workers.py): both workers' start times,
+    and the game's moves counted by whichever worker wrote them."""
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+        r = await http.get("/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"})
+    assert r.status_code == 200, r.text
+    samples = [s for f in text_string_to_metric_families(r.text) for s in f.samples]
+    started = {s.labels["node"] for s in samples if s.name == "tortuga_node_start_time_seconds"}
+    pids = {int(n.split(".")[1]) for n in started}  # "site.<worker pid>"
+    assert len(pids) == 2 and pids <= spawned, (started, spawned)
+    moves = sum(s.value for s in samples if s.name == "tortuga_moves_total")
+    assert moves >= 3  # a bid and a card for each of the three seats
+    assert sum(s.value for s in samples if s.name == "tortuga_rooms") >= 1
+
+
 async def _play_and_stop(
     process: subprocess.Popen[bytes],
     port: int,
@@ -130,6 +152,7 @@ async def _play_and_stop(
     assert all(v["outcome"] is not None for v in views)
     for c in table.clients:
         await c.ws.close()
+    await _one_scrape_sees_both(port, spawned)
 
     process.send_signal(signal.SIGTERM)
     code = process.wait(timeout=60)
