@@ -17,7 +17,6 @@ import secrets
 from collections.abc import AsyncIterator
 from typing import Any
 
-import redis.asyncio as aioredis
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -39,6 +38,7 @@ from server.drain import Drain
 from server.hub import Hub
 from server.metrics import NodeMetrics
 from server.quotas import Limits, Quotas
+from server.redis_pool import Client
 from server.reveal import Sealing
 from server.rooms import RoomService
 from server.session import Services, serve
@@ -195,7 +195,7 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
     }
 
 
-async def _open_history(settings: Settings, redis: aioredis.Redis) -> tuple[Database, Archiver]:
+async def _open_history(settings: Settings, redis: Client) -> tuple[Database, Archiver]:
     """Schema at head (migrated, or refused), the database, and this node's archiver."""
     url = settings.database_url or ""
     if settings.migrate_on_start:

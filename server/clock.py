@@ -1,8 +1,9 @@
 """Deadlines, grace times, bot rescues and node heartbeats: the clock every node runs.
 
-Everything that must happen *later* is a member of one Redis sorted set (``Keys.clock``),
-scored by its due time in epoch milliseconds, so that it does not depend on the node that
-set it staying alive:
+Everything that must happen *later* is a member of a Redis sorted set (the bucket of its
+room among ``Keys.clock_buckets``: spread over a cluster's primaries), scored by its due
+time in epoch milliseconds, so that it does not depend on the node that set it staying
+alive:
 
 - ``move|<room>|<version>``: added before the step that opens the prompt is written
   (``RoomService.advance``); the open move was not made: the engine's default.
@@ -27,12 +28,13 @@ set it staying alive:
   died (or stalled) first: the record is rebuilt from the log and put on the stream
   (``RoomService.archive_overdue``); a room with ``archived`` makes it stale.
 
-Every node runs ``Clock``: a loop that *claims* due members with one Lua script (the member's
-score moves to the end of a lease, so exactly one node holds it) and fires each through the
-same hooks players use (``RoomService.play_default``, ``Sealing.default``,
-``RoomService.take_over``, ``BotDriver.run``), then removes it. A claimer that dies mid-way
-leaves the member to come due again when its lease ends; the hooks are idempotent (they
-check the version and the seal), so a deadline takes effect exactly once. A stale member (the
+Every node runs ``Clock``: a loop that *claims* due members of every bucket with one Lua
+script per bucket (the member's score moves to the end of a lease, so exactly one node holds
+it) and fires each through the same hooks players use (``RoomService.play_default``,
+``Sealing.default``, ``RoomService.take_over``, ``BotDriver.run``), then removes it. A
+claimer that dies mid-way leaves the member to come due again when its lease ends; the hooks
+are idempotent (they check the version and the seal), so a deadline takes effect exactly
+once. A stale member (the
 version moved on, the player came back, an attempt that lost its race) does nothing; a
 deadline member that comes early is moved to the time the room recorded (``deadline``,
 ``open_by``), which is the one the players were shown.
@@ -273,11 +275,11 @@ class Clock:
         while not self._stop.is_set():
             try:
                 now = now_ms()
-                claimed = await self.store.claim(self.keys.clock, now, self.lease_ms, BATCH)
-                for name in claimed:
+                claimed, more = await self.store.claim_clock(now, self.lease_ms, BATCH)
+                for key, name in claimed:
                     await self._limit.acquire()
-                    self._spawn(self._handle(name, now + self.lease_ms))
-                if len(claimed) == BATCH:
+                    self._spawn(self._handle(key, name, now + self.lease_ms))
+                if more:
                     continue
                 nxt = await self.store.next_due()
                 wait = self.poll if nxt is None else min(self.poll, (nxt - now_ms()) / 1000)
@@ -288,7 +290,7 @@ class Clock:
                 wait = self.poll
             await self._pause(max(wait, 0.005))
 
-    async def _handle(self, name: str, lease_end: int) -> None:
+    async def _handle(self, key: str, name: str, lease_end: int) -> None:
         try:
             result = await self.fire(name)
         except Exception:
@@ -298,7 +300,7 @@ class Clock:
         finally:
             self._limit.release()
         self.fired.append((name, result))
-        await self.store.done(self.keys.clock, name, lease_end)
+        await self.store.done(key, name, lease_end)
 
     async def fire(self, name: str) -> str:
         """Do what ``name`` stands for, if its moment has not passed: APPLIED or STALE."""
@@ -426,6 +428,7 @@ class Clock:
         }
 
     async def _heartbeat(self) -> None:
+        await self.store.adopt_legacy_clock()  # left by a node of an older version
         now = now_ms()
         known = await self.store.heartbeat(
             self.instance,

@@ -19,7 +19,6 @@ from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-import redis.asyncio as aioredis
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from engines.registry import GAMES
@@ -27,6 +26,8 @@ from server import protocol
 from server.auth import User
 from server.entry import Entry, Published, from_fields, unpack
 from server.metrics import NodeMetrics
+from server.pubsub import subscriber
+from server.redis_pool import Client
 from server.render import entry_frames, sealed_frame
 from server.rooms import LOBBY, Room, RoomError, RoomService
 
@@ -279,7 +280,7 @@ class Hub:
 
     def __init__(
         self,
-        redis: aioredis.Redis,
+        redis: Client,
         rooms: RoomService,
         instance: str,
         resume_max: int,
@@ -291,7 +292,7 @@ class Hub:
         self.resume_max = resume_max
         self.sockets_per_user = sockets_per_user  # 0: no cap
         self.sockets_of: collections.Counter[str] = collections.Counter()
-        self.pubsub = redis.pubsub()
+        self.pubsub = subscriber(redis)  # room channels sharded on a Redis Cluster
         self.by_room: dict[str, set[Connection]] = defaultdict(set)
         self.watchers: set[Connection] = set()
         self.conns_of: dict[str, set[Connection]] = defaultdict(set)  # open sockets by user
@@ -328,7 +329,7 @@ class Hub:
                 await self._reader
         for task in list(self._tasks):
             task.cancel()
-        await self.pubsub.aclose()  # type: ignore[no-untyped-call]
+        await self.pubsub.aclose()
 
     def admit(self, user: User) -> bool:
         """Count one more open socket of ``user`` on this node, unless it has its cap."""
@@ -389,7 +390,7 @@ class Hub:
             self.by_room[room_id].add(conn)
             if channel not in self._subscribed:
                 self._subscribed[channel] = asyncio.Event()
-                await self.pubsub.subscribe(channel)
+                await self.pubsub.follow(channel)
             event = self._subscribed[channel]
         await asyncio.wait_for(event.wait(), 5)
 
@@ -403,7 +404,7 @@ class Hub:
                     del self.by_room[room_id]
                     self._reading.pop(room_id, None)
                     self._subscribed.pop(channel, None)
-                    await self.pubsub.unsubscribe(channel)
+                    await self.pubsub.unfollow(channel)
 
     def drop(self, conn: Connection) -> None:
         """Take a socket out of the room it follows (it stays open): no more frames, and

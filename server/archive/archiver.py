@@ -14,7 +14,7 @@ entry is acknowledged (and deleted from the stream) only after that transaction 
 Postgres is unreachable the entries stay pending and the archiver retries with exponential
 backoff: archiving is delayed, nothing is lost. A record that can never be stored (malformed,
 or refused by the schema, or failing ``max_strikes`` times while the database answers) goes
-to the dead-letter stream ``<archive>:dead`` with the reason, so it does not block the others.
+to the dead-letter stream ``{<archive>}:dead`` with the reason, so it does not block the others.
 
 Wiring (in the app's lifespan):
 
@@ -35,13 +35,13 @@ import socket
 from dataclasses import dataclass, field
 from typing import Any
 
-import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 from sqlalchemy.exc import DataError, IntegrityError
 
 from server.archive.db import Database
 from server.archive.record import RecordError, decode_record
 from server.archive.write import RatingRules, Saved, save_record
+from server.redis_pool import Client
 from server.store import Keys
 
 log = logging.getLogger("tortuga.archive")
@@ -51,8 +51,9 @@ POISON = (RecordError, DataError, IntegrityError)
 
 
 def dead_letter_key(keys: Keys) -> str:
-    """Stream of the records that could not be archived (with why)."""
-    return f"{keys.archive}:dead"
+    """Stream of the records that could not be archived (with why): in the archive
+    stream's slot (``Keys.archive_dead``)."""
+    return keys.archive_dead
 
 
 def default_consumer() -> str:
@@ -87,7 +88,7 @@ def _entries(response: Any) -> list[tuple[bytes, dict[bytes, bytes] | None]]:
 class Archiver:
     def __init__(
         self,
-        redis: aioredis.Redis,
+        redis: Client,
         database: Database | str,
         prefix: str = "",
         *,
@@ -350,9 +351,7 @@ class Archiver:
             await self.db.close()
 
 
-def start(
-    redis: aioredis.Redis, database: Database | str, prefix: str = "", **options: Any
-) -> Archiver:
+def start(redis: Client, database: Database | str, prefix: str = "", **options: Any) -> Archiver:
     """An Archiver running in the background (``await archiver.stop()`` to end it)."""
     archiver = Archiver(redis, database, prefix, **options)
     archiver.start()

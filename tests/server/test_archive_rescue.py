@@ -49,7 +49,7 @@ async def end_game(clients: list[Client], how: str, redis: Any, prefix: str, roo
 
 
 async def archive_members(redis: Any, prefix: str) -> list[bytes]:
-    members = await redis.zrange(Keys(prefix).clock, 0, -1)
+    members = [m for key in Keys(prefix).clock_buckets for m in await redis.zrange(key, 0, -1)]
     return [m for m in members if m.startswith(b"archive|")]
 
 

@@ -12,10 +12,12 @@ import collections
 import json
 from typing import Any
 
+import pytest
 from test_protocol import started
 from tortuga_client import Node, advance, latest, salted
 
 from server.clock import APPLIED, STALE, Clock
+from server.store import Keys
 
 FAST = {"clock_poll_seconds": 0.05}
 
@@ -57,6 +59,7 @@ async def log_of(redis: Any, prefix: str, room_id: str) -> list[dict[str, Any]]:
     return out
 
 
+@pytest.mark.cluster
 async def test_a_game_nobody_plays_ends_by_deadlines(
     start: Any, redis_client: Any, redis_prefix: str
 ) -> None:
@@ -101,6 +104,7 @@ async def test_a_game_nobody_plays_ends_by_deadlines(
     assert await wait_fired(nodes, f"reveal|{room}|1") == [STALE]
 
 
+@pytest.mark.cluster
 async def test_commit_and_reveal_deadlines(
     start: Any, redis_client: Any, redis_prefix: str
 ) -> None:
@@ -210,7 +214,7 @@ async def test_a_lost_deadline_is_armed_again(
     assert (await b.call("commit", phase=phase, digest=dig_b))["type"] == "ok"
     await a.seen(lambda f: f["type"] == "open")
     name = f"reveal|{table.id}|1"
-    assert await redis_client.zrem(f"{redis_prefix}clock", name) == 1  # lost
+    assert await redis_client.zrem(Keys(redis_prefix).clock_of(name), name) == 1  # lost
     assert (await a.call("reveal", phase=phase, move={"bid": 1}, salt=salt_a))["type"] == "ok"
     revealed = await a.seen(lambda f: f["type"] == "revealed", timeout=15)
     assert revealed["defaults"] == [1]

@@ -97,6 +97,7 @@ def assert_no_leaks(
     return checked
 
 
+@pytest.mark.cluster
 async def test_full_game_on_two_nodes(
     two: list[Node], redis_client: Any, redis_prefix: str
 ) -> None:

@@ -38,6 +38,7 @@ from tortuga_client import (
 )
 
 from engines.rng import Rng
+from server.store import Keys
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -281,7 +282,7 @@ async def test_a_node_killed_between_the_last_write_and_the_record(
         assert record["status"] == "finished" and record["outcome"] is not None
         assert record["seed"] == (await redis_client.hget(room_key, "seed")).decode()
         assert [e["version"] for e in record["events"]] == [1, 2, 3, 4, 5]
-        assert await redis_client.zscore(f"{redis_prefix}clock", name) is None
+        assert await redis_client.zscore(Keys(redis_prefix).clock_of(name), name) is None
     except BaseException:
         print(a.output())
         raise

@@ -7,10 +7,12 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
 from test_protocol import started
 from tortuga_client import Client, Node, advance, latest, salted
 
 
+@pytest.mark.cluster
 async def test_simultaneous_moves(two: list[Node], redis_client: Any, redis_prefix: str) -> None:
     table = await started(two, 4, options={"rounds": 3})
     players = table.clients

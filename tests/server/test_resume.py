@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from test_protocol import started
 from tortuga_client import Client, Node, advance, autoplay, latest
 
 
+@pytest.mark.cluster
 async def test_resume_on_the_other_node(
     two: list[Node], start: Any, redis_client: Any, redis_prefix: str
 ) -> None:
@@ -67,6 +69,7 @@ async def test_resume_on_the_other_node(
     assert snap["seed"] is not None
 
 
+@pytest.mark.cluster
 async def test_resume_mid_sealed_phase(two: list[Node]) -> None:
     """A socket that drops after committing learns, on resume, who committed and whether
     the phase is open, and can reveal what it kept."""

@@ -7,6 +7,7 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
 from test_protocol import refused, started
 from tortuga_client import Client, Node, advance, choose, dump, latest, salted
 
@@ -26,6 +27,7 @@ def test_digest_vector() -> None:
     assert digest("bid@1", 2, {"bid": 3}, salt) == hashlib.sha256(text.encode()).hexdigest()
 
 
+@pytest.mark.cluster
 async def test_nothing_in_clear_before_all_committed(
     two: list[Node], redis_client: Any, redis_prefix: str
 ) -> None:

@@ -17,6 +17,7 @@ from engines.rng import Rng
 from server.archive.record import decode_record
 from server.archive.replay import log_of, verify_log
 from server.rooms import reveals_nothing
+from server.store import Keys
 
 SK = GAMES["skull-king"]
 
@@ -87,7 +88,7 @@ async def test_take_back_an_open_move(
     assert log[3]["kind"] == "takeback" and int(log[3]["undoes"]) == 3
     raw = await redis_client.hgetall(f"{redis_prefix}room:{{{room}}}")
     assert int(raw[b"version"]) == 4 and int(raw[b"deadline"]) == before["deadline"]
-    due = await redis_client.zscore(f"{redis_prefix}clock", f"move|{room}|4")
+    due = await redis_client.zscore(Keys(redis_prefix).clock_of(f"move|{room}|4"), f"move|{room}|4")
     assert due == before["deadline"]
     # A take-back cannot itself be taken back.
     await refused(

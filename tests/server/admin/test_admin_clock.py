@@ -20,6 +20,7 @@ from server.admin import audit
 from server.archive.db import Database
 from server.clock import APPLIED, LATER
 from server.rooms import now_ms
+from server.store import Keys
 
 
 async def test_extend_pushes_the_deadline_for_every_player_and_the_clock_obeys(
@@ -81,10 +82,10 @@ async def test_extend_pushes_the_deadline_for_every_player_and_the_clock_obeys(
     # moves to the new deadline.
     kind = {"move": "move", "commit": "commit", "reveal": "reveal"}[turn["stage"]]
     name = f"{kind}|{table.id}|{room.version}"
-    await redis_client.zadd(f"{redis_prefix}clock", {name: now_ms()})
+    await redis_client.zadd(Keys(redis_prefix).clock_of(name), {name: now_ms()})
     assert set(await wait_fired(nodes, name)) == {LATER}
     assert (await rooms.get(table.id)).version == room.version
-    assert await redis_client.zscore(f"{redis_prefix}clock", name) == new
+    assert await redis_client.zscore(Keys(redis_prefix).clock_of(name), name) == new
 
 
 async def test_pause_stops_the_clocks_on_every_node_and_resume_gives_back_the_time_left(
@@ -142,7 +143,7 @@ async def test_pause_stops_the_clocks_on_every_node_and_resume_gives_back_the_ti
 
     # The deadline's moment comes during the pause: nothing is played, on either node.
     name = f"{turn['stage']}|{table.id}|{room.version}"
-    await redis_client.zadd(f"{redis_prefix}clock", {name: now_ms()})
+    await redis_client.zadd(Keys(redis_prefix).clock_of(name), {name: now_ms()})
     assert set(await wait_fired(nodes, name)) == {LATER}
     assert (await rooms.get(table.id)).version == room.version
     assert (await rooms.get(table.id)).paused_at == paused_at  # in Redis, for every node
@@ -156,7 +157,7 @@ async def test_pause_stops_the_clocks_on_every_node_and_resume_gives_back_the_ti
     assert (body["version"], body["stage"]) == (room.version, turn["stage"])
     assert (await rooms.get(table.id)).paused_at is None
     assert (await rooms.turn_of(await rooms.get(table.id)) or {})["deadline"] == body["deadline"]
-    assert await redis_client.zscore(f"{redis_prefix}clock", name) == body["deadline"]
+    assert await redis_client.zscore(Keys(redis_prefix).clock_of(name), name) == body["deadline"]
     for c in table.clients:
         told = await c.wait(lambda f: f.get("type") == "unpaused")
         assert told["deadline"] == body["deadline"]

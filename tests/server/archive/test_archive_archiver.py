@@ -204,6 +204,7 @@ async def test_ratings_accumulate_over_games(
     assert chain[1][0] == chain[0][1] and chain[2][0] == chain[1][1]
 
 
+@pytest.mark.cluster
 async def test_records_that_cannot_be_stored_go_to_the_dead_letter_stream(
     redis_client: aioredis.Redis, redis_prefix: str, db: Database
 ) -> None:
@@ -277,6 +278,7 @@ async def test_a_record_that_keeps_failing_while_postgres_answers_is_given_up(
     assert b"failed 3 times while the database answered" in dead[0][1][b"error"]
 
 
+@pytest.mark.cluster
 async def test_archivers_on_several_nodes_share_the_stream(
     redis_client: aioredis.Redis, redis_prefix: str, db: Database
 ) -> None:

@@ -1,0 +1,55 @@
+"""Key placement for a Redis Cluster (docs/ARCHITECTURE.md, "Redis Cluster"): the clock is
+spread so that no slot carries the site, a room's clock members stay together, and the URL
+form that selects cluster mode is read as documented in the README."""
+
+from __future__ import annotations
+
+import pytest
+from redis.crc import key_slot
+
+from server.redis_pool import cluster_nodes, is_cluster
+from server.store import CLOCK_BUCKETS, Keys, member, spread_tags
+
+
+def test_the_clock_buckets_fall_in_equal_ranges_of_the_slot_space() -> None:
+    """ "The clock ... 8 buckets, their hash tags chosen so that their slots fall in 8 equal
+    ranges of the slot space": on an evenly split cluster, different primaries."""
+    keys = Keys("site:")
+    slots = [key_slot(k.encode()) for k in keys.clock_buckets]
+    assert len(set(keys.clock_buckets)) == CLOCK_BUCKETS
+    assert [slot // (16384 // CLOCK_BUCKETS) for slot in slots] == list(range(CLOCK_BUCKETS))
+    assert spread_tags("c", CLOCK_BUCKETS) == spread_tags("c", CLOCK_BUCKETS)  # stable
+
+
+def test_a_rooms_clock_members_share_a_bucket_and_rooms_spread_over_all() -> None:
+    keys = Keys()
+    names = [
+        member("move", "ROOM1", 4),
+        member("grace", "ROOM1", 2, "1.000"),
+        member("idle", "ROOM1", "2.5"),
+    ]
+    assert len({keys.clock_of(n) for n in names}) == 1
+    used = {keys.clock_of(member("move", f"R{i:04d}", 1)) for i in range(200)}
+    assert used == set(keys.clock_buckets)
+
+
+def test_the_archive_and_its_dead_letters_share_a_slot() -> None:
+    """The archiver moves an entry to the dead letters in one transaction: one slot."""
+    keys = Keys("site:")
+    assert key_slot(keys.archive.encode()) == key_slot(keys.archive_dead.encode())
+
+
+def test_a_prefix_with_braces_is_refused() -> None:
+    """Its braces would be every key's hash tag: the whole site in one slot."""
+    with pytest.raises(ValueError):
+        Keys("site{1}:")
+
+
+def test_the_cluster_url_form() -> None:
+    """README: ``redis+cluster://host:port[,host:port...]`` (``rediss+cluster://``: TLS)."""
+    url = "redis+cluster://user:pw@10.0.0.5:7000,10.0.0.6:7001"
+    assert is_cluster(url) and is_cluster("rediss+cluster://h:1")
+    assert not is_cluster("redis://127.0.0.1:6379/0")
+    assert cluster_nodes(url) == [("10.0.0.5", 7000), ("10.0.0.6", 7001)]
+    with pytest.raises(ValueError):
+        cluster_nodes("redis+cluster://10.0.0.5")
