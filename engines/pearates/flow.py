@@ -57,8 +57,9 @@ def reshuffle(t: Table) -> bool:
         return False
     cards = sorted(t.discard)
     t.forget(cards)
+    t.made.append(tuple(cards))
     Rng(t.seed, f"reshuffle:{t.reshuffles}").shuffle(cards)
-    t.pile, t.discard = cards, []
+    t.pile, t.discard, t.drawn = cards, [], []
     t.reshuffles -= 1
     t.event(-1, EV_RESHUFFLE, -1, len(cards))
     return True
@@ -68,6 +69,7 @@ def draw(t: Table, n: int) -> list[int]:
     out: list[int] = []
     while len(out) < n and (t.pile or reshuffle(t)):
         out.append(t.pile.pop(0))
+        t.drawn.append(out[-1])
     return out
 
 

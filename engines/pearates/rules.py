@@ -426,6 +426,10 @@ class Pearates:
         return frozenset(common)
 
     def hidden(self, state: State, seat: int | None) -> frozenset[str]:
+        """Once the game is over nothing is hidden (the seed is out; the view shows each
+        reshuffle's cards for the verified badge)."""
+        if state.phase == PHASE_OVER:
+            return frozenset()
         seen = self.seen(state, seat)
         return frozenset(
             NAMES[c] for cards in zone_cards(state).values() for c in cards if c not in seen

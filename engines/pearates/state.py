@@ -88,6 +88,10 @@ class State(msgspec.Struct, array_like=True, frozen=True):
     choices: tuple[tuple[int, ...], ...]  # Biscuit Booty: 1 keep / 0 score, per decided card
     log: tuple[Event, ...]  # this round's public events
     last_log: tuple[Event, ...]  # the previous round's
+    # The current draw pile's cards drawn so far, in draw order (the verified badge checks
+    # those a seat saw at their places), and each reshuffle's cards in card order.
+    drawn: tuple[int, ...] = ()
+    made: tuple[tuple[int, ...], ...] = ()
 
 
 ENCODER = msgspec.msgpack.Encoder()
@@ -128,6 +132,8 @@ class Table:
     choices: list[list[int]]
     log: list[Event]
     last_log: list[Event]
+    drawn: list[int]
+    made: list[tuple[int, ...]]
 
     @classmethod
     def of(cls, s: State) -> Table:
@@ -162,6 +168,8 @@ class Table:
             choices=[list(z) for z in s.choices],
             log=list(s.log),
             last_log=list(s.last_log),
+            drawn=list(s.drawn),
+            made=list(s.made),
         )
 
     def freeze(self) -> State:
@@ -196,6 +204,8 @@ class Table:
             choices=tuple(tuple(z) for z in self.choices),
             log=tuple(self.log),
             last_log=tuple(self.last_log),
+            drawn=tuple(self.drawn),
+            made=tuple(self.made),
         )
 
     @property

@@ -116,6 +116,28 @@ def _zone(cards: Sequence[int], seen: frozenset[int]) -> dict[str, JSON]:
     return {"size": len(cards), "known": _names(cards, seen)}
 
 
+def pile_stream(state: State, k: int) -> str:
+    """The Rng stream that ordered pile ``k`` (0: the deal's; k: the k-th reshuffle's, made
+    while ``reshuffles`` counted down from the option's number)."""
+    return "deal" if k == 0 else f"reshuffle:{state.reshuffles + len(state.made) - k + 1}"
+
+
+def _draws(state: State, seen: frozenset[int]) -> dict[str, JSON]:
+    """The current pile's cards drawn so far, at their places; a card the viewer cannot
+    place is null. Once the game is over, each reshuffle's cards (in card order): what the
+    verified badge needs to recompute a reshuffled pile."""
+    out: dict[str, JSON] = {
+        "pile": pile_stream(state, len(state.made)),
+        "cards": [NAMES[c] if c in seen else None for c in state.drawn],
+    }
+    if state.phase == OVER:
+        out["reshuffled"] = {
+            pile_stream(state, k + 1): [NAMES[c] for c in cards]
+            for k, cards in enumerate(state.made)
+        }
+    return out
+
+
 def seat_view(game: Pearates, state: State, seat: int | None) -> dict[str, JSON]:
     """The table as ``seat`` sees it; ``None`` (or a non-seat) is a spectator."""
     players = state.players
@@ -143,6 +165,7 @@ def seat_view(game: Pearates, state: State, seat: int | None) -> dict[str, JSON]
         },
         "reshuffles": state.reshuffles,
         "pile": len(state.pile),
+        "drawn": _draws(state, seen),
         "removed": [NAMES[c] for c in state.removed],
         "discard": _zone(state.discard, seen),
         # Top first; a card the viewer cannot place is null.

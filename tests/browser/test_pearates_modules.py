@@ -105,3 +105,71 @@ def test_only_a_quiet_move_is_taken_back(page: Any) -> None:
         }}"""
     )
     assert got == [True, False, False, False, False]
+
+
+def _seen_by(seat: int, seed: bytes, options: dict[str, Any]) -> tuple[int, list[Any]]:
+    """A whole game between heuristic bots; every view ``seat`` was sent, in order."""
+    from engines.rng import Rng
+
+    state = GAME.start(GAME.options(options), 2, seed)
+    bot = GAME.bot("heuristic")
+    rng = Rng(seed, "bots")
+    views = [GAME.view(state, seat)]
+    while not (prompt := GAME.prompt(state)).over:
+        seats = prompt.seats if prompt.sealed else prompt.seats[:1]
+        state = GAME.step(
+            state, {s: bot(GAME.view(state, s), GAME.legal(state, s), rng) for s in seats}
+        )
+        views.append(GAME.view(state, seat))
+    return state.round, views
+
+
+def test_every_draw_and_reshuffle_this_seat_saw_is_checked(page: Any) -> None:
+    """The verified badge "checks the seed and every card this seat saw": the deal, and every
+    card it saw drawn later from the pile -- a treasure it arranged, a Banana Box, a card added
+    from the deck -- at its place in the pile, reshuffled piles included (longer game:
+    "When the draw pile is empty, shuffle the discarded cards and make it the new draw
+    pile", stream ``reshuffle:<left>``). A tampered later draw, or a reshuffle that did not
+    shuffle the cards it says, loses the badge."""
+    seed = bytes(range(16))
+    rounds, views = _seen_by(0, seed, {"reshuffles": 2, "removed": 30, "more_actions": True})
+    assert rounds >= 4
+    got = page.evaluate(
+        f"""async ([hex, views]) => {{
+          const {{ dealSeen, verifyDeals }} = await import('{MODULE}/deal.js');
+          const seen = {{}};
+          for (const v of views) {{  // as store.js keeps them: the first value of each key
+            const what = dealSeen(v);
+            if (!what) continue;
+            const {{ round, ...rest }} = what;
+            seen[round] = {{ ...rest, ...(seen[round] || {{}}) }};
+          }}
+          const keys = Object.entries(seen)
+            .flatMap(([r, w]) => Object.keys(w).map((k) => [Number(r), k]));
+          const later = keys.filter(([r, k]) => r > 1 && k.startsWith("draw:"));
+          const reshuffled = keys.filter(([, k]) => k.startsWith("draw:reshuffle:"));
+          const ok = await verifyDeals({{ seedHex: hex, players: 2, seen }});
+          const tamper = async (round, key, value) => {{
+            const copy = JSON.parse(JSON.stringify(seen));
+            copy[round][key] = value;
+            return (await verifyDeals({{ seedHex: hex, players: 2, seen: copy }})).ok;
+          }};
+          const [r1, k1] = later.find(([, k]) => k.startsWith("draw:deal")) || [];
+          const [r2, k2] = reshuffled[0] || [];
+          const made = keys.find(([, k]) => k.startsWith("made:"));
+          const other = (c) => (c === "goldfish-1" ? "goldfish-2" : "goldfish-1");
+          return {{
+            ok: ok.ok, checked: ok.checked, later: later.length, reshuffled: reshuffled.length,
+            tamperedDeal: k1 ? await tamper(r1, k1, other(seen[r1][k1])) : null,
+            tamperedReshuffle: k2 ? await tamper(r2, k2, other(seen[r2][k2])) : null,
+            tamperedMade: made
+              ? await tamper(made[0], made[1], [...seen[made[0]][made[1]]].slice(1)) : null,
+          }};
+        }}""",
+        [seed.hex(), views],
+    )
+    assert got["ok"] is True and got["checked"] >= 4, got
+    assert got["later"] > 0 and got["reshuffled"] > 0, got
+    assert got["tamperedDeal"] is False, got
+    assert got["tamperedReshuffle"] is False, got
+    assert got["tamperedMade"] is False, got

@@ -79,6 +79,8 @@ def table(
         known=(*(tuple(sorted(k)) for k in known), tuple(sorted(everyone))),
         log=(),
         last_log=(),
+        drawn=(),
+        made=(),
     )
 
 

@@ -151,6 +151,10 @@ def test_banana_box_draws_four_cards() -> None:
     state = do(state, 1, "play banana-box-1", "put top")
     assert names(state.hands[1]) == pile[:4]
     assert G.view(state, 2)["hands"][1] == {"size": 4, "known": []}
+    # the pile's draws at their places, for the verified badge: named to the drawer only
+    assert G.view(state, 1)["drawn"] == {"pile": "deal", "cards": pile[:4]}
+    assert G.view(state, 2)["drawn"] == {"pile": "deal", "cards": [None] * 4}
+    assert G.view(state, None)["drawn"]["cards"] == [None] * 4
 
 
 def test_pirate_pizza_steals_the_treasure_and_the_start_player_scores_it() -> None:

@@ -1,9 +1,16 @@
 // The deal check of Pearates, recomputed in the browser from the revealed seed with the
 // engine's named Rng streams (engines/pearates/README.md, "Randomness"):
-//   deal    one shuffle of the game's deck (card order): seat s gets cards 5s .. 5s+4, the
-//           rest is the pile, top first; a shorter game removes its first cards (open to all);
-//   start   Rng(seed, "start").below(players): the first start player.
-// Later draws depend on the play; the server's `./tortuga verify` replays the whole game.
+//   deal            one shuffle of the game's deck (card order): seat s gets cards 5s .. 5s+4,
+//                   the rest is the pile, top first; a shorter game removes its first cards
+//                   (open to all);
+//   start           Rng(seed, "start").below(players): the first start player;
+//   reshuffle:<n>   a longer game's reshuffle of the discards (card order), made while n
+//                   reshuffles were left.
+// Every card this seat saw drawn from a pile (a treasure it arranged, a Banana Box draw, a
+// card added from the deck ...) is checked at its place in that pile: each view lists the
+// current pile's draws (`drawn`: the cards the viewer may place, null elsewhere), and the
+// game-over view says which cards each reshuffle shuffled. (The server's `./tortuga verify`
+// recomputes every state of the game.)
 
 import { byCard, deckNames } from "./cards.js";
 import { Rng } from "../../rng.js";
@@ -26,21 +33,51 @@ const BEFORE_SPLIT = new Set(["arrange", "turn", "bid", "action", "put"]);
  * moves change my hand before the split: the first view before I moved). A bot may arrange
  * the treasure before this browser sees the round: any view of that stretch will do. */
 export function dealSeen(view) {
-  if (view.round !== 1 || !BEFORE_SPLIT.has(view.phase)) return null;
-  const moved = view.seat !== null && (view.log || []).some((e) => e.seat === view.seat && e.what !== "treasure");
-  if (moved) return null;
   const o = view.options || {};
-  return {
-    round: 1, seat: view.seat, hand: view.hand, start: view.start, removed: view.removed,
-    options: { more_actions: !!o.more_actions, special_scoring: !!o.special_scoring, no_negatives: !!o.no_negatives },
-  };
+  const options = { more_actions: !!o.more_actions, special_scoring: !!o.special_scoring, no_negatives: !!o.no_negatives };
+  const out = { round: view.round };
+  const moved = view.seat !== null && (view.log || []).some((e) => e.seat === view.seat && e.what !== "treasure");
+  if (view.round === 1 && BEFORE_SPLIT.has(view.phase) && !moved) {
+    Object.assign(out, { seat: view.seat, hand: view.hand, start: view.start, removed: view.removed, options });
+  }
+  // Every card drawn from the current pile that this view can place: "draw:<stream>#<i>".
+  const drawn = view.drawn || {};
+  (drawn.cards || []).forEach((c, i) => { if (c !== null) out[`draw:${drawn.pile}#${i}`] = c; });
+  for (const [stream, cards] of Object.entries(drawn.reshuffled || {})) out[`made:${stream}`] = cards;
+  if (Object.keys(out).length === 1) return null;
+  out.options = options;
+  out.removedCount = (view.removed || []).length;
+  return out;
 }
 
 const sameSet = (a, b) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
 
-/** Whether one recorded deal matches the seed. */
-export async function checkOne(seed, players, what, opts = {}) {
+const DRAW = /^draw:(deal|reshuffle:\d+)#(\d+)$/;
+
+/** Every draw recorded in `what` at its place in its pile: the deal's pile after the removed
+ * cards, or a reshuffle of the cards `made` says it shuffled (missing: the check fails). */
+async function checkDraws(seed, dealt, what, made, opts) {
+  const piles = {};
+  for (const [key, card] of Object.entries(what)) {
+    const m = DRAW.exec(key);
+    if (!m) continue;
+    const [, stream, place] = m;
+    if (!(stream in piles)) {
+      if (stream === "deal") piles[stream] = dealt.pile.slice(what.removedCount || 0);
+      else if (Array.isArray(made[stream])) piles[stream] = await (await Rng.create(seed, stream, opts)).shuffled([...made[stream]].sort(byCard));
+      else piles[stream] = null;
+    }
+    if (!piles[stream] || piles[stream][Number(place)] !== card) return false;
+  }
+  return true;
+}
+
+/** Whether one recorded round matches the seed (`made`: every reshuffle's cards, from any
+ * round's record). */
+export async function checkOne(seed, players, what, opts = {}, made = {}) {
   const dealt = await dealFromSeed(seed, players, what.options, opts);
+  if (!(await checkDraws(seed, dealt, what, made, opts))) return false;
+  if (!("start" in what)) return true;
   let ok = dealt.start === what.start;
   if (what.hand && what.seat !== null && what.seat !== undefined) ok = ok && sameSet(dealt.hands[what.seat], what.hand);
   for (const [s, hand] of Object.entries(what.hands || {})) ok = ok && sameSet(dealt.hands[Number(s)], hand);
@@ -51,7 +88,11 @@ export async function checkOne(seed, players, what, opts = {}) {
 export async function verifyDeals({ seedHex, seedDigest, players, seen, opts = {} }) {
   const seed = fromHex(seedHex);
   const seedOk = !seedDigest || toHex(await sha256(seed)) === String(seedDigest).toLowerCase();
+  const made = {};
+  for (const what of Object.values(seen || {})) {
+    for (const [key, cards] of Object.entries(what)) if (key.startsWith("made:")) made[key.slice(5)] = cards;
+  }
   const rounds = [];
-  for (const [key, what] of Object.entries(seen || {})) rounds.push({ round: Number(key), ok: await checkOne(seed, players, what, opts) });
+  for (const [key, what] of Object.entries(seen || {})) rounds.push({ round: Number(key), ok: await checkOne(seed, players, what, opts, made) });
   return { ok: seedOk && rounds.length > 0 && rounds.every((r) => r.ok), seedOk, checked: rounds.length, rounds };
 }
