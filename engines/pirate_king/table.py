@@ -294,10 +294,11 @@ class Table:
 
     def retrieve(self, seat: int, card: int) -> None:
         """ "Place a card of your choice from your discard pile into your personal play
-        zone" -- it comes into play like a revealed card (**house**: its effect resolves)."""
+        zone" -- placed, not revealed: its symbols count, its effect does not resolve (the
+        seed resolves "a revealed card", and says so of a placed one only for Loot: "If this
+        card has an effect, resolve it immediately")."""
         self.discards[seat].remove(card)
         self.zones[seat].append(Entry(card))
-        self.resolve(seat, card)
 
     def targets(self, seat: int) -> list[int]:
         """Give: "another pirate's play zone" -- any other player who has not sunk."""
@@ -354,7 +355,9 @@ class Table:
             owner, base = self.others.pop(at)
             effect = CARDS[base].effect
             assert effect is not None and effect.kind == "reveal"
-            victims = [t for t in self.clockwise() if t != owner and self.status[t] != SUNK]
+            # The other players who still reveal: "if you have "decided to stop", you can no
+            # longer reveal other cards until the next round" (FAQ 2).
+            victims = [t for t in self.clockwise() if t != owner and self.status[t] == REVEALING]
             self.flip_together(victims)
             for t in victims:
                 self.draws[t] += effect.n - 1

@@ -8,7 +8,7 @@ from engines.pirate_king.moves import CardMove, Do, SeatMove, Stack
 from engines.pirate_king.state import CHOOSE, GIVE, LOOK, REVEALING, STOPPED, SUNK
 from engines.pirate_king.table import Table
 
-from .helpers import GAME, arrange, beat, c, decide, names, zone
+from .helpers import GAME, arrange, beat, c, decide, names, plain, zone
 
 
 def test_reveal_chains() -> None:
@@ -109,18 +109,34 @@ def test_faq3_a_flip_saves_a_player() -> None:
 
 def test_faq3_an_opponents_effect_sinks_a_player() -> None:
     """FAQ 3: "or that someone else can make you "sink" when you seemed to be safe." Seat 0
-    has stopped with two curses; seat 1's Shadow Sea Witch ("other players: Reveal 1") makes
-    it reveal a Grog: it sinks, its zone goes to its discard."""
+    reveals a Deckhand and stays at two curses; seat 1's Shadow Sea Witch ("other players:
+    Reveal 1") then makes it reveal a Grog: it sinks, its zone goes to its discard."""
     s = arrange(
         zones={0: ["cutlass-1", "gold-tooth-1"]},
-        piles={0: ["grog-1"], 1: ["sea-witch", "deckhand-2a"]},
-        status=[STOPPED, REVEALING, STOPPED],
+        piles={0: ["deckhand-1a", "grog-1"], 1: ["sea-witch", "deckhand-2a"]},
+        status=[REVEALING, REVEALING, STOPPED],
     )
-    s = beat(s)  # seat 1 alone: an open prompt
+    s = beat(s)
     assert s.status[0] == SUNK
     assert zone(s, 0) == []
-    assert sorted(names(s.discards[0])) == ["cutlass-1", "gold-tooth-1", "grog-1"]
+    assert sorted(names(s.discards[0])) == ["cutlass-1", "deckhand-1a", "gold-tooth-1", "grog-1"]
     assert Table(s).swords(0) == -1 and Table(s).gold(0) == -1
+
+
+def test_an_other_players_reveal_spares_the_stopped() -> None:
+    """FAQ 2: "if you have "decided to stop", you can no longer reveal other cards until the
+    next round" -- the Witch's "other players: Reveal 1" makes only those still revealing
+    reveal; seat 0, stopped at two curses, is safe (sinking them is Wilson's: "Place", not
+    reveal -- test_give_can_sink_a_stopped_player)."""
+    s = arrange(
+        zones={0: ["cutlass-1", "gold-tooth-1"]},
+        piles={0: ["grog-1"], 1: ["sea-witch", "deckhand-2a"], 2: plain(2)},
+        status=[STOPPED, REVEALING, REVEALING],
+    )
+    s = beat(s)
+    assert s.status[0] == STOPPED and zone(s, 0) == ["cutlass-1", "gold-tooth-1"]
+    assert names(s.piles[0]) == ["grog-1"]
+    assert zone(s, 2) == ["deckhand-3a", "coin-purse-3a"]  # its beat, then the Witch's
 
 
 def test_sinking_is_judged_after_the_beat_and_costs_everything() -> None:
@@ -172,13 +188,26 @@ def test_choose_reveals_one_and_discards_the_other() -> None:
 
 def test_retrieve_from_the_discard() -> None:
     """Retrieve: "Place a card of your choice from your discard pile into your personal play
-    zone." (**house**: it resolves like a revealed card.)"""
+    zone." """
     s = arrange(piles={0: ["gary"]}, discards={0: ["grog-1", "powder-keg-1"]})
     s = beat(s)
     assert {str(m) for m in GAME.legal(s, 0)} == {"retrieve grog-1", "retrieve powder-keg-1"}
     s = decide(s, {0: CardMove("retrieve", "grog-1")})
     assert zone(s, 0) == ["gary", "grog-1"]
     assert names(s.discards[0]) == ["powder-keg-1"]
+
+
+def test_a_retrieved_card_is_placed_not_revealed() -> None:
+    """Step 2: "If a revealed card has an effect, resolve it"; Retrieve only says "Place a
+    card ... into your personal play zone", while Loot says of its placed card "If this card
+    has an effect, resolve it immediately". A retrieved Powder Keg (1 sword, Reveal 1)
+    brings its sword, not its reveal."""
+    s = arrange(piles={0: ["gary", "deckhand-1a"]}, discards={0: ["grog-1", "powder-keg-1"]})
+    s = beat(s)
+    s = decide(s, {0: CardMove("retrieve", "powder-keg-1")})
+    assert zone(s, 0) == ["gary", "powder-keg-1"]
+    assert names(s.piles[0]) == ["deckhand-1a"]
+    assert Table(s).swords(0) == 2
 
 
 def test_retrieve_without_a_discard_may_reveal() -> None:
@@ -270,7 +299,6 @@ def test_other_players_effects_clockwise_from_the_captain() -> None:
     meet only in such a position: it is set on the table directly.)"""
     s = arrange(
         piles={1: ["wilson", "deckhand-2a"], 2: ["deckhand-3a"]},
-        status=[STOPPED, STOPPED, STOPPED],
         captain=2,
     )
     t = Table(s)
@@ -341,3 +369,54 @@ def test_a_sunk_player_shows_no_curses_and_minus_one() -> None:
     line = GAME.view(s, None)["table"][0]
     assert (line["swords"], line["gold"], line["curses"], line["zone"]) == (-1, -1, 0, [])
     assert line["status"] == "sunk"
+
+
+def test_look_at_a_short_pile_looks_at_what_is_there() -> None:
+    """**house**: Look "at the top cards of your pile, equal to the number of symbols" with
+    fewer cards in the pile looks at those only -- looking is not drawing ("When you have no
+    more cards to draw"), so nothing is reshuffled; one card has one order, so no question."""
+    s = arrange(
+        zones={0: ["deckhand-1a"]},
+        piles={0: ["compass-1", "grog-1", "cutlass-1"]},
+        discards={0: ["coin-purse-1a"]},
+    )
+    made = s.shuffles[0]
+    s = beat(s)  # Compass: Look 3, two cards left
+    assert s.pending[0] is not None and s.pending[0].n == 2
+    assert set(map(str, GAME.legal(s, 0))) == {"stack grog-1 cutlass-1", "stack cutlass-1 grog-1"}
+    assert names(s.discards[0]) == ["coin-purse-1a"] and s.shuffles[0] == made
+    s = arrange(piles={0: ["compass-1", "grog-1"]}, discards={0: ["coin-purse-1a"]})
+    s = beat(s)
+    assert s.pending[0] is None and GAME.view(s, 0)["known"] == ["grog-1"]
+    assert names(s.discards[0]) == ["coin-purse-1a"]
+
+
+def test_loot_from_an_empty_loot_pile_gives_nothing() -> None:
+    """**house**: Red's "Draw the top card of the Loot pile" with the Loot pile used up draws
+    nothing (the seed has no more Loot to give)."""
+    s = arrange(piles={0: ["red", "deckhand-1a"]}, loot_pile=[])
+    s = beat(s)
+    assert zone(s, 0) == ["red"] and s.loot_pile == ()
+
+
+def test_effects_flipped_together_resolve_alike_in_any_order() -> None:
+    """**house**: the effects of cards flipped at the same moment resolve seat by seat
+    clockwise from the Captain (the seed only says "resolve it before anyone reveals another
+    card"). With the house card list no two of them act on the same thing -- Red alone draws
+    Loot, Scarlette alone takes the token, a placed card resolves nothing -- so whoever is
+    Captain, the beat ends the same: here Scarlette's seat takes the token either way."""
+    ends = []
+    for captain in (0, 1, 2):
+        s = arrange(
+            piles={
+                0: ["red", "deckhand-1a"],
+                1: ["scarlette", "powder-keg-2", "deckhand-2a"],
+                2: ["treasure-map-1", "deckhand-3a", "coin-purse-3a"],
+            },
+            loot_pile=["flintlock-1", "doubloons-1"],
+            captain=captain,
+        )
+        s = beat(s)
+        ends.append((s.zones, s.loot_pile, s.captain))
+    assert ends[0] == ends[1] == ends[2]
+    assert ends[0][2] == 1
