@@ -138,6 +138,9 @@ def error_codes() -> set[str]:
         text = path.read_text(encoding="utf-8")
         codes |= set(re.findall(r"""RoomError\(\s*"([a-z]+(?:-[a-z]+)*)\"""", text))
         codes |= set(re.findall(r"""_error\(\s*\d+,\s*"([a-z]+(?:-[a-z]+)*)\"""", text))
+        # A code named by a constant of the same module: ``NO_DEADLINE = "no-deadline"``.
+        named = dict(re.findall(r"""^([A-Z_]+) = "([a-z]+(?:-[a-z]+)*)"$""", text, re.M))
+        codes |= {named[n] for n in re.findall(r"RoomError\(\s*([A-Z_]+)\b", text) if n in named}
     return codes
 
 

@@ -31,6 +31,7 @@ def room_view(room: Room, presence: dict[str, str]) -> dict[str, Any]:
         "ended_at": room.ended_at,
         "reason": room.ended_reason,
         "deadline": room.deadline,
+        "paused_at": room.paused_at,
         "spectators": spectators,
         "seats": [
             {

@@ -42,12 +42,17 @@ class Person:
         self.page.fill("#name", self.name)
         self.page.get_by_role("button", name="Continue").click()
 
-    def create_room(self, *, game: str = "skull-king", rounds: int, seats: int) -> str:
+    def create_room(
+        self, *, game: str = "skull-king", rounds: int, seats: int, deadlines: str = ""
+    ) -> str:
+        """``deadlines``: one of the form's paces ("relaxed", "live"); none by default."""
         page = self.page
         page.wait_for_selector("form[aria-label='create a room']")
         page.select_option("#game", game)
         page.fill("#rounds", str(rounds))
         page.fill("#seats", str(seats))
+        if deadlines:
+            page.select_option("#deadlines", deadlines)
         page.get_by_role("button", name="Create the room").click()
         page.wait_for_url("**/r/*")
         # The creator sits down at once.

@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from players import Person
 
@@ -29,6 +30,18 @@ async def _create_admin(url: str, name: str) -> None:
         await accounts.create(db, name, PASSWORD)
     finally:
         await db.close()
+
+
+async def _announcements(site: str, token: str, room: str, count: int) -> None:
+    """``count`` more announcements to ``room`` (each one an audit entry)."""
+    async with httpx.AsyncClient(base_url=site) as http:
+        for i in range(count):
+            r = await http.post(
+                "/admin/api/announce",
+                json={"room": room, "text": f"note {i}"},
+                headers={"Authorization": f"Bearer {token}"},
+            )
+            assert r.status_code == 200, r.text
 
 
 def test_an_admin_sees_the_live_rooms(
@@ -114,10 +127,15 @@ def test_an_admin_sees_the_live_rooms(
 def test_an_admin_reveals_announces_and_closes_from_the_console(
     site: str, chromium: Any, database_url: str, screenshot_dir: Path
 ) -> None:
-    """Reveal (issue 14): the reason is required, the audit row comes first, the answer is
-    shown only once the server gave it, and the room's players are told an operator looked.
-    Announce: the players' page shows the text. Close: the game ends for everyone. The audit
-    page lists each step."""
+    """Issue 14's browser test: "an admin logs in, sees a live room being played by bots,
+    reveals its hidden state (audited, the players' pages say an admin looked), announces a
+    message that the players' browsers display, pauses and resumes the clock, and closes the
+    room; the audit page lists each step."
+
+    Reveal: the reason is required, the audit row comes first, the answer is shown only once
+    the server gave it. Pause: the player's clock says paused; resume: it counts again;
+    extend: the player is told the table got more time. The audit page filters by admin,
+    action, room and text, a page at a time."""
     name = f"op-{secrets.token_hex(3)}"
     with ThreadPoolExecutor(1) as pool:
         pool.submit(asyncio.run, _create_admin(database_url, name)).result()
@@ -126,17 +144,24 @@ def test_an_admin_reveals_announces_and_closes_from_the_console(
     try:
         alice.open("/")
         alice.choose_name()
-        code = alice.create_room(rounds=3, seats=2)
+        code = alice.create_room(rounds=3, seats=2, deadlines="relaxed")
         alice.add_bot("heuristic")
         alice.ready()
         alice.page.get_by_role("button", name="Start the game").click()
         alice.page.wait_for_selector(".bids button")
+        alice_clock = alice.page.locator(".status-line .clock")
+        alice_clock.wait_for()  # a bid deadline: the player's clock counts down
 
         page = admin.page
         admin.open("/admin")
         page.get_by_label("Admin name").fill(name)
         page.get_by_label("Password").fill(PASSWORD)
         page.get_by_role("button", name="Sign in").click()
+        # The live list: the room is playing, its bot seat named, its clock's deadline shown.
+        listed = page.locator(f'tr[data-room="{code}"]')
+        listed.wait_for()
+        assert "playing" in listed.inner_text() and "(a bot)" in listed.inner_text()
+        page.screenshot(path=str(screenshot_dir / "admin-live-rooms-1280x800.png"))
         page.get_by_role("button", name=code).click()
         seats = page.locator("table.admin-seats tbody tr")
         seats.nth(1).wait_for()
@@ -173,6 +198,40 @@ def test_an_admin_reveals_announces_and_closes_from_the_console(
         )
         assert alice.page.locator(".announce b").count() == 0
 
+        # Pause the clocks (a reason first): the player's clock says paused.
+        clock = page.locator(".admin-clock")
+        clock.get_by_text("The clocks run; the table waits until").wait_for()
+        pause = clock.locator("form.admin-pause")
+        pause.get_by_role("button", name="Pause the clocks").click()  # no reason: nothing sent
+        pause.get_by_label("Reason (kept in the audit log)").fill("player asked for a break")
+        pause.get_by_role("button", name="Pause the clocks").click()
+        clock.get_by_text("The clocks are paused; the players see it.").wait_for()
+        clock.get_by_text("Paused since").wait_for()
+        alice.page.wait_for_function(
+            "() => document.querySelector('.status-line .clock')?.innerText.includes('paused')"
+        )
+        assert "paused this game's clocks" in alice.page.locator(".announce").inner_text()
+        assert clock.locator("form.admin-extend").count() == 0  # no extension while paused
+        page.screenshot(path=str(screenshot_dir / "admin-paused-1280x800.png"), full_page=True)
+        alice.page.screenshot(path=str(screenshot_dir / "admin-paused-player-1280x800.png"))
+
+        # Resume: the player's clock counts again.
+        resume = clock.locator("form.admin-resume")
+        resume.get_by_label("Reason (kept in the audit log)").fill("break over")
+        resume.get_by_role("button", name="Resume the clocks").click()
+        clock.get_by_text("The clocks run again, with the time they had left.").wait_for()
+        alice.page.wait_for_function(
+            "() => /\\d:\\d\\d/.test(document.querySelector('.status-line .clock')?.innerText)"
+        )
+
+        # Extend the deadline by 5 minutes: the player is told the table got more time.
+        extend = clock.locator("form.admin-extend")
+        extend.get_by_label("Give").select_option("300")
+        extend.get_by_label("Reason (kept in the audit log)").fill("slow connection")
+        extend.get_by_role("button", name="Extend the deadline").click()
+        clock.get_by_text("The table now waits until").wait_for()
+        alice.page.get_by_text("gave the table more time").wait_for()
+
         # Close with a reason: the game ends for the player.
         close = page.locator("form.admin-close")
         close.get_by_label("Reason (kept in the audit log)").fill("test of closing")
@@ -185,28 +244,68 @@ def test_an_admin_reveals_announces_and_closes_from_the_console(
             "() => document.querySelector('.admin-room-status')?.innerText.includes('abandoned')"
         )
 
-        # The audit page lists each step, newest first; its search finds the reveal's reason.
+        # The audit page lists each step, newest first (this admin's: the audit is shared).
         page.get_by_role("button", name="Audit log").click()
-        page.locator("table.admin-audit tbody tr").first.wait_for()
+        page.get_by_label("Admin", exact=True).fill(name)
         rows = page.locator("table.admin-audit tbody tr")
-        actions = [rows.nth(i).get_attribute("data-action") for i in range(4)]
-        assert actions == ["close", "announce", "reveal", "login"]
-        assert "test of closing" in rows.nth(0).inner_text()
-        assert text in rows.nth(1).inner_text()
-        assert "report of a cheat" in rows.nth(2).inner_text()
-        assert all(name in rows.nth(i).inner_text() for i in range(4))
-        page.get_by_label("Search (room or reason)").fill("cheat")
-        page.wait_for_function(
-            "() => document.querySelectorAll('table.admin-audit tbody tr').length === 1"
-        )
-        assert rows.first.get_attribute("data-action") == "reveal"
-        page.screenshot(path=str(screenshot_dir / "admin-audit-1280x800.png"))
+        steps = ["close", "extend", "resume", "pause", "announce", "reveal", "login"]
 
-        # Nodes: this site's node is alive.
+        def shown(count: int) -> None:
+            page.wait_for_function(
+                "n => document.querySelectorAll('table.admin-audit tbody tr').length === n",
+                arg=count,
+            )
+
+        shown(len(steps))
+        assert [rows.nth(i).get_attribute("data-action") for i in range(len(steps))] == steps
+        assert "test of closing" in rows.nth(0).inner_text()
+        assert "slow connection" in rows.nth(1).inner_text()
+        assert "break over" in rows.nth(2).inner_text()
+        assert "player asked for a break" in rows.nth(3).inner_text()
+        assert text in rows.nth(4).inner_text()
+        assert "report of a cheat" in rows.nth(5).inner_text()
+        assert all(name in rows.nth(i).inner_text() for i in range(len(steps)))
+        assert code in rows.nth(0).inner_text() and code not in rows.nth(6).inner_text()
+        page.screenshot(path=str(screenshot_dir / "admin-audit-1280x800.png"), full_page=True)
+        # Filters: by action, by room, by text.
+        page.get_by_label("Action").fill("pause")
+        shown(1)
+        assert rows.first.get_attribute("data-action") == "pause"
+        page.get_by_label("Action").fill("")
+        page.get_by_label("Room", exact=True).fill(code)
+        shown(len(steps) - 1)  # the login names no room
+        page.get_by_label("Search (room or reason)").fill("cheat")
+        shown(1)
+        assert rows.first.get_attribute("data-action") == "reveal"
+        page.get_by_label("Search (room or reason)").fill("")
+        page.get_by_label("Room", exact=True).fill("")
+        # A page at a time: 10 per page, the older ones on demand.
+        token = page.evaluate("sessionStorage.getItem('tortuga.admin.token')")
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(asyncio.run, _announcements(site, token, code, 4)).result()
+        page.get_by_label("Per page").select_option("10")
+        shown(10)
+        older = page.get_by_role("button", name="Older entries")
+        older.click()
+        shown(len(steps) + 4)
+        assert rows.last.get_attribute("data-action") == "login"
+        assert older.is_hidden()
+
+        # Nodes: this site's node is alive, with its version and uptime.
         page.get_by_role("button", name="Nodes").click()
         node = page.locator("table.admin-nodes tbody tr").first
         node.wait_for()
-        assert "yes" in node.inner_text()
+        assert "alive" in node.inner_text()
+        page.screenshot(path=str(screenshot_dir / "admin-nodes-1280x800.png"))
+
+        # The console on a phone: the same pages, nothing cut off.
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.get_by_role("button", name="Rooms").click()
+        page.locator("table.admin-rooms").wait_for()
+        page.screenshot(path=str(screenshot_dir / "admin-rooms-390x844.png"), full_page=True)
+        page.get_by_role("button", name="Audit log").click()
+        page.locator("table.admin-audit tbody tr").first.wait_for()
+        page.screenshot(path=str(screenshot_dir / "admin-audit-390x844.png"), full_page=True)
     finally:
         admin.close()
         alice.close()

@@ -12,6 +12,24 @@ import { errorText, formatDate, gameTitle, t } from "./i18n.js";
 const TOKEN_KEY = "tortuga.admin.token";
 const REFRESH_MS = 3000;
 const STATUSES = ["", "lobby", "playing", "finished", "abandoned"];
+const AUDIT_PAGES = [10, 50, 200];
+const ROOM_COLUMNS = ["admin.col.room", "admin.col.game", "admin.col.status", "admin.col.clock", "admin.col.host", "admin.col.seats", "admin.col.watching"];
+const NODE_COLUMNS = ["admin.node.instance", "admin.node.alive", "admin.node.sockets", "admin.node.rooms", "admin.node.version", "admin.node.started", "admin.node.uptime"];
+const AUDIT_COLUMNS = ["admin.audit.at", "admin.audit.admin", "admin.audit.action", "admin.audit.room", "admin.audit.reason", "admin.audit.text"];
+const SHORT = { dateStyle: "short", timeStyle: "medium" }; // entries per page the audit offers
+// The actions the audit knows today (a suggestion list: the filter takes any action name).
+const AUDIT_ACTIONS = [
+  "login",
+  "logout",
+  "close",
+  "announce",
+  "reveal",
+  "pause",
+  "resume",
+  "extend",
+  "lock-lobby",
+  "unlock-lobby",
+];
 
 class AdminError extends Error {
   constructor(status, code, message) {
@@ -50,6 +68,10 @@ function uptime(seconds) {
 }
 
 const yesNo = (value) => (value ? t("admin.yes") : t("admin.no"));
+/** A table row whose cells carry their column's name (data-label): on a phone each row is
+ * drawn as a card of "name: value" lines (app.css). */
+const row = (keys, attrs, cells) =>
+  h("tr", attrs, cells.map((cell, i) => h("td", { "data-label": t(keys[i]) }, cell)));
 const headRow = (keys) => h("thead", {}, h("tr", {}, keys.map((key) => h("th", { scope: "col" }, t(key)))));
 
 export class AdminPage {
@@ -136,10 +158,9 @@ export class AdminPage {
     const q = h("input", { name: "q", type: "search", value: this.filters.q, oninput: () => { this.filters.q = q.value.trim(); this.refresh(); } });
     this.table = h("tbody");
     this.state = h("p", { class: "admin-state", role: "status" });
+    this.updated = h("p", { class: "admin-updated muted" });
     this.shell(
       "rooms",
-      this.lobbyPanel(),
-      h("section", { class: "panel" }, h("h2", {}, t("admin.announce.title")), this.announceForm(null)),
       h("h2", {}, t("admin.rooms")),
       h(
         "div",
@@ -149,7 +170,19 @@ export class AdminPage {
         h("label", {}, t("admin.filter.search"), " ", q),
       ),
       this.state,
-      h("table", { class: "admin-rooms" }, headRow(["admin.col.room", "admin.col.game", "admin.col.status", "admin.col.host", "admin.col.seats"]), this.table),
+      h(
+        "div",
+        { class: "table-scroll" },
+        h(
+          "table",
+          { class: "admin-rooms" },
+          headRow(ROOM_COLUMNS),
+          this.table,
+        ),
+      ),
+      this.updated,
+      this.lobbyPanel(),
+      h("section", { class: "panel" }, h("h2", {}, t("admin.announce.title")), this.announceForm(null)),
     );
     this.refresh();
     this.timer = setInterval(() => this.refresh(), REFRESH_MS);
@@ -162,18 +195,29 @@ export class AdminPage {
       const { rooms } = await call("GET", `/rooms?${params}`);
       if (this.roomId !== null || !this.table.isConnected) return;
       this.state.textContent = rooms.length ? "" : t("admin.no_rooms");
+      this.updated.textContent = t("admin.updated", { time: formatDate(new Date(), { timeStyle: "medium" }) });
       replaceChildren(
         this.table,
         rooms.map((r) =>
-          h(
-            "tr",
-            { dataset: { room: r.id } },
-            h("td", {}, h("button", { type: "button", class: "secondary", onclick: () => this.showRoom(r.id) }, r.id)),
-            h("td", {}, gameTitle(r.game, r.title)),
-            h("td", {}, t(`admin.status.${r.status}`)),
-            h("td", {}, r.host_name || ""),
-            h("td", {}, r.seats.map((s) => (s.bot ? `${s.name} (${t("common.bot")})` : s.name || "—")).join(", ")),
-          ),
+          row(ROOM_COLUMNS, { dataset: { room: r.id }, class: r.paused_at ? "room-paused" : false }, [
+            h("button", { type: "button", class: "secondary", onclick: () => this.showRoom(r.id) }, r.id),
+            gameTitle(r.game, r.title),
+            h("span", { class: `status status-${r.status}` }, t(`admin.status.${r.status}`)),
+            this.clockCell(r),
+            r.host_name || "",
+            h(
+              "div",
+              { class: "admin-seat-list" },
+              r.seats.map((s) =>
+                h(
+                  "span",
+                  { class: ["seat-chip", s.bot ? "bot" : "", s.connected || s.bot ? "on" : "off", s.stand_in ? "stand-in" : ""] },
+                  s.bot ? `${s.name} (${t("common.bot")})` : s.name || "—",
+                ),
+              ),
+            ),
+            String(r.spectators),
+          ]),
         ),
       );
     } catch (err) {
@@ -194,7 +238,7 @@ export class AdminPage {
 
   /** A form of one text field and a button: ``act(text)`` runs on submit (never with an
    * empty text) and what it returns is said in the form's status line. */
-  textForm({ cls, label, button, act, long = false }) {
+  textForm({ cls, label, button, act, long = false, extra = null }) {
     const field = long
       ? h("textarea", { rows: 2, maxlength: 500, required: true })
       : h("input", { maxlength: 500, required: true });
@@ -216,6 +260,7 @@ export class AdminPage {
           }
         },
       },
+      extra,
       h("label", {}, label, " ", field),
       h("button", { type: "submit", class: cls === "admin-close" ? "danger" : false }, button),
       said,
@@ -263,6 +308,9 @@ export class AdminPage {
   showRoom(roomId) {
     this.roomId = roomId;
     this.detail = h("div", { class: "admin-room" }, h("p", {}, t("common.loading")));
+    this.clockPanel = h("section", { class: "panel admin-clock" }, h("h3", {}, t("admin.clock.title")));
+    this.clockShown = undefined; // the clock panel is drawn again only when the pause changes
+    this.clockSaid = h("p", { class: "admin-said", role: "status" });
     const path = `/rooms/${encodeURIComponent(roomId)}`;
     const reveal = h("div", { class: "admin-reveal" });
     const askReveal = h(
@@ -294,9 +342,12 @@ export class AdminPage {
       h("p", {}, h("button", { type: "button", class: "secondary", onclick: () => this.showRooms() }, t("admin.back"))),
       h("h2", {}, t("admin.room.title", { room: roomId })),
       this.detail,
+      this.clockPanel,
+      h("section", { class: "panel" }, h("h3", {}, t("admin.announce.title")), this.announceForm(roomId)),
+      h("section", { class: "panel" }, h("h3", {}, t("admin.reveal.title")), askReveal, reveal),
       h(
         "section",
-        { class: "panel" },
+        { class: "panel admin-danger" },
         h("h3", {}, t("admin.close.title")),
         this.textForm({
           cls: "admin-close",
@@ -309,8 +360,6 @@ export class AdminPage {
           },
         }),
       ),
-      h("section", { class: "panel" }, h("h3", {}, t("admin.announce.title")), this.announceForm(roomId)),
-      h("section", { class: "panel" }, h("h3", {}, t("admin.reveal.title")), askReveal, reveal),
     );
     this.refreshRoom();
     this.timer = setInterval(() => this.refreshRoom(), REFRESH_MS);
@@ -321,6 +370,7 @@ export class AdminPage {
     try {
       const { room } = await call("GET", `/rooms/${encodeURIComponent(roomId)}`);
       if (roomId !== this.roomId || !this.detail.isConnected) return;
+      this.drawClock(room);
       replaceChildren(
         this.detail,
         h(
@@ -359,6 +409,80 @@ export class AdminPage {
     }
   }
 
+  /** The room's clocks: paused or running (and the deadline the table waits for), and the
+   * actions on them -- pause, resume, extend the deadline -- each with its reason. The forms
+   * are drawn again only when the room's state changes, so a reason being typed survives
+   * the refresh. */
+  drawClock(room) {
+    const key = `${room.status}|${room.paused_at ?? ""}`;
+    if (key === this.clockShown) {
+      // Only the deadline may have moved: the line is updated, the forms are kept.
+      const line = this.clockPanel.querySelector(".admin-clock-state");
+      if (line) line.textContent = this.clockState(room);
+      return;
+    }
+    this.clockShown = key;
+    const path = `/rooms/${encodeURIComponent(room.id)}`;
+    const state = h("p", { class: ["admin-clock-state", room.paused_at ? "paused" : ""], role: "status" }, this.clockState(room));
+    const parts = [h("h3", {}, t("admin.clock.title")), state];
+    const done = async (message) => {
+      await this.refreshRoom();
+      this.clockSaid.textContent = message;
+      return "";
+    };
+    if (room.status === "playing") {
+      const resume = !!room.paused_at;
+      parts.push(
+        this.textForm({
+          cls: resume ? "admin-resume" : "admin-pause",
+          label: t("admin.reason"),
+          button: t(resume ? "admin.clock.resume" : "admin.clock.pause"),
+          act: async (reason) => {
+            await call("POST", `${path}/${resume ? "resume" : "pause"}`, { reason });
+            return done(t(resume ? "admin.clock.resumed" : "admin.clock.paused_done"));
+          },
+        }),
+      );
+      if (!resume) {
+        const by = h(
+          "select",
+          { name: "extend-seconds" },
+          [60, 300, 900, 3600, 86400].map((sec) => h("option", { value: String(sec) }, t(`admin.clock.by.${sec}`))),
+        );
+        parts.push(
+          h("h4", {}, t("admin.clock.extend_title")),
+          this.textForm({
+            cls: "admin-extend",
+            label: t("admin.reason"),
+            button: t("admin.clock.extend"),
+            extra: h("label", { class: "admin-extend-by" }, t("admin.clock.extend_by"), " ", by),
+            act: async (reason) => {
+              const answer = await call("POST", `${path}/extend`, { seconds: Number(by.value), reason });
+              return done(t("admin.clock.extended", { time: formatDate(new Date(answer.deadline), { timeStyle: "medium" }) }));
+            },
+          }),
+        );
+      }
+    }
+    this.clockSaid.textContent = "";
+    replaceChildren(this.clockPanel, ...parts, this.clockSaid);
+  }
+
+  /** A room's clock in the rooms list: paused, the time the table waits until, or nothing. */
+  clockCell(room) {
+    if (room.status !== "playing") return "";
+    if (room.paused_at) return h("span", { class: "clock-paused" }, t("admin.clock.paused_short"));
+    if (room.deadline) return formatDate(new Date(room.deadline), { timeStyle: "medium" });
+    return "—";
+  }
+
+  clockState(room) {
+    if (room.status !== "playing") return t("admin.clock.no_game");
+    if (room.paused_at) return t("admin.clock.paused", { since: formatDate(new Date(room.paused_at), { timeStyle: "medium" }) });
+    if (room.deadline) return t("admin.clock.running_until", { time: formatDate(new Date(room.deadline), { timeStyle: "medium" }) });
+    return t("admin.clock.running");
+  }
+
   /** The server's answer to a reveal: every seat's view, as text. */
   revealed(answer) {
     return h(
@@ -387,15 +511,7 @@ export class AdminPage {
       h(
         "table",
         { class: "admin-nodes" },
-        headRow([
-          "admin.node.instance",
-          "admin.node.alive",
-          "admin.node.sockets",
-          "admin.node.rooms",
-          "admin.node.version",
-          "admin.node.started",
-          "admin.node.uptime",
-        ]),
+        headRow(NODE_COLUMNS),
         body,
       ),
     );
@@ -406,17 +522,15 @@ export class AdminPage {
         replaceChildren(
           body,
           nodes.map((n) =>
-            h(
-              "tr",
-              { class: n.alive ? "node-alive" : "node-dead", dataset: { instance: n.instance } },
-              h("td", {}, h("code", {}, n.instance)),
-              h("td", {}, h("span", { class: "node-state" }, t(n.alive ? "admin.node.up" : "admin.node.dead"))),
-              h("td", {}, n.sockets == null ? "" : String(n.sockets)),
-              h("td", {}, String(n.rooms)),
-              h("td", {}, h("code", {}, n.version || "")),
-              h("td", {}, n.started_at ? formatDate(new Date(n.started_at)) : ""),
-              h("td", {}, n.uptime_seconds == null ? "" : uptime(n.uptime_seconds)),
-            ),
+            row(NODE_COLUMNS, { class: n.alive ? "node-alive" : "node-dead", dataset: { instance: n.instance } }, [
+              h("code", {}, n.instance),
+              h("span", { class: "node-state" }, t(n.alive ? "admin.node.up" : "admin.node.dead")),
+              n.sockets == null ? "" : String(n.sockets),
+              String(n.rooms),
+              h("code", {}, n.version || ""),
+              n.started_at ? formatDate(new Date(n.started_at), SHORT) : "",
+              n.uptime_seconds == null ? "" : uptime(n.uptime_seconds),
+            ]),
           ),
         );
       } catch (err) {
@@ -427,46 +541,82 @@ export class AdminPage {
     this.timer = setInterval(load, REFRESH_MS);
   }
 
-  showAudit() {
+  /** The audit log, newest first: filtered by admin, action, room and a text in the room or
+   * the reason; a page at a time ("Older entries" asks for the entries before the last one
+   * shown). Read only: the console has no way to change an entry. */
+  showAudit(preset = {}) {
     this.roomId = null;
     const body = h("tbody");
-    const said = h("p", { role: "status" });
-    const q = h("input", { type: "search", name: "audit-q" });
+    const said = h("p", { class: "admin-state", role: "status" });
+    const field = (name, value, attrs = {}) => h("input", { name: `audit-${name}`, value: value || "", ...attrs });
+    const admin = field("admin", preset.admin, { autocomplete: "off" });
+    const action = field("action", preset.action, { list: "admin-actions", autocomplete: "off" });
+    const room = field("room", preset.room, { autocomplete: "off" });
+    const q = field("q", preset.q, { type: "search" });
+    const actions = h("datalist", { id: "admin-actions" }, AUDIT_ACTIONS.map((a) => h("option", { value: a })));
+    const perPage = h(
+      "select",
+      { name: "audit-per-page" },
+      AUDIT_PAGES.map((n) => h("option", { value: String(n), selected: n === 50 }, String(n))),
+    );
+    const older = h("button", { type: "button", class: "secondary admin-older", hidden: true }, t("admin.audit.older"));
     let asked = 0;
-    const load = async () => {
+    let last = null; // the id of the oldest entry shown
+    const entry = (e) =>
+      row(AUDIT_COLUMNS, { dataset: { action: e.action } }, [
+        formatDate(e.at, SHORT),
+        e.admin,
+        h("code", {}, e.action),
+        e.target ? h("button", { type: "button", class: "link", onclick: () => this.showRoom(e.target) }, e.target) : "",
+        e.reason || "",
+        e.details && e.details.text ? e.details.text : "",
+      ]);
+    const load = async (more = false) => {
       const mine = ++asked;
-      const params = new URLSearchParams({ limit: "100" });
-      if (q.value.trim()) params.set("q", q.value.trim());
+      const page = Number(perPage.value);
+      const params = new URLSearchParams({ limit: String(page) });
+      for (const [key, input] of [["admin", admin], ["action", action], ["room", room], ["q", q]]) {
+        if (input.value.trim()) params.set(key, input.value.trim());
+      }
+      if (more && last !== null) params.set("before", String(last));
       try {
         const { entries } = await call("GET", `/audit?${params}`);
         if (mine !== asked) return; // a later search answered or will answer
-        said.textContent = entries.length ? "" : t("admin.audit.none");
-        replaceChildren(
-          body,
-          entries.map((e) =>
-            h(
-              "tr",
-              { dataset: { action: e.action } },
-              h("td", {}, formatDate(e.at)),
-              h("td", {}, e.admin),
-              h("td", {}, e.action),
-              h("td", {}, e.target || ""),
-              h("td", {}, e.reason || ""),
-              h("td", {}, e.details && e.details.text ? e.details.text : ""),
-            ),
-          ),
-        );
+        if (!more) replaceChildren(body);
+        body.append(...entries.map(entry));
+        if (entries.length) last = entries[entries.length - 1].id;
+        older.hidden = entries.length < page;
+        said.textContent = body.children.length ? t("admin.audit.shown", { count: body.children.length }) : t("admin.audit.none");
       } catch (err) {
         this.failed(err, said);
       }
     };
-    q.addEventListener("input", load);
+    older.addEventListener("click", () => load(true));
+    const again = () => {
+      last = null;
+      load(false);
+    };
+    for (const input of [admin, action, room, q]) input.addEventListener("input", again);
+    perPage.addEventListener("change", again);
     this.shell(
       "audit",
       h("h2", {}, t("admin.tab.audit")),
-      h("label", {}, t("admin.audit.search"), " ", q),
+      h(
+        "div",
+        { class: "admin-filters" },
+        h("label", {}, t("admin.audit.by_admin"), " ", admin),
+        h("label", {}, t("admin.audit.by_action"), " ", action, actions),
+        h("label", {}, t("admin.audit.by_room"), " ", room),
+        h("label", {}, t("admin.audit.search"), " ", q),
+        h("label", {}, t("admin.audit.per_page"), " ", perPage),
+      ),
       said,
-      h("table", { class: "admin-audit" }, headRow(["admin.audit.at", "admin.audit.admin", "admin.audit.action", "admin.audit.room", "admin.audit.reason", "admin.audit.text"]), body),
+      h(
+        "div",
+        { class: "table-scroll" },
+        h("table", { class: "admin-audit" }, headRow(AUDIT_COLUMNS), body),
+      ),
+      older,
     );
     load();
   }
