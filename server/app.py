@@ -67,6 +67,14 @@ def create_app(settings: Settings) -> Starlette:
         metrics = NodeMetrics(settings.node_id)
         metrics.started(version())
         store = Store(redis, Keys(settings.redis_prefix), metrics)
+        quotas = Quotas(
+            store,
+            Limits(
+                max_open_rooms=settings.max_open_rooms_per_user,
+                max_bot_games=settings.max_bot_games_per_user,
+                guests_per_hour=settings.guests_per_address_per_hour,
+            ),
+        )
         rooms = RoomService(
             store,
             base_url=base_url,
@@ -76,14 +84,7 @@ def create_app(settings: Settings) -> Starlette:
             archive_rescue=settings.archive_rescue_seconds,
             lease=settings.clock_lease_seconds,
             lobby_idle=settings.lobby_idle_seconds,
-        )
-        rooms.quotas = Quotas(
-            store,
-            Limits(
-                max_open_rooms=settings.max_open_rooms_per_user,
-                max_bot_games=settings.max_bot_games_per_user,
-                guests_per_hour=settings.guests_per_address_per_hour,
-            ),
+            quotas=quotas,
         )
         sealing = Sealing(rooms)
         # This process's name in presence: the node id and a suffix of its own, so a node
@@ -101,11 +102,11 @@ def create_app(settings: Settings) -> Starlette:
             settings.bot_concurrency,
         )
         clock = Clock(rooms, sealing, bots, hub, settings)
-        rooms.on_turn.append(bots.schedule)
-        rooms.before_step.append(bots.before_step)
-        rooms.on_started.append(clock.started)
-        rooms.on_visit.append(clock.visit)
-        rooms.on_seat_dropped.append(clock.seat_dropped)
+        rooms.hooks.on_turn.append(bots.schedule)
+        rooms.hooks.before_step.append(bots.before_step)
+        rooms.hooks.on_started.append(clock.started)
+        rooms.hooks.on_visit.append(clock.visit)
+        rooms.hooks.on_seat_dropped.append(clock.seat_dropped)
         identity = Identity(tokens, store.token_generation, settings.token_refresh_seconds)
         app.state.services = Services(settings, tokens, rooms, sealing, hub, identity)
         app.state.identity = identity  # the history routes' reader

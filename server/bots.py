@@ -41,7 +41,8 @@ from typing import Any
 
 from engines.rng import Rng
 from server.reveal import DEFAULT, Sealing, digest
-from server.rooms import PLAYING, Room, RoomError, RoomService, now_ms, phase_name
+from server.room import PLAYING, Room, RoomError, now_ms, phase_name
+from server.rooms import RoomService
 from server.store import member
 
 log = logging.getLogger("tortuga.bots")
@@ -149,7 +150,7 @@ class BotDriver:
         return member("bot", room_id, version, stage), now_ms() + int(wait * 1000)
 
     def before_step(self, room: Room, state: Any, version: int) -> list[tuple[str, int]]:
-        """``RoomService.before_step``: the step about to be written gives bot seats a
+        """``Hooks.before_step``: the step about to be written gives bot seats a
         move; its rescue member goes on the clock before the step exists."""
         prompt = room.game.prompt(state)
         if not any(room.seats[s].bot is not None for s in prompt.seats):
@@ -254,9 +255,11 @@ class BotDriver:
         # flagged in the log, the frames and the archive (``proxies``).
         proxy = room.seats[seat].bot is None
         if action.kind == "act":
-            return self.rooms.act(room.id, seat, action.move, version=room.version, proxy=proxy)
+            return self.rooms.steps.act(
+                room.id, seat, action.move, version=room.version, proxy=proxy
+            )
         if action.kind == "default":
-            return self.rooms.play_default(room.id, seat, room.version, proxy=proxy)
+            return self.rooms.steps.play_default(room.id, seat, room.version, proxy=proxy)
         game = room.game
         assert room.state is not None
         phase = phase_name(game.prompt(game.decode(room.state)), room.version)

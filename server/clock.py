@@ -6,7 +6,7 @@ time in epoch milliseconds, so that it does not depend on the node that set it s
 alive:
 
 - ``move|<room>|<version>``: added before the step that opens the prompt is written
-  (``RoomService.advance``); the open move was not made: the engine's default.
+  (``Steps.advance``); the open move was not made: the engine's default.
 - ``commit|<room>|<version>``: likewise; seats that did not commit get the ``default``
   marker (their default is computed when the phase resolves).
 - ``reveal|<room>|<version>``: added by the commit that opened the phase
@@ -16,7 +16,7 @@ alive:
   the default move) until its player returns.
 - ``idle|<room>|<stamp>``: added when a human seat's last socket left a game under way
   (and by ``arm`` when no human player is connected), due ``abandon_after_seconds`` after
-  the last human player left; the game is abandoned (``RoomService.abandon``, reason
+  the last human player left; the game is abandoned (``GameEnd.abandon``, reason
   "idle") unless a human player came back. One member per drop; a member that comes early
   (another player left later) is moved to the later time.
 - ``bot|<room>|<version>|<stage>``: added before a step that gives bots a move is written
@@ -26,12 +26,12 @@ alive:
   abandoned) at ``version`` is written; the writer takes it (``Store.take``), puts the final
   record on the archive stream, sets ``archived=1`` and removes it. Due only if the writer
   died (or stalled) first: the record is rebuilt from the log and put on the stream
-  (``RoomService.archive_overdue``); a room with ``archived`` makes it stale.
+  (``GameEnd.archive_overdue``); a room with ``archived`` makes it stale.
 
 Every node runs ``Clock``: a loop that *claims* due members of every bucket with one Lua
 script per bucket (the member's score moves to the end of a lease, so exactly one node holds
-it) and fires each through the same hooks players use (``RoomService.play_default``,
-``Sealing.default``, ``RoomService.take_over``, ``BotDriver.run``), then removes it. A
+it) and fires each through the same hooks players use (``Steps.play_default``,
+``Sealing.default``, ``Presence.take_over``, ``BotDriver.run``), then removes it. A
 claimer that dies mid-way leaves the member to come due again when its lease ends; the hooks
 are idempotent (they check the version and the seal), so a deadline takes effect exactly
 once. A stale member (the
@@ -65,17 +65,8 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from server.reveal import DEFAULT, Sealing
-from server.rooms import (
-    ABANDONED,
-    FINISHED,
-    LOBBY,
-    PLAYING,
-    Room,
-    RoomError,
-    RoomService,
-    now_ms,
-    phase_name,
-)
+from server.room import ABANDONED, FINISHED, LOBBY, PLAYING, Room, RoomError, now_ms, phase_name
+from server.rooms import RoomService
 from server.store import member, stamp
 from server.version import version
 
@@ -222,7 +213,7 @@ class Clock:
             await self.store.schedule(name, now_ms() + self.archive_rescue_ms)
             return
         if room.status == LOBBY:
-            await self.rooms.touch_lobby(room_id)  # a socket is in it: not idle
+            await self.rooms.seats.touch_lobby(room_id)  # a socket is in it: not idle
             return
         if room.status != PLAYING or room.state is None:
             return
@@ -252,7 +243,7 @@ class Clock:
         if nudge and (room.away or any(s.bot is not None for s in room.seats)):
             # A bot's trigger lost with a node that died. Tables where only their players
             # play start no bot work.
-            self.rooms.turn(room_id)
+            self.rooms.hooks.turn(room_id)
 
     @staticmethod
     def _last_human_seen(room: Room, seen: dict[str, str]) -> float | None:
@@ -312,7 +303,7 @@ class Clock:
             if kind == "idle":
                 return await self._idle(name, room_id)
             if kind == "archive":
-                done = await self.rooms.archive_overdue(room_id, int(rest[0]))
+                done = await self.rooms.ending.archive_overdue(room_id, int(rest[0]))
                 return APPLIED if done else STALE
             if kind == "grace":
                 seat, dropped = int(rest[0]), rest[1]
@@ -321,7 +312,7 @@ class Clock:
                     return STALE  # in the lobby: armed again when the game starts
                 if room.paused_at is not None:
                     return await self._later(name)
-                took = await self.rooms.take_over(room_id, seat, dropped)
+                took = await self.rooms.presence.take_over(room_id, seat, dropped)
                 return APPLIED if took else STALE
             version = int(rest[0])
             result = await self._deadline(name, kind, room_id, version)
@@ -346,7 +337,7 @@ class Clock:
         if due > now_ms() + EARLY_MS:
             await self.store.reschedule(name, due)
             return LATER
-        await self.rooms.abandon(room_id, None, "idle")
+        await self.rooms.ending.abandon(room_id, None, "idle")
         log.info("abandoned: nobody came back", extra={"room": room_id})
         return APPLIED
 
@@ -391,7 +382,7 @@ class Clock:
                 return False
             applied = False
             for seat in prompt.seats:  # several seats: one after the other
-                if not await self.rooms.play_default(room_id, seat, version):
+                if not await self.rooms.steps.play_default(room_id, seat, version):
                     break
                 applied, version = True, version + 1
             return applied
@@ -479,7 +470,7 @@ class Clock:
             for conn_id, value in seen.items():
                 if conn_id.startswith(prefix):
                     seat = None if value == "-" else int(value)
-                    await self.rooms.depart(room_id, conn_id, seat)
+                    await self.rooms.presence.depart(room_id, conn_id, seat)
                     dropped += 1
         if instance != self.instance:
             log.warning(f"dead node reaped ({dropped} sockets)", extra={"conn": instance})

@@ -29,7 +29,8 @@ from server.metrics import NodeMetrics
 from server.pubsub import subscriber
 from server.redis_pool import Client
 from server.render import entry_frames, sealed_frame
-from server.rooms import LOBBY, Room, RoomError, RoomService
+from server.room import LOBBY, Room, RoomError
+from server.rooms import RoomService
 
 log = logging.getLogger("tortuga.hub")
 
@@ -153,7 +154,7 @@ class Connection:
                     "seat": self.seat,
                     "room_state": room.summary(rooms.base_url),
                     "deadline": room.deadline,
-                    "chat": await rooms.chat_history(room.id),
+                    "chat": await rooms.chat.history(room.id),
                 }
             )
         self.synced = True
@@ -202,7 +203,7 @@ class Connection:
                 "seed_digest": room.seed_digest,
                 "seed": room.seed if room.status in ("finished", "abandoned") else None,
                 "deadline": room.deadline,
-                "chat": await self.hub.rooms.chat_history(room.id),
+                "chat": await self.hub.rooms.chat.history(room.id),
             }
         )
         self.version = room.version
@@ -417,7 +418,7 @@ class Hub:
 
         async def leave() -> None:
             await self.unfollow(conn, room_id)
-            await self.rooms.depart(room_id, conn.id, seat)
+            await self.rooms.presence.depart(room_id, conn.id, seat)
 
         task = asyncio.create_task(leave())
         self._tasks.add(task)
@@ -427,7 +428,7 @@ class Hub:
         """A socket's seat changed (sat, stood, kicked): record it in the room's presence."""
         if conn.room_id is None:
             return
-        task = asyncio.create_task(self.rooms.arrive(conn.room_id, conn.id, conn.seat))
+        task = asyncio.create_task(self.rooms.presence.arrive(conn.room_id, conn.id, conn.seat))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -437,7 +438,7 @@ class Hub:
         for room_id, conns in list(self.by_room.items()):
             for conn in list(conns):
                 if conn.room_id == room_id:
-                    await self.rooms.arrive(room_id, conn.id, conn.seat)
+                    await self.rooms.presence.arrive(room_id, conn.id, conn.seat)
 
     def _catch_up(self, channel: str) -> None:
         """``channel`` was subscribed again: the connection to Redis was lost (a restart)

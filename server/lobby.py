@@ -18,7 +18,8 @@ from engines.registry import GAMES
 from server import protocol as p
 from server.auth import BadName, BadToken, Claims, User
 from server.entry import Published, pack
-from server.rooms import NewRoom, RoomError
+from server.room import RoomError
+from server.seats import NewRoom
 from server.session import Services
 
 TOKEN_HEADER = "X-Tortuga-Token"  # a fresh token for the one the request used
@@ -170,7 +171,7 @@ async def create_room(request: Request) -> Response:
         takeback=body.takeback,
         absent=body.absent,
     )
-    room = await _services(request).rooms.create(user.id, user.name, ask)
+    room = await _services(request).rooms.seats.create(user.id, user.name, ask)
     return JSONResponse(room.summary(_services(request).rooms.base_url), status_code=201)
 
 
@@ -178,7 +179,9 @@ async def create_room(request: Request) -> Response:
 async def list_rooms(request: Request) -> Response:
     await _user(request)
     services = _services(request)
-    return JSONResponse({"rooms": await services.rooms.list_public(services.settings.rooms_listed)})
+    return JSONResponse(
+        {"rooms": await services.rooms.listing.list_public(services.settings.rooms_listed)}
+    )
 
 
 @handle
@@ -190,7 +193,7 @@ async def get_room(request: Request) -> Response:
     services = _services(request)
     room = await services.rooms.find(code, presence=True)
     body = room.summary(services.rooms.base_url)
-    body["turn"] = await services.rooms.turn_of(room, user.id)
+    body["turn"] = await services.rooms.turns.turn_of(room, user.id)
     return JSONResponse(body)
 
 
@@ -214,7 +217,7 @@ async def my_rooms(request: Request) -> Response:
     """The rooms the token's user sits in (lobby and playing), most recent activity first,
     each with ``seat`` and ``turn`` (whose move; ``turn.you``: this user owes one)."""
     user = await _user(request)
-    return JSONResponse({"rooms": await _services(request).rooms.my_rooms(user.id)})
+    return JSONResponse({"rooms": await _services(request).rooms.turns.my_rooms(user.id)})
 
 
 routes = [

@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 
 from server import protocol as p
-from server.rooms import RoomError
+from server.room import RoomError
 from server.store import Store
 
 OVER = (b"finished", b"abandoned")

@@ -11,10 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from server.rooms import Room
+from server.room import Room
 
 
 def quitter_loses(view: dict[str, Any], players: int, quitter: int) -> dict[str, Any]:

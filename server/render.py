@@ -12,7 +12,7 @@ from typing import Any
 
 from engines.registry import AnyGame
 from server.entry import ABANDON, REVEAL, Entry
-from server.rooms import phase_name
+from server.room import phase_name
 
 
 def entry_frames(game: AnyGame, entry: Entry, seat: int | None) -> list[dict[str, Any]]:

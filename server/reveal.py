@@ -24,15 +24,8 @@ from typing import Any
 from engines.core import MoveError
 from server import protocol as p
 from server.entry import REVEAL, Published, pack
-from server.rooms import (
-    SEAL_DEFAULT,
-    Room,
-    RoomError,
-    RoomService,
-    now_ms,
-    phase_name,
-    playing,
-)
+from server.room import SEAL_DEFAULT, Room, RoomError, now_ms, phase_name, playing
+from server.rooms import RoomService
 from server.store import member
 
 log = logging.getLogger("tortuga.reveal")
@@ -129,7 +122,7 @@ class Sealing:
     async def _tell_bots(self, room: Room, seats: tuple[int, ...]) -> None:
         try:
             if await self._stand_ins(room, seats):
-                self.rooms.turn(room.id)
+                self.rooms.hooks.turn(room.id)
         except Exception:
             log.exception("could not tell the bots", extra={"room": room.id})
 
@@ -213,7 +206,7 @@ class Sealing:
                 openings[seat] = json.loads(raw)
         moves = {seat: game.decode_move(o["applied"]) for seat, o in openings.items()}
         new = game.step(state, moves)
-        return await self.rooms.advance(
+        return await self.rooms.steps.advance(
             room,
             new,
             kind=REVEAL,

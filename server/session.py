@@ -20,7 +20,8 @@ from server import protocol as p
 from server.auth import BadToken, Claims, Identity, Tokens
 from server.hub import Connection, Hub
 from server.reveal import Sealing
-from server.rooms import LOBBY, Room, RoomError, RoomService, now_ms
+from server.room import LOBBY, Room, RoomError, now_ms
+from server.rooms import RoomService
 from server.settings import Settings
 from server.text import BadText, clean_text
 
@@ -216,10 +217,10 @@ class Session:
         conn.seat = room.seat_of(conn.user.id) if role == "player" else None
         await self.s.hub.follow(conn, room.id)
         conn.sync(room.id, version)
-        await self.s.rooms.arrive(room.id, conn.id, conn.seat)
+        await self.s.rooms.presence.arrive(room.id, conn.id, conn.seat)
         # A safety net: if a bot owes a move here or a deadline is missing from the clock
         # (their trigger was lost with a node), the bot moves now, the deadline is re-armed.
-        self.s.rooms.visit(room.id)
+        self.s.rooms.hooks.visit(room.id)
 
     async def leave_room(self) -> None:
         conn = self.conn
@@ -230,7 +231,7 @@ class Session:
         conn.synced = False
         await self.s.hub.unfollow(conn, room_id)
         try:
-            await self.s.rooms.depart(room_id, conn.id, conn.seat)
+            await self.s.rooms.presence.depart(room_id, conn.id, conn.seat)
         except Exception:
             log.exception("depart failed", extra={"room": room_id})
 
@@ -266,33 +267,33 @@ class Session:
                 room_id = self.room_id()
                 room = await rooms.get(room_id)
                 if room.status == LOBBY and room.seat_of(user.id) is not None:
-                    await rooms.stand(room_id, user.id)
+                    await rooms.seats.stand(room_id, user.id)
                 await self.leave_room()
                 self.conn.send({"type": "left", "room": room_id})
             case p.Sit():
                 if self.conn.role != "player":
                     raise RoomError(p.NOT_A_PLAYER, "join as a player to sit")
-                await rooms.sit(self.room_id(), user.id, user.name, m.seat)
+                await rooms.seats.sit(self.room_id(), user.id, user.name, m.seat)
             case p.Stand():
-                await rooms.stand(self.room_id(), user.id)
+                await rooms.seats.stand(self.room_id(), user.id)
             case p.Ready():
-                await rooms.ready(self.room_id(), user.id, m.ready, m.entropy)
+                await rooms.seats.ready(self.room_id(), user.id, m.ready, m.entropy)
             case p.Start():
-                await rooms.start(self.room_id(), user.id)
+                await rooms.seats.start(self.room_id(), user.id)
             case p.AddBot():
-                await rooms.add_bot(self.room_id(), user.id, m.seat, m.level)
+                await rooms.seats.add_bot(self.room_id(), user.id, m.seat, m.level)
             case p.RemoveBot():
-                await rooms.remove_bot(self.room_id(), user.id, m.seat)
+                await rooms.seats.remove_bot(self.room_id(), user.id, m.seat)
             case p.Kick():
-                await rooms.kick(self.room_id(), user.id, m.seat)
+                await rooms.seats.kick(self.room_id(), user.id, m.seat)
             case p.Act():
                 room_id, seat = await self.my_seat(m.seat)
-                await rooms.act(room_id, seat, m.move, m.version)
+                await rooms.steps.act(room_id, seat, m.move, m.version)
             case p.Takeback():
                 room_id, seat = await self.my_seat(None)
-                await rooms.takeback(room_id, seat, m.version)
+                await rooms.steps.takeback(room_id, seat, m.version)
             case p.Abandon():
-                await rooms.abandon(self.room_id(), user.id, "host")
+                await rooms.ending.abandon(self.room_id(), user.id, "host")
             case p.Commit():
                 room_id, seat = await self.my_seat(m.seat)
                 await self.s.sealing.commit(room_id, seat, m.phase, m.digest)
@@ -320,7 +321,7 @@ class Session:
         key = store.keys.user_chat(self.conn.user.id)
         if not await store.take_token(key, now_ms(), settings.chat_per_second, settings.chat_burst):
             raise RoomError(p.RATE_LIMITED, "one chat message at a time")
-        await self.s.rooms.chat(room_id, self.conn.user.id, self.conn.user.name, text)
+        await self.s.rooms.chat.say(room_id, self.conn.user.id, self.conn.user.name, text)
 
     async def watch(self, on: bool) -> None:
         hub = self.s.hub
@@ -330,5 +331,5 @@ class Session:
             return
         self.conn.watching = True
         hub.watchers.add(self.conn)
-        listed: list[Any] = await self.s.rooms.list_public(self.s.settings.rooms_listed)
+        listed: list[Any] = await self.s.rooms.listing.list_public(self.s.settings.rooms_listed)
         self.conn.send({"type": "rooms", "full": True, "rooms": listed})

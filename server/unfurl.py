@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 
 from server.catalogue import Catalogues
-from server.rooms import FINISHED, LOBBY, PLAYING, Room
+from server.room import FINISHED, LOBBY, PLAYING, Room
 
 
 def tags(room: Room, url: str, texts: Catalogues, lang: str) -> str:

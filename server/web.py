@@ -27,7 +27,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from server import unfurl
 from server.catalogue import COOKIE, Catalogues
-from server.rooms import RoomError
+from server.room import RoomError
 
 STATIC_PREFIX = "/static"
 

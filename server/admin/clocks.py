@@ -21,7 +21,8 @@ from __future__ import annotations
 from typing import Any
 
 from server.entry import Published, pack
-from server.rooms import PLAYING, RoomError, RoomService, now_ms
+from server.room import PLAYING, RoomError, now_ms
+from server.rooms import RoomService
 from server.store import member
 
 MAX_EXTEND_SECONDS = 24 * 3600
@@ -41,7 +42,7 @@ async def extend(rooms: RoomService, room_id: str, seconds: int) -> dict[str, An
     room = await rooms.get(room_id)
     if room.paused_at is not None:
         raise RoomError(PAUSED, "the room's clocks are paused: resume them first")
-    turn = await rooms.turn_of(room)
+    turn = await rooms.turns.turn_of(room)
     if turn is None:
         raise RoomError("game-not-started", f"the room is {room.status}: no game under way")
     old = turn["deadline"]
@@ -83,7 +84,7 @@ async def resume(rooms: RoomService, room_id: str) -> dict[str, Any]:
             raise RoomError(GAME_NOT_STARTED, f"the room is {room.status}: no game under way")
         if room.paused_at is None:
             raise RoomError(NOT_PAUSED, "the room's clocks are not paused")
-        turn = await rooms.turn_of(room)
+        turn = await rooms.turns.turn_of(room)
         stage = turn["stage"] if turn else ""
         old = turn["deadline"] if turn else None
         now = now_ms()
@@ -106,6 +107,6 @@ async def resume(rooms: RoomService, room_id: str) -> dict[str, Any]:
         if await store.unpause(room_id, room.paused_at, room.version, stage, old_ms, new, payload):
             if new is not None:
                 await store.reschedule(member(stage, room_id, room.version), new)
-            rooms.turn(room_id)
+            rooms.hooks.turn(room_id)
             return notice
     raise RoomError(MOVED_ON, "the game kept moving while the clocks were resumed: try again")

@@ -8,7 +8,8 @@ import time
 from typing import Any
 
 from server import protocol as p
-from server.rooms import Room, RoomError, RoomService, is_socket, parse_room
+from server.room import Room, RoomError, is_socket, parse_room
+from server.rooms import RoomService
 
 MAX_ROOMS = 2000  # rooms one listing scans at most
 

@@ -22,7 +22,7 @@ from starlette.routing import Route
 from server.admin import accounts, audit, clocks, console, sessions
 from server.archive.db import Database
 from server.entry import Published, pack
-from server.rooms import Room, RoomError
+from server.room import Room, RoomError
 from server.session import Services
 from server.text import BadText, clean_text
 
@@ -223,7 +223,7 @@ async def close_room(request: Request, session: sessions.Session) -> Response:
     rooms, room_id = _services(request).rooms, room.id
     await audit.write(_db(request), session.admin, "close", target=room_id, reason=reason)
     try:
-        closed = await rooms.abandon(room_id, None, CLOSED_BY_ADMIN)
+        closed = await rooms.ending.abandon(room_id, None, CLOSED_BY_ADMIN)
     except RoomError as exc:
         return _error(409, exc.code, exc.message)
     return JSONResponse({"room": {"id": closed.id, "status": closed.status}})

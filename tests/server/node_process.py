@@ -22,17 +22,17 @@ import signal
 import uvicorn
 
 from server.app import create_app, uvicorn_options
-from server.rooms import RoomService
+from server.game_end import GameEnd
 from server.settings import Settings
 
 
-async def _die(self: RoomService, rescue: tuple[str, int]) -> None:
+async def _die(self: GameEnd, rescue: tuple[str, int]) -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
 def main() -> None:
     if os.environ.get("TORTUGA_TEST_DIE_BEFORE_ARCHIVE") == "1":
-        RoomService._archive_end = _die  # type: ignore[method-assign]
+        GameEnd.archive_end = _die  # type: ignore[method-assign]
     signal.signal(signal.SIGTERM, lambda sig, frame: None)
     settings = Settings.from_env()
     if not settings.redis_url:

@@ -22,15 +22,16 @@ from test_clock import APPLIED, fired
 from test_protocol import started
 from tortuga_client import Client, Node, advance, final_records
 
-from server.rooms import RoomService
+from server.game_end import GameEnd
 from server.store import Keys
 
 RESCUE = 0.6  # archive_rescue_seconds
 KNOBS = {"clock_poll_seconds": 0.05, "archive_rescue_seconds": RESCUE}
 
 
-def rooms_of(node: Node) -> RoomService:
-    return node.server.config.app.state.services.rooms  # type: ignore[attr-defined,no-any-return]
+def ending_of(node: Node) -> GameEnd:
+    """The node's end of games (whose ``archive_end`` the tests replace)."""
+    return node.server.config.app.state.services.rooms.ending  # type: ignore[attr-defined,no-any-return]
 
 
 async def end_game(clients: list[Client], how: str, redis: Any, prefix: str, room: str) -> int:
@@ -99,7 +100,7 @@ async def test_a_node_dead_before_the_record_is_rescued_by_another(
     async def die(rescue: tuple[str, int]) -> None:
         died.append(rescue)
 
-    monkeypatch.setattr(rooms_of(a), "_archive_end", die)
+    monkeypatch.setattr(ending_of(a), "archive_end", die)
     table = await started([a], 3, options={"rounds": 1})
     version = await end_game(table.clients, how, redis_client, redis_prefix, table.id)
     name = f"archive|{table.id}|{version}"
@@ -135,8 +136,8 @@ async def test_a_writer_that_stalls_past_the_rescue_leaves_the_record_to_the_clo
     """The writer comes back to archive after a clock claimed the member: it finds the
     member taken and writes nothing; the stream has the clock's record only."""
     node = await start("a", **KNOBS)
-    rooms = rooms_of(node)
-    original = rooms._archive_end
+    ending = ending_of(node)
+    original = ending.archive_end
     stalled: list[str] = []
 
     async def slow(rescue: tuple[str, int]) -> None:
@@ -144,7 +145,7 @@ async def test_a_writer_that_stalls_past_the_rescue_leaves_the_record_to_the_clo
         stalled.append(rescue[0])
         await original(rescue)
 
-    monkeypatch.setattr(rooms, "_archive_end", slow)
+    monkeypatch.setattr(ending, "archive_end", slow)
     table = await started([node], 3, options={"rounds": 1})
     version = await advance(table.clients)
     assert (await table.clients[0].call("abandon"))["type"] == "ok"

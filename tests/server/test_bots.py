@@ -94,8 +94,8 @@ async def test_default_move_hook(node: Node) -> None:
     top = latest(table.clients[0])
     turn = top["view"]["turn"]
     rooms = node.server.config.app.state.services.rooms  # type: ignore[attr-defined]
-    assert await rooms.play_default(table.id, turn, top["version"]) is True
-    assert await rooms.play_default(table.id, turn, top["version"]) is False
+    assert await rooms.steps.play_default(table.id, turn, top["version"]) is True
+    assert await rooms.steps.play_default(table.id, turn, top["version"]) is False
     event = await table.clients[0].has_version(top["version"] + 1)
     assert event["event"]["defaults"] == [turn]
 

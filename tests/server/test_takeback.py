@@ -16,7 +16,7 @@ from engines.registry import GAMES
 from engines.rng import Rng
 from server.archive.record import decode_record
 from server.archive.replay import log_of, verify_log
-from server.rooms import reveals_nothing
+from server.steps import reveals_nothing
 from server.store import Keys
 
 SK = GAMES["skull-king"]

@@ -19,7 +19,7 @@ from tortuga_client import Client
 from server.admin import audit
 from server.archive.db import Database
 from server.clock import APPLIED, LATER
-from server.rooms import now_ms
+from server.room import now_ms
 from server.store import Keys
 
 
@@ -40,7 +40,7 @@ async def test_extend_pushes_the_deadline_for_every_player_and_the_clock_obeys(
     lobby = await seat_players(nodes, 2)
     rooms = clock_of(nodes[0]).rooms
     room = await rooms.get(table.id)
-    turn = await rooms.turn_of(room)
+    turn = await rooms.turns.turn_of(room)
     assert turn is not None and turn["deadline"] is not None
     old = int(turn["deadline"])
     token = await admin_token(nodes[0], admin_name)
@@ -57,7 +57,7 @@ async def test_extend_pushes_the_deadline_for_every_player_and_the_clock_obeys(
             r = await http.post(url, json=body, headers=bearer(token))
             assert r.status_code == status, (url, body, r.text)
         assert await audit.search(admin_db, admin=admin_name, action="extend") == []
-        assert (await rooms.turn_of(await rooms.get(table.id)) or {})["deadline"] == old
+        assert (await rooms.turns.turn_of(await rooms.get(table.id)) or {})["deadline"] == old
         r = await http.post(
             path, json={"seconds": 300, "reason": "a player's connection"}, headers=bearer(token)
         )
@@ -73,7 +73,7 @@ async def test_extend_pushes_the_deadline_for_every_player_and_the_clock_obeys(
     [entry] = await audit.search(admin_db, target=table.id)
     assert (entry["action"], entry["reason"]) == ("extend", "a player's connection")
     assert entry["details"] == {"version": room.version, "seconds": 300}
-    assert (await rooms.turn_of(await rooms.get(table.id)) or {})["deadline"] == new
+    assert (await rooms.turns.turn_of(await rooms.get(table.id)) or {})["deadline"] == new
     for c in table.clients:  # players on both nodes
         told = await c.wait(lambda f: f.get("type") == "deadline")
         assert (told["deadline"], told["stage"], told["version"]) == (new, turn["stage"], 1)
@@ -108,7 +108,7 @@ async def test_pause_stops_the_clocks_on_every_node_and_resume_gives_back_the_ti
     lobby = await seat_players(nodes, 2)
     rooms = clock_of(nodes[0]).rooms
     room = await rooms.get(table.id)
-    turn = await rooms.turn_of(room)
+    turn = await rooms.turns.turn_of(room)
     assert turn is not None and turn["deadline"] is not None
     old = int(turn["deadline"])
     token = await admin_token(nodes[0], admin_name)
@@ -156,7 +156,9 @@ async def test_pause_stops_the_clocks_on_every_node_and_resume_gives_back_the_ti
     assert body["deadline"] - old == body["paused_ms"] > 0
     assert (body["version"], body["stage"]) == (room.version, turn["stage"])
     assert (await rooms.get(table.id)).paused_at is None
-    assert (await rooms.turn_of(await rooms.get(table.id)) or {})["deadline"] == body["deadline"]
+    assert (await rooms.turns.turn_of(await rooms.get(table.id)) or {})["deadline"] == body[
+        "deadline"
+    ]
     assert await redis_client.zscore(Keys(redis_prefix).clock_of(name), name) == body["deadline"]
     for c in table.clients:
         told = await c.wait(lambda f: f.get("type") == "unpaused")
@@ -177,7 +179,7 @@ async def test_a_deadline_that_came_due_during_a_pause_fires_once_after_the_resu
     table = await started(nodes, 3, deadlines={"move": 3, "commit": 3, "reveal": 3})
     rooms = clock_of(nodes[0]).rooms
     room = await rooms.get(table.id)
-    turn = await rooms.turn_of(room)
+    turn = await rooms.turns.turn_of(room)
     assert turn is not None
     name = f"{turn['stage']}|{table.id}|{room.version}"
     token = await admin_token(nodes[0], admin_name)

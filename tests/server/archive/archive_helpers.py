@@ -50,7 +50,7 @@ def play_record(
     ``public``: the room's (None: left out, as in records from before it was written).
     A sealed phase's moves are flagged ``moves_public`` (revealed to all) unless private.
     """
-    from server.rooms import reveals_nothing
+    from server.steps import reveals_nothing
 
     game = registry.get(engine)
     seed = seed or secrets.token_bytes(32)

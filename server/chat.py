@@ -1,0 +1,39 @@
+"""A room's chat: a message published to everyone in the room and kept among its last
+``chat_keep`` (what snapshots and resumes carry). The text is checked before it gets
+here (server/session.py, server/text.py)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from server import protocol as p
+from server.entry import Published, now_iso, pack
+from server.room import RoomError
+from server.store import Store
+
+
+class Chat:
+    """Saying something in a room, and the room's recent chat."""
+
+    def __init__(self, store: Store, *, chat_keep: int = 50) -> None:
+        self.store = store
+        self.chat_keep = chat_keep
+
+    async def say(self, room_id: str, user_id: str, name: str, text: str) -> None:
+        """Publish a chat message and keep it among the room's last ``chat_keep``."""
+        data = {"user": user_id, "name": name, "text": text, "at": now_iso()}
+        payload = pack(Published(k="chat", room=room_id, data=data))
+        kept = json.dumps(data, separators=(",", ":")).encode()
+        if not await self.store.chat(room_id, kept, self.chat_keep, payload):
+            raise RoomError(p.NO_SUCH_ROOM, "there is no such room")
+
+    async def history(self, room_id: str) -> list[dict[str, Any]]:
+        """The room's recent chat, oldest first (what snapshots and resumes carry)."""
+        out = []
+        for raw in await self.store.chat_history(room_id):
+            try:
+                out.append(json.loads(raw))
+            except ValueError:
+                continue
+        return out

@@ -1,0 +1,171 @@
+"""The end of a game and its archive record.
+
+A game ends finished (its last step, server/steps.py) or abandoned (``abandon``: the host
+ends it, or the clock finds it idle). Either way the writer of the last version puts the
+game's record on the archive stream (``archive_end``), and a clock member rescues it if
+that writer dies first (``archive_overdue``). Games under way are also archived at
+checkpoints (``archive`` with a version: a "playing" record).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from server import protocol as p
+from server.entry import ABANDON, Entry, now_iso, step_notice, to_fields
+from server.record import build_record
+from server.room import (
+    ABANDONED,
+    FINISHED,
+    PLAYING,
+    RETRIES,
+    Room,
+    RoomError,
+    RoomReader,
+    check_host,
+    now_ms,
+    playing,
+)
+from server.room_list import PublicList
+from server.store import member
+
+log = logging.getLogger("tortuga.rooms")
+
+
+class GameEnd:
+    """Ending games and writing their records to the archive stream."""
+
+    def __init__(
+        self,
+        reader: RoomReader,
+        listing: PublicList,
+        *,
+        room_ttl: int = 0,
+        archive_rescue: float = 5.0,
+        lease: float = 15.0,
+    ) -> None:
+        self.reader = reader
+        self.store = reader.store
+        self.listing = listing
+        self.room_ttl = room_ttl
+        self.archive_rescue_ms = int(archive_rescue * 1000)
+        self.lease_ms = int(lease * 1000)
+
+    async def abandon(self, room_id: str, user_id: str | None, reason: str) -> Room:
+        """End the game under way without finishing it: status ``abandoned``, a last
+        version (kind ``abandon``, the state unchanged) that every socket receives with
+        the seed revealed, and the record on the archive stream marked so. ``user_id``: the
+        host asking (``reason`` "host"); None: the clock (``reason`` "idle")."""
+        for _ in range(RETRIES):
+            room = await self.reader.get(room_id)
+            if user_id is not None:
+                check_host(room, user_id)
+            playing(room)
+            # A seated host who ends the game under way takes it as their loss (ratings).
+            quitter = room.seat_of(user_id) if user_id is not None else None
+            version = room.version + 1
+            blob = room.state or b""
+            ended = now_iso()
+            rescue = self.archive_member(room.id, version)
+            await self.store.schedule_many([rescue])  # before the write: see ``archive_end``
+            entry = Entry(
+                room=room.id,
+                engine=room.engine,
+                version=version,
+                kind=ABANDON,
+                seats=[],
+                moves={},
+                defaults=[],
+                at=ended,
+                state=blob,
+                status=ABANDONED,
+                seed=room.seed,
+                server_seed=room.server_seed,
+                game_id=room.game_id,
+                reason=reason,
+            )
+            won = await self.store.write_step(
+                room.id,
+                expected_version=room.version,
+                expected_rev=None,
+                fields={
+                    "version": str(version),
+                    "status": ABANDONED,
+                    "ended_at": ended,
+                    "ended_reason": reason,
+                    "abandoned_by": "" if quitter is None else str(quitter),
+                    "deadline": "",
+                },
+                log_fields=to_fields(entry),
+                new_version=version,
+                payload=step_notice(room.id, version),
+                ttl=self.room_ttl,
+            )
+            if not won:
+                continue
+            log.info("abandoned", extra={"room": room.id, "version": version, "kind": reason})
+            await self.listing.changed(await self.reader.get(room.id))
+            await self.store.seat_users(room.id, {u: False for u in room.users()}, now_ms())
+            await self.archive_end(rescue)
+            return await self.reader.get(room.id)
+        raise RoomError(p.BUSY, "the room is busy; try again")
+
+    def archive_member(self, room_id: str, version: int) -> tuple[str, int]:
+        """The clock member that puts the final record on the archive stream if the node
+        that ended the game at ``version`` dies first (``archive|<room>|<version>``), and
+        when it is due."""
+        return member("archive", room_id, version), now_ms() + self.archive_rescue_ms
+
+    async def archive_end(self, rescue: tuple[str, int]) -> None:
+        """The winner of the game's last version (finished or abandoned) archives it.
+
+        The stream is in another slot than the room (Redis Cluster), so the final record
+        cannot be written by the step's script. Instead the step's writer put ``rescue``
+        (``archive|<room>|<version>``, due ``archive_rescue_seconds`` later) on the clock
+        before writing: if this node dies before the record is on the stream, any node's
+        clock writes it (``archive_overdue``). Here the writer first takes that member
+        (leases it to itself, as a claim would) so that no clock writes the record while
+        it does; if a clock claimed it first (this node stalled past its due time), the
+        record is that clock's to write. Then the record, ``archived=1``, and the member
+        goes. (A racing attempt at the same version added it first: its earlier score
+        still counts as unclaimed.)"""
+        name, due = rescue
+        room_id = name.split("|")[1]
+        lease_end = now_ms() + self.lease_ms
+        if not await self.store.take(name, due, lease_end):
+            log.warning("final record left to the clock", extra={"room": room_id})
+            return
+        await self.archive(room_id)
+        await self.store.done(self.store.keys.clock_of(name), name, lease_end)
+
+    async def archive_overdue(self, room_id: str, version: int) -> bool:
+        """The clock's ``archive|<room>|<version>`` member came due: the node that ended
+        the game at ``version`` died (or stalled) before its final record was on the
+        archive stream. Rebuild the record from the room and its log and put it there.
+        False if there is nothing to do: the game did not end at ``version`` (the member of
+        an attempt that lost its race) or its record is there (``archived``)."""
+        room = await self.reader.get(room_id)
+        over = room.status in (FINISHED, ABANDONED)
+        if not over or room.version != version or room.archived:
+            return False
+        await self.archive(room_id)
+        log.warning("final record written by the clock", extra={"room": room_id})
+        return True
+
+    async def archive(self, room_id: str, checkpoint: int | None = None) -> None:
+        """The game's record onto the archive stream: the whole game once it is over
+        (finished or abandoned; then ``archived=1`` on the room), or a "playing" record at
+        the checkpoint version ``checkpoint`` (no seed, no outcome, the events up to it --
+        the game may have moved on meanwhile; if it ended, its final record is the one that
+        counts). A duplicate is harmless (the archiver's writes are upserts by game id) but
+        the final one is written once in effect: see ``archive_end``."""
+        room = await self.reader.get(room_id)
+        if checkpoint is not None and room.status != PLAYING:
+            return
+        entries = await self.store.log_range(room_id, 1, checkpoint or room.version)
+        record = build_record(room, [e for _, e in entries])
+        await self.store.archive(json.dumps(record, separators=(",", ":")).encode())
+        if room.status in (FINISHED, ABANDONED):
+            await self.store.set_fields(room_id, {"archived": "1"})
+        log.info("archived", extra={"room": room_id, "version": room.version, "kind": room.status})

@@ -1,0 +1,340 @@
+"""The step: one new version of a game under way, written by compare-and-set.
+
+``advance`` is the only writer of a step besides the sealed phase's resolution (which
+calls it too, server/reveal.py). Players, bots and the clock (server/clock.py) all reach
+the game through ``act``, ``play_default``, ``takeback`` and the sealed-phase service,
+with the same checks. Every change goes through Redis (server/store.py) as a
+compare-and-set and is retried on a lost race with the fresh room, so any node may serve
+any room and nothing lives only in a node's memory.
+
+Deadlines: when a step opens a prompt and the room has a deadline for it, the writer puts
+it on the clock (before writing: see ``advance``), stores the due time (epoch ms) with the
+state (``deadline``) and publishes it in the entry. The version's winner computed it once;
+that is the time every client is shown and the clock goes by.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from engines.core import MoveError
+from engines.registry import AnyGame
+from server import protocol as p
+from server.entry import MOVE, START, TAKEBACK, Entry, from_fields, now_iso, step_notice, to_fields
+from server.game_end import GameEnd
+from server.room import (
+    FINISHED,
+    PLAYING,
+    RETRIES,
+    Hooks,
+    Room,
+    RoomError,
+    RoomReader,
+    now_ms,
+    phase_name,
+    playing,
+)
+from server.room_list import PublicList
+from server.store import member
+
+log = logging.getLogger("tortuga.rooms")
+
+
+class _Unset:
+    """``advance``'s deadline when the writer does not choose it (computed from the room)."""
+
+
+UNSET = _Unset()
+
+
+class Steps:
+    """Moves, defaults and take-backs of games under way, and the write of each step."""
+
+    def __init__(
+        self,
+        reader: RoomReader,
+        hooks: Hooks,
+        listing: PublicList,
+        ending: GameEnd,
+        *,
+        room_ttl: int = 0,
+        archive_every: int = 50,
+    ) -> None:
+        self.reader = reader
+        self.store = reader.store
+        self.hooks = hooks
+        self.listing = listing
+        self.ending = ending
+        self.room_ttl = room_ttl
+        self.archive_every = archive_every
+
+    async def act(
+        self,
+        room_id: str,
+        seat: int,
+        move_json: Any,
+        version: int | None = None,
+        *,
+        proxy: bool = False,
+    ) -> int:
+        """One open move by ``seat``; the version it produced. The engine checks it against
+        the fresh state on every try: a lost race is retried unless the mover named the
+        version it saw (then ``stale-version``). ``proxy``: a stand-in (the grace-time bot)
+        moves for the seat's absent player; the step lists the seat in ``proxies``."""
+        for _ in range(RETRIES):
+            room = await self.reader.get(room_id)
+            game, state = playing(room)
+            if version is not None and version != room.version:
+                raise RoomError(p.STALE_VERSION, f"the room is at version {room.version}")
+            prompt = game.prompt(state)
+            if prompt.sealed and seat in prompt.seats:
+                raise RoomError(p.SEALED_PHASE, "this phase is sealed: commit, then reveal")
+            try:
+                move = game.decode_move(move_json)
+                game.validate(state, seat, move)
+                new = game.step(state, {seat: move})
+            except MoveError as exc:
+                raise RoomError(exc.code, exc.message) from None
+            moves = {str(seat): move.to_json()}
+            proxies = [seat] if proxy else []
+            if await self.advance(room, new, kind=MOVE, moves=moves, defaults=[], proxies=proxies):
+                return room.version + 1
+            if version is not None:
+                raise RoomError(p.STALE_VERSION, "another move came first")
+        raise RoomError(p.BUSY, "the room is busy; try again")
+
+    async def play_default(
+        self, room_id: str, seat: int, version: int, *, proxy: bool = False
+    ) -> bool:
+        """The hook for deadlines (the clock) and absent players: the engine's default
+        move for ``seat`` at ``version`` of an open prompt. False if the moment has passed
+        (the version moved, the game ended, or the seat owes nothing). Sealed prompts:
+        ``server.reveal.Sealing.default``. ``proxy``: made because the player is away
+        (``absent: "default"``), listed in ``proxies`` as well as ``defaults``."""
+        room = await self.reader.get(room_id)
+        if room.status != PLAYING or room.state is None:
+            return False
+        game, state = playing(room)
+        prompt = game.prompt(state)
+        if room.version != version or prompt.sealed or seat not in prompt.seats:
+            return False
+        move = game.default(state, seat)
+        new = game.step(state, {seat: move})
+        moves = {str(seat): move.to_json()}
+        proxies = [seat] if proxy else []
+        return await self.advance(
+            room, new, kind=MOVE, moves=moves, defaults=[seat], proxies=proxies
+        )
+
+    async def takeback(self, room_id: str, seat: int, version: int) -> int:
+        """``seat`` takes back its open move that produced ``version``: a new version whose
+        state is the one before that move (versions only grow). Allowed only in a room that
+        allows it, while ``version`` is still the latest (nobody acted since), for the
+        seat's own open move (not a default, not a stand-in's, not a sealed resolution),
+        and when the move revealed nothing new to anyone (``reveals_nothing``). The
+        prompt's deadline is the one the state had before the move: taking back does not
+        buy time. The version written."""
+        room = await self.reader.get(room_id)
+        if not room.takeback:
+            raise RoomError(p.TAKEBACK_OFF, "this room does not allow taking moves back")
+        game, state = playing(room)
+        if version != room.version:
+            raise RoomError(p.TAKEBACK_TOO_LATE, "the game has moved on since that move")
+        if version < 2:
+            raise RoomError(p.TAKEBACK_NOT_YOURS, "the deal is nobody's move")
+        entries = dict(await self.store.log_range(room_id, version - 1, version))
+        if version - 1 not in entries or version not in entries:
+            raise RoomError(p.TAKEBACK_TOO_LATE, "that move is no longer in the log")
+        before, last = from_fields(entries[version - 1]), from_fields(entries[version])
+        if last.kind != MOVE or last.seats != [seat] or last.defaults or last.proxies:
+            raise RoomError(p.TAKEBACK_NOT_YOURS, "the last step was not a move you made")
+        prompt = game.prompt(state)
+        if prompt.sealed:
+            seal = await self.store.load_seal(room_id)
+            if seal.get("phase") == phase_name(prompt, version) and seal.get("commits", "0") != "0":
+                raise RoomError(p.TAKEBACK_TOO_LATE, "someone has acted since that move")
+        restored = game.decode(before.state)
+        if not reveals_nothing(game, restored, state, seat, room.players):
+            raise RoomError(p.TAKEBACK_REVEALS, "that move revealed something new: it stands")
+        if not await self.advance(
+            room,
+            restored,
+            kind=TAKEBACK,
+            moves={},
+            defaults=[],
+            seats=[seat],
+            undoes=version,
+            deadline=before.deadline,
+        ):
+            raise RoomError(p.TAKEBACK_TOO_LATE, "someone acted first")
+        return version + 1
+
+    async def advance(
+        self,
+        room: Room,
+        state: Any,
+        *,
+        kind: str,
+        moves: dict[str, Any],
+        defaults: list[int],
+        proxies: list[int] | None = None,
+        seats: list[int] | None = None,
+        undoes: int | None = None,
+        deadline: int | _Unset | None = UNSET,
+        expected_rev: int | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> bool:
+        """Write the state after ``room.version`` (compare-and-set); True if this call won.
+
+        The deadline of the prompt the step opens (if the room has one for it; or the one
+        given: a take-back restores the deadline the state had) and the ``before_step``
+        members go on the clock first; the winner announces the turn (bots), keeps the
+        seated users' "my rooms" in order, and when the game is over it reveals the seed
+        and puts the game's record on the archive stream."""
+        game = room.game
+        extra = dict(extra or {})
+        version = room.version + 1
+        outcome = game.outcome(state)
+        status = FINISHED if outcome is not None else PLAYING
+        blob = game.encode(state)
+        due: int | None = None
+        clock_kind = ""
+        # Bots are told of the turn only when the new prompt is theirs: a bot seat owes
+        # something, or a seat that owes is taken over (the write says: ``away_seats``).
+        # At a table of people who are all here, a step starts no bot work at all.
+        bots_owe = False
+        away_seats: list[int] = []
+        if status == PLAYING:
+            prompt = game.prompt(state)
+            bots_owe = any(room.seats[s].bot is not None for s in prompt.seats)
+            away_seats = [] if bots_owe else list(prompt.seats)
+            clock_kind = "commit" if prompt.sealed else "move"
+            seconds = room.deadlines.get(clock_kind)
+            if not isinstance(deadline, _Unset):
+                due = deadline
+            elif seconds and not prompt.over:
+                due = now_ms() + int(seconds * 1000)
+        fields: dict[str, bytes | str] = {
+            "version": str(version),
+            "state": blob,
+            "status": status,
+            "deadline": "" if due is None else str(due),
+        }
+        if kind == START:
+            fields.update(
+                started_at=room.started_at or now_iso(),
+                seed=extra["seed"],
+                seed_digest=extra["seed_digest"],
+                server_seed=extra["server_seed"],
+                seed_commitment=extra["seed_commitment"],
+                contributions=json.dumps(extra["contributions"], separators=(",", ":")),
+                game_no="1",
+            )
+        seed = extra.pop("seed", None)
+        if status == FINISHED:
+            seed = room.seed or seed
+            fields["ended_at"] = now_iso()
+        entry = Entry(
+            room=room.id,
+            engine=room.engine,
+            version=version,
+            kind=kind,
+            seats=seats if seats is not None else sorted(int(s) for s in moves),
+            moves=moves,
+            defaults=defaults,
+            proxies=sorted(proxies or []),
+            at=now_iso(),
+            state=blob,
+            status=status,
+            phase=extra.get("phase"),
+            salts=extra.get("salts"),
+            opened=extra.get("opened"),
+            private=bool(extra.get("private")),
+            seed_digest=extra.get("seed_digest"),
+            seed=seed if status == FINISHED else None,
+            server_seed=room.server_seed if status == FINISHED else None,
+            contributions=extra.get("contributions"),
+            seed_commitment=extra.get("seed_commitment"),
+            deadline=due,
+            undoes=undoes,
+            game_id=f"{room.id}-{room.game_no or 1}"
+            if kind == START or status == FINISHED
+            else None,
+        )
+        # What this step will need later goes on the clock before the step exists, so that
+        # it is there even if this node dies right after winning. An attempt that loses the
+        # race (or is never written) leaves a member that fires as a no-op.
+        # When the step ends the game, that includes the rescue of its final record
+        # (``GameEnd.archive_end``).
+        later = [(member(clock_kind, room.id, version), due)] if due is not None else []
+        rescue = self.ending.archive_member(room.id, version)
+        if status == PLAYING:
+            for hook in self.hooks.before_step:
+                later.extend(hook(room, state, version))
+        else:
+            later.append(rescue)
+        if later:
+            await self.store.schedule_many(later)
+        won = await self.store.write_step(
+            room.id,
+            expected_version=room.version,
+            expected_rev=expected_rev,
+            fields=fields,
+            log_fields=to_fields(entry),
+            new_version=version,
+            payload=step_notice(room.id, version),
+            ttl=self.room_ttl if status == FINISHED else 0,
+            away_seats=away_seats,
+        )
+        if not won:
+            return False
+        log.info(
+            "step",
+            extra={"room": room.id, "version": version, "kind": kind, "seats": entry.seats},
+        )
+        if kind == START or status == FINISHED:
+            await self.listing.changed(await self.reader.get(room.id))
+        await self.store.seat_users(
+            room.id, {u: status != FINISHED for u in room.users()}, now_ms()
+        )
+        if status == FINISHED:
+            await self.ending.archive_end(rescue)
+        else:
+            if self._checkpoint(game, state, version):
+                await self.ending.archive(room.id, checkpoint=version)
+            if bots_owe or won == 2:
+                self.hooks.turn(room.id)
+        return True
+
+    def _checkpoint(self, game: AnyGame, state: Any, version: int) -> bool:
+        """Whether the game under way is archived progressively at ``version`` (a "playing"
+        record): when the new state opens a sealed prompt (a natural break: in Skull King
+        each round's bids, so each round end), and at least every ``archive_every``
+        versions. The server knows no rules: only the prompt and the version."""
+        if self.archive_every > 0 and version % self.archive_every == 0:
+            return True
+        return game.prompt(state).sealed
+
+
+def reveals_nothing(game: AnyGame, before: Any, after: Any, mover: int, players: int) -> bool:
+    """Whether the step ``before`` -> ``after`` by ``mover`` revealed nothing new to anyone
+    but the card(s) the move itself showed (engine contract: ``hidden``, ``zones``).
+
+    The mover learned nothing (their hidden set is the same: no card of another hand, the
+    ghost's pile or the stock came into view, no new hand was dealt), and every other
+    viewer (the other seats and a spectator) only learned cards that the mover could see
+    and that the step moved -- the card played."""
+    if game.hidden(before, mover) != game.hidden(after, mover):
+        return False
+    where = {c: z for z, cards in game.zones(before).items() for c in cards}
+    now = {c: z for z, cards in game.zones(after).items() for c in cards}
+    shown = {c for c, z in where.items() if now.get(c) != z} - game.hidden(before, mover)
+    for viewer in [*range(players), None]:
+        if viewer == mover:
+            continue
+        learned = game.hidden(before, viewer) - game.hidden(after, viewer)
+        if not learned <= shown:
+            return False
+    return True
