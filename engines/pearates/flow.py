@@ -36,6 +36,9 @@ EV_PASS, EV_BID, EV_PLAY, EV_PUT, EV_ADD, EV_STEAL, EV_DISCARD, EV_GIVE = range(
 EV_TARGET, EV_WINNER, EV_TAKE, EV_KEEP, EV_SCORE, EV_RESHUFFLE, EV_TREASURE = range(8, 15)
 EV_MUTINY, EV_DIVIDE, EV_LEFTOVERS, EV_EGGS, EV_RETURNED, EV_DRAW, EV_STOP = range(15, 22)
 EV_SABRE = 22
+# The split, as the table sees it: a take from the bottom (EV_TAKE is from the top), a
+# Mutiny winner's share, the bids the start player receives (or loses to Poisoned Wine).
+EV_TAKE_BOTTOM, EV_SHARE, EV_COLLECT, EV_BIDS_LOST = range(23, 27)
 
 TOP, BOTTOM = "top", "bottom"
 
@@ -180,15 +183,15 @@ def mutiny(t: Table, winners: list[int]) -> None:
     share = len(t.treasure) // len(winners)
     for w in winners:
         got, t.treasure = t.treasure[:share], t.treasure[share:]
+        t.event(w, EV_SHARE, -1, len(got))
         receive(t, w, got)
     leftovers(t)
+    to_start(t, [b for s, b in enumerate(t.bids) if s in winners])
     for s in range(t.players):
         bid, t.bids[s] = t.bids[s], []
-        if not bid:
+        if not bid or s in winners:
             continue
-        if s in winners:
-            to_start(t, bid)
-        elif t.flags & LOSERS_LOSE:  # Grapecrown: "losing bids do not return"
+        if t.flags & LOSERS_LOSE:  # Grapecrown: "losing bids do not return"
             discard(t, bid)
         elif t.flags & LOSERS_SCORE:  # Spoiled Cabbage: "must be scored when returned"
             score_cards(t, s, bid)
@@ -203,10 +206,8 @@ def next_taker(t: Table) -> None:
         t.phase, t.turn = TAKE, t.takers[0]
         return
     # "the start player receives all bids; leftovers are discarded"
-    for s in range(t.players):
-        bid, t.bids[s] = t.bids[s], []
-        if bid:
-            to_start(t, bid)
+    to_start(t, t.bids)
+    t.bids = [[] for _ in range(t.players)]
     t.takers = []
     if (
         t.s.friendly and t.treasure and not any(e[1] == EV_BID for e in t.log)
@@ -224,17 +225,23 @@ def take(t: Table, seat: int, end: str) -> None:
     else:
         cut = max(len(t.treasure) - n, 0)
         got, t.treasure = t.treasure[cut:], t.treasure[:cut]
-    t.event(seat, EV_TAKE, -1, len(got))
+    t.event(seat, EV_TAKE if end == TOP else EV_TAKE_BOTTOM, -1, len(got))
     receive(t, seat, got)
     t.takers.pop(0)
     next_taker(t)
 
 
-def to_start(t: Table, bid: list[int]) -> None:
+def to_start(t: Table, bids: list[list[int]]) -> None:
+    """The bids that go to the start player, in seat order (one event for all of them)."""
+    cards = [c for bid in bids for c in bid]
+    if not cards:
+        return
     if t.flags & NO_BIDS_FOR_START:  # Poisoned Wine: "the start player receives no bids"
-        discard(t, bid)
+        t.event(t.start, EV_BIDS_LOST, -1, len(cards))
+        discard(t, cards)
     else:
-        receive(t, t.start, bid)
+        t.event(t.start, EV_COLLECT, -1, len(cards))
+        receive(t, t.start, cards)
 
 
 def receive(t: Table, seat: int, cards: list[int]) -> None:

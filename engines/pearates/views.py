@@ -93,6 +93,10 @@ EVENTS = (
     "draw",
     "stop",
     "sabre",
+    "take-bottom",
+    "share",
+    "collect",
+    "bids-lost",
 )
 
 

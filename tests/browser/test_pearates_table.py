@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from players import Person
+from test_table_mocked import CODE, USER, Script, _summary
 
 from engines.registry import GAMES
 
@@ -270,3 +271,131 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
     finally:
         for person in (alice, carol):
             person.close()
+
+
+# -- the split held on screen (a scripted server, views from the real engine) ---------------
+Views = tuple[dict[str, Any], dict[str, Any], dict[str, Any]]
+
+
+def _splits(players: int = 3) -> dict[str, Views]:
+    """Games of random bots (the engine itself) until the split has shown a Mutiny and a
+    divide's take from the bottom: for each, seat 0's view before the step, after it, and
+    one step later (a frame that must wait behind the held moment)."""
+    from engines.rng import Rng
+
+    game = GAMES["pearates"]
+    found: dict[str, Views] = {}
+    for n in range(40):
+        state = game.start(game.options({}), players, bytes([n]) * 32)
+        rng = Rng(bytes([n]) * 32, "test-split")
+        pending: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+        while game.outcome(state) is None and len(found) < 2:
+            moves = {
+                s: game.bot("random")(game.view(state, s), game.legal(state, s), rng)
+                for s in game.prompt(state).seats
+            }
+            before = game.view(state, 0)
+            state = game.step(state, moves)
+            after = game.view(state, 0)
+            for what, (b, a) in pending.items():
+                found.setdefault(what, (b, a, after))
+            pending = {}
+            same = after["round"] == before["round"]
+            fresh = [e["what"] for e in (after["log"] if same else after["last_log"])]
+            fresh = fresh[len(before["log"]) :]
+            if "share" in fresh and "mutiny" not in found:
+                pending["mutiny"] = (before, after)
+            if "take-bottom" in fresh and "divide" not in found:
+                pending["divide"] = (before, after)
+        if len(found) == 2:
+            return found
+    raise AssertionError(f"no Mutiny and divide in 40 games: {sorted(found)}")
+
+
+def _pe_summary() -> dict[str, Any]:
+    room = _summary()
+    room.update(game="pearates", title="Pearates", options={})
+    return room
+
+
+def _pe_frame(kind: str, version: int, view: dict[str, Any]) -> dict[str, Any]:
+    frame: dict[str, Any] = {
+        "type": kind,
+        "room": CODE,
+        "version": version,
+        "seat": 0,
+        "view": view,
+    }
+    if kind == "snapshot":
+        frame.update(role="player", room_state=_pe_summary(), seed_digest="00" * 32, seed=None)
+    else:
+        frame.update(
+            deadline=None,
+            event={
+                "kind": "move",
+                "seats": [1],
+                "moves": {},
+                "defaults": [],
+                "at": "",
+                "status": "playing",
+            },
+        )
+    return frame
+
+
+@pytest.mark.parametrize("lang", ["en", "vi"])
+def test_the_split_is_held_on_screen_until_a_click(
+    chromium: Any, web_only_url: str, lang: str, screenshot_dir: Path
+) -> None:
+    """What the split did stays on screen long enough to read (docs/CLIENT.md `hold`, as
+    Skull King holds a won trick): a Mutiny ("the highest bid takes the whole treasure ...,
+    the start player receives the highest bid") and a divide ("each bidder takes as many
+    cards as they bid, all from the top or all from the bottom; the start player receives
+    all bids; leftovers are discarded") -- who took what, from which end, the leftovers --
+    announced to screen readers, while the next frame waits; a click goes on. Views from
+    the engine; the hold set to ten minutes, so only the click ends it."""
+    splits = _splits()
+    mutiny_words = {"en": "Mutiny!", "vi": "Nổi loạn!"}[lang]
+    bottom_words = {"en": "from the bottom", "vi": "từ dưới cùng"}[lang]
+    leftover_words = {"en": "left over", "vi": "lá thừa"}[lang]
+    context = chromium.new_context(viewport=PHONE, is_mobile=True)
+    identity = json.dumps({"token": "tok", "user": USER})
+    context.add_init_script(
+        f"localStorage.setItem('tortuga.identity', {json.dumps(identity)});"
+        f"localStorage.setItem('tortuga.lang', '{lang}');"
+        "localStorage.setItem('tortuga.holdMs', '600000');"
+    )
+    page = context.new_page()
+    page.route(f"**/api/rooms/{CODE}", lambda route: route.fulfill(json=_pe_summary()))
+    try:
+        for what in ("mutiny", "divide"):
+            before, after, later = splits[what]
+            script = Script([_pe_frame("snapshot", 5, before)])
+            page.route_web_socket("**/ws", script.handler)
+            page.goto(f"{web_only_url}/r/{CODE}")
+            page.wait_for_selector(".pe-treasure")
+            assert page.locator("[data-role='split-moment']").count() == 0
+            script.push(_pe_frame("event", 6, after))
+            script.push(_pe_frame("event", 7, later))
+            held = page.locator("[data-role='split-moment']")
+            held.wait_for()
+            text = held.inner_text()
+            page.wait_for_function(
+                "t => document.getElementById('announcer').textContent.includes(t)",
+                arg=held.locator("h2").inner_text()[2:],
+            )
+            if what == "mutiny":
+                assert mutiny_words in text and "mutiny" in str(held.get_attribute("class"))
+            else:
+                assert bottom_words in text and leftover_words in text
+            # who got cards is marked on their seat; the later frame waits
+            assert page.locator(".pe-seat .pe-mark.got").count() >= 1
+            assert page.get_attribute(".table-area", "data-round") == str(after["round"])
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+            if lang == "en":
+                page.screenshot(path=str(screenshot_dir / f"pearates-held-{what}-phone.png"))
+            page.locator(".pe-hand, .pe-treasure").first.click()
+            page.wait_for_selector("[data-role='split-moment']", state="detached")
+            page.wait_for_function("v => window.tortuga && window.tortuga.version === v", arg=7)
+    finally:
+        context.close()

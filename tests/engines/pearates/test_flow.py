@@ -151,6 +151,16 @@ def test_divide_each_bidder_takes_from_the_top_or_the_bottom() -> None:
     assert names(state.received[0]) == ["goldfish-1", "goldfish-2", "goldfish-3"]
     assert names(state.discard) == ["egg-bag-3"]
     assert state.phase == KEEP
+    # The table saw it all: who took how many from which end, the bids to the start
+    # player, the leftovers (the public log the held split is drawn from).
+    split = [e for e in G.view(state, None)["log"] if e["what"] not in ("bid", "stop", "pass")]
+    assert [(e["seat"], e["what"], e["n"]) for e in split] == [
+        (None, "divide", 3),
+        (1, "take-bottom", 1),
+        (2, "take", 2),
+        (0, "collect", 3),
+        (None, "leftovers", 1),
+    ]
 
 
 def _all_pass(state, seats):  # type: ignore[no-untyped-def]
@@ -174,6 +184,13 @@ def test_a_mutiny_gives_the_whole_treasure_to_the_highest_bid() -> None:
     assert names(state.received[1]) == ["egg-bag-1", "egg-bag-2"]
     assert names(state.received[0]) == ["goldfish-1", "goldfish-2"]
     assert names(state.received[2]) == ["goldfish-3"]
+    split = [e for e in G.view(state, None)["log"] if e["what"] not in ("bid", "stop", "pass")]
+    assert [(e["seat"], e["what"], e["n"]) for e in split] == [
+        (None, "mutiny", 3),
+        (1, "share", 2),
+        (0, "collect", 2),
+        (2, "returned", 1),
+    ]
 
 
 def test_a_tied_mutiny_is_broken_by_the_start_player() -> None:

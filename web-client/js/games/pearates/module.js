@@ -7,13 +7,19 @@
 import { cardFace } from "./cards.js";
 import { checkOne, dealSeen, verifyDeals } from "./deal.js";
 import { moveText, promptBox, send } from "./prompts.js";
-import { asidePanel, endPanel, eventText, handPanel, logPanel, owing, scoresOf, seatName, seatsPanel, statusLine, treasurePanel } from "./table.js";
+import { asidePanel, endPanel, eventText, eventWords, handPanel, heldPanel, logPanel, owing, scoresOf, seatName, seatsPanel, statusLine, treasurePanel } from "./table.js";
 import { h } from "../../dom.js";
 import { t } from "../../i18n.js";
 
 if (typeof document !== "undefined" && !document.querySelector("link[data-pe-css]")) {
   document.head.append(h("link", { rel: "stylesheet", href: new URL("./table.css", import.meta.url).href, dataset: { peCss: "1" } }));
 }
+
+// The split's public events (views.py EVENTS), those worth holding on screen, and those
+// that give a seat cards.
+const SPLIT = new Set(["mutiny", "divide", "winner", "share", "take", "take-bottom", "collect", "bids-lost", "returned", "leftovers"]);
+const MOMENT = new Set(["mutiny", "share", "take", "take-bottom", "collect", "leftovers"]);
+const GETS = new Set(["share", "take", "take-bottom", "collect", "returned"]);
 
 const pearates = {
   ids: ["pearates"],
@@ -24,7 +30,7 @@ const pearates = {
 
   table(ctx) {
     const v = ctx.view;
-    const parts = [statusLine(ctx)];
+    const parts = [statusLine(ctx), heldPanel(ctx)];
     if (ctx.seat !== null && v.phase !== "over") parts.push(promptBox(ctx), ...ctx.controls);
     parts.push(treasurePanel(ctx), seatsPanel(ctx), handPanel(ctx), endPanel(ctx), logPanel(ctx), asidePanel(ctx), ...ctx.notes);
     if (ctx.seat === null) parts.push(h("p", { class: "small", dataset: { role: "spectator-note" } }, t("pe.watching")));
@@ -73,6 +79,30 @@ const pearates = {
     const quiet = ["turn", "bid"];
     return previous.round === view.round && quiet.includes(previous.phase) && quiet.includes(view.phase) && !view.action &&
       !(view.effects || []).includes("open-bids");
+  },
+
+  /** The split (a Mutiny, each take of a divide, the leftovers): hold what happened on
+   * screen -- who took what from which end, the bids to the start player, the leftovers
+   * discarded -- for everyone at once. */
+  hold(previous, view, event, name) {
+    if (!previous || !previous.log) return null;
+    const log = view.round === previous.round ? view.log : view.round === previous.round + 1 ? view.last_log : null;
+    if (!log || log.length < previous.log.length) return null;
+    const fresh = log.slice(previous.log.length).filter((e) => SPLIT.has(e.what));
+    if (!fresh.some((e) => MOMENT.has(e.what))) return null;
+    const mutiny = fresh.find((e) => e.what === "mutiny");
+    const divide = fresh.find((e) => e.what === "divide");
+    const size = previous.treasure.length;
+    const bid = previous.bids.reduce((n, b) => n + b.size, 0);
+    const head = mutiny ? t("pe.hold.mutiny", { total: mutiny.n ?? bid, count: size })
+      : divide ? t("pe.hold.divide", { total: divide.n ?? bid, count: size })
+        : t("pe.hold.split", { count: size });
+    const lines = fresh.filter((e) => e.what !== "mutiny" && e.what !== "divide").map((e) => eventWords(e, name));
+    const got = {};
+    for (const e of fresh) {
+      if (GETS.has(e.what) && e.seat !== null) got[e.seat] = (got[e.seat] || 0) + (e.n ?? 0);
+    }
+    return { ms: 3000, kind: "split", mutiny: Boolean(mutiny), head, lines, got, text: [head, ...lines].join(". ") };
   },
 
   // -- the deal check ------------------------------------------------------------------------

@@ -159,6 +159,8 @@ export function seatsPanel(ctx) {
     if (s === v.start) marks.push(h("span", { class: "pe-mark" }, "⚓ ", t("pe.start")));
     if (v.passed[s] && v.phase !== "over") marks.push(h("span", { class: "pe-mark passed" }, t("pe.passed")));
     if (turn.has(s) && v.phase !== "over") marks.push(h("span", { class: "pe-mark turn" }, "▶ ", t("pe.to_move")));
+    const got = ctx.held && ctx.held.kind === "split" && ctx.held.got[s];
+    if (got) marks.push(h("span", { class: "pe-mark got", dataset: { got: String(got) } }, t("pe.hold.got", { count: got })));
     if (connected && !connected.has(s) && room && room.seats[s] && !room.seats[s].bot) marks.push(h("span", { class: "pe-mark" }, t("pe.offline")));
     else if (away && away.has(s)) marks.push(h("span", { class: "pe-mark" }, t("pe.away")));
     return h("article", { class: ["player", "pe-seat", me ? "me" : "", turn.has(s) && v.phase !== "over" ? "turn" : "", v.passed[s] ? "out" : ""],
@@ -192,11 +194,27 @@ export function logPanel(ctx) {
 }
 
 export function eventText(ctx, e) {
-  const name = e.seat === null ? "" : seatName(ctx.room, ctx.view, e.seat);
+  return eventWords(e, (s) => seatName(ctx.room, ctx.view, s));
+}
+
+/** One public event in words, seats named by ``name(seat)``. */
+export function eventWords(e, name) {
   const n = e.n ?? 0;
-  const other = ["discard", "give", "target", "winner", "eggs"].includes(e.what) ? seatName(ctx.room, ctx.view, n) : "";
+  const other = ["discard", "give", "target", "winner", "eggs"].includes(e.what) ? name(n) : "";
   const end = ["put", "add"].includes(e.what) ? t(n === 0 ? "pe.top" : "pe.bottom") : "";
-  return t(`pe.ev.${e.what}`, { name, kind: e.kind || "", count: n, other, end, value: valueText(n) });
+  return t(`pe.ev.${e.what}`, { name: e.seat === null ? "" : name(e.seat), kind: e.kind || "", count: n, other, end, value: valueText(n) });
+}
+
+/** The split being held on screen (module.js `hold`): what happened, line by line -- who
+ * took what from which end, the bids going to the start player, the leftovers discarded.
+ * The shell announces the same words; a click anywhere goes on. */
+export function heldPanel(ctx) {
+  const held = ctx.held;
+  if (!held || held.kind !== "split") return null;
+  return h("section", { class: ["pe-held", held.mutiny ? "mutiny" : ""], dataset: { role: "split-moment" }, "aria-hidden": "true" },
+    h("h2", {}, held.mutiny ? "☠ " : "⚖ ", held.head),
+    h("ul", {}, held.lines.map((line) => h("li", {}, line))),
+    h("p", { class: "small pe-skip" }, t("pe.hold.skip")));
 }
 
 /** The end: the ranking's scores and each seat's scored stacks are on the seats above. */
