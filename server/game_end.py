@@ -165,7 +165,7 @@ class GameEnd:
             return
         entries = await self.store.log_range(room_id, 1, checkpoint or room.version)
         record = build_record(room, [e for _, e in entries])
-        await self.store.archive(json.dumps(record, separators=(",", ":")).encode())
+        await self.store.archive(room_id, json.dumps(record, separators=(",", ":")).encode())
         if room.status in (FINISHED, ABANDONED):
             await self.store.set_fields(room_id, {"archived": "1"})
         log.info("archived", extra={"room": room_id, "version": room.version, "kind": room.status})

@@ -1,7 +1,7 @@
 """The archive record of one game: what the archiver (server/archive/) writes to Postgres.
 
 The shape is a contract with the archiver (docs/ARCHITECTURE.md, "The archive record"):
-one JSON object per game, XADDed to ``Keys.archive`` as the single field ``record``. Each
+one JSON object per game, XADDed to ``Keys.archive_of(room)`` as the field ``record``. Each
 event carries ``digest = sha256(game.encode(state))`` of the state after it, so that
 ``tortuga verify`` can recompute every state from the seed and the moves and compare.
 """

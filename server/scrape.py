@@ -34,7 +34,6 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from server.admin import sessions
-from server.archive.archiver import dead_letter_key
 from server.session import Services
 from server.store import Store
 
@@ -68,7 +67,7 @@ async def site_families(store: Store) -> list[Metric]:
     nodes = GaugeMetricFamily(
         "tortuga_nodes_alive", "Node processes whose heartbeat has not expired", value=alive
     )
-    length, oldest, dead = await store.archive_backlog(dead_letter_key(store.keys))
+    length, oldest, dead = await store.archive_backlog()
     backlog = GaugeMetricFamily(
         "tortuga_archive_backlog",
         "Game records on the archive stream not yet written to Postgres",

@@ -24,12 +24,12 @@ presence; what each node said in its last heartbeat (``node:<instance>:info``, i
 ``nodes:seen``) outlives it for a while, for the console.
 
 On a Redis Cluster (server/redis_pool.py) every script's keys share one slot: a room's keys
-by its hash tag, a clock bucket or the archive stream by theirs. The clock's buckets carry
-hash tags chosen so that their slots are spread evenly over the slot space: no primary
-holds the whole clock. Room channels are then *sharded* channels (``SPUBLISH``, Redis 7):
-a publication goes to the room's primary only, not to every node of the cluster; the
-scripts' ``PUBLISH`` becomes ``SPUBLISH``. The site-wide channels (the room list, sign-outs)
-stay classic pub/sub.
+by its hash tag, a clock bucket or an archive stream by theirs. The clock's buckets and the
+archive streams carry hash tags chosen so that their slots are spread evenly over the slot
+space: no primary holds the whole clock or the whole archive traffic. Room channels are
+then *sharded* channels (``SPUBLISH``, Redis 7): a publication goes to the room's primary
+only, not to every node of the cluster; the scripts' ``PUBLISH`` becomes ``SPUBLISH``. The
+site-wide channels (the room list, sign-outs) stay classic pub/sub.
 """
 
 from __future__ import annotations
@@ -51,6 +51,11 @@ from server.redis_pool import Client
 CLOCK_BUCKETS = 8
 """Sorted sets the clock is spread over. Every node claims from all of them; a deadline
 goes to the bucket of its room. Changing it strands the members of the buckets that go."""
+
+ARCHIVE_STREAMS = 8
+"""Streams the archive records are spread over. Every node's archiver reads all of them; a
+room's records go to the stream of its room. Changing it strands the records of the streams
+that go."""
 
 
 @cache
@@ -196,16 +201,28 @@ class Keys:
         return f"{self.prefix}rooms:open"
 
     @property
-    def archive(self) -> str:
-        """Stream (with a consumer group): game records waiting for Postgres."""
-        return f"{self.prefix}archive"
+    def archive_streams(self) -> tuple[str, ...]:
+        """Streams (each with the consumer group ``archive_group``): game records waiting
+        for Postgres, spread by room over ``ARCHIVE_STREAMS`` slots (``spread_tags``), so
+        that no primary of a cluster carries the whole site's archive traffic."""
+        tags = spread_tags("a", ARCHIVE_STREAMS)
+        return tuple(f"{self.prefix}archive:{{{tag}}}" for tag in tags)
+
+    def archive_of(self, room_id: str) -> str:
+        """The archive stream of a room's records (all of one room in one stream, in order)."""
+        return self.archive_streams[zlib.crc32(room_id.encode()) % ARCHIVE_STREAMS]
 
     @property
-    def archive_dead(self) -> str:
-        """Stream: records that could not be archived. Hash-tagged by the archive stream's
-        name, so that both are in one slot (an entry moves from one to the other in one
-        transaction)."""
-        return f"{{{self.archive}}}:dead"
+    def archive_legacy(self) -> str:
+        """Stream: the one archive stream of older versions. The archivers still read it
+        while it exists (records an older node left or still puts there)."""
+        return f"{self.prefix}archive"
+
+    def archive_dead(self, stream: str) -> str:
+        """Stream: the records of archive stream ``stream`` that could not be archived, in
+        that stream's slot (an entry moves from one to the other in one transaction): the
+        stream's own hash tag, or for the legacy stream its whole name as the tag."""
+        return f"{stream}:dead" if "{" in stream else f"{{{stream}}}:dead"
 
     archive_group: str = "archivers"
 
@@ -991,17 +1008,21 @@ class Store:
                 counts[name] = counts.get(name, 0) + 1
         return counts
 
-    async def archive_backlog(self, dead_key: str) -> tuple[int, int | None, int]:
-        """The archive stream's records not yet in Postgres (the archivers delete each once
-        written), when the oldest of them was added (epoch ms, None if none), and the
-        records in the dead-letter stream ``dead_key``."""
+    async def archive_backlog(self) -> tuple[int, int | None, int]:
+        """The records not yet in Postgres, over every archive stream and the legacy one
+        (the archivers delete each once written), when the oldest of them was added (epoch
+        ms, None if none), and the records in the streams' dead letters."""
+        streams = (*self.keys.archive_streams, self.keys.archive_legacy)
         pipe = self.redis.pipeline(transaction=False)
-        pipe.xlen(self.keys.archive)
-        pipe.xrange(self.keys.archive, count=1)
-        pipe.xlen(dead_key)
-        length, first, dead = await pipe.execute()
-        oldest = int(cast(str, _s(first[0][0])).split("-")[0]) if first else None
-        return int(length), oldest, int(dead)
+        for stream in streams:
+            pipe.xlen(stream)
+            pipe.xrange(stream, count=1)
+            pipe.xlen(self.keys.archive_dead(stream))
+        replies = await pipe.execute()
+        length = sum(int(n) for n in replies[0::3])
+        firsts = [int(cast(str, _s(f[0][0])).split("-")[0]) for f in replies[1::3] if f]
+        dead = sum(int(n) for n in replies[2::3])
+        return length, (min(firsts) if firsts else None), dead
 
     async def lobby_locked(self) -> str | None:
         """The reason the lobby is locked, or None when rooms may be created."""
@@ -1050,8 +1071,9 @@ class Store:
         return {cast(str, _s(k)): cast(str, _s(v)) for k, v in raw.items()}
 
     # -- the archive stream -----------------------------------------------------------
-    async def archive(self, record: bytes) -> None:
-        await self.redis.xadd(self.keys.archive, {"record": record})
+    async def archive(self, room_id: str, record: bytes) -> None:
+        """A record of the room's game onto the room's archive stream."""
+        await self.redis.xadd(self.keys.archive_of(room_id), {"record": record})
 
     async def all_room_keys(self, room_id: str) -> Sequence[Any]:
         """Every key of one room (tests and tools)."""

@@ -1,8 +1,13 @@
-"""The archiver: game records from the Redis archive stream into Postgres.
+"""The archiver: game records from the Redis archive streams into Postgres.
 
 The room server XADDs one entry per record (field ``record``: the JSON document described in
-``record.py``) to ``Keys(prefix).archive``. Archivers on any number of nodes read it through
-one consumer group (``Keys.archive_group``):
+``record.py``) to the archive stream of the record's room (``Keys.archive_of``): the records
+are spread over ``ARCHIVE_STREAMS`` streams in as many slot ranges, so that on a Redis
+Cluster no primary carries the whole site's archive traffic. Archivers on any number of
+nodes read every stream through one consumer group per stream (``Keys.archive_group``). An
+``XREADGROUP`` names several streams only when they share a slot, so each node reads each
+stream in a *lane* of its own (a task, its own blocking read, its own backoff): a quiet
+stream never holds up a busy one. In each lane, a pass:
 
 1. ``XAUTOCLAIM`` takes over entries that another consumer left pending for longer than
    ``claim_idle_ms`` (a node that died mid-write);
@@ -11,10 +16,15 @@ one consumer group (``Keys.archive_group``):
 
 Each record is written in ONE transaction of idempotent upserts (``write.save_record``); the
 entry is acknowledged (and deleted from the stream) only after that transaction commits. When
-Postgres is unreachable the entries stay pending and the archiver retries with exponential
+Postgres is unreachable the entries stay pending and the lane retries with exponential
 backoff: archiving is delayed, nothing is lost. A record that can never be stored (malformed,
 or refused by the schema, or failing ``max_strikes`` times while the database answers) goes
-to the dead-letter stream ``{<archive>}:dead`` with the reason, so it does not block the others.
+to its stream's dead-letter stream (``Keys.archive_dead``, in the stream's slot) with the
+reason, so it does not block the others.
+
+Upgrade: older versions had one stream (``Keys.archive_legacy``). One more lane reads it
+whenever it exists (looked for every ``legacy_poll`` seconds, never created), so what an
+older node left there, or still puts there during a rolling upgrade, is archived too.
 
 Wiring (in the app's lifespan):
 
@@ -32,6 +42,7 @@ import logging
 import os
 import random
 import socket
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,10 +61,9 @@ POISON = (RecordError, DataError, IntegrityError)
 """Errors that the same record would raise again on every retry."""
 
 
-def dead_letter_key(keys: Keys) -> str:
-    """Stream of the records that could not be archived (with why): in the archive
-    stream's slot (``Keys.archive_dead``)."""
-    return keys.archive_dead
+def dead_letter_keys(keys: Keys) -> list[str]:
+    """The dead-letter streams of every archive stream (the legacy one's last)."""
+    return [keys.archive_dead(stream) for stream in (*keys.archive_streams, keys.archive_legacy)]
 
 
 def default_consumer() -> str:
@@ -69,6 +79,27 @@ class Pass:
     unchanged: list[str] = field(default_factory=list)  # committed, but nothing was new
     dead: list[str] = field(default_factory=list)  # entry ids sent to the dead-letter stream
     error: BaseException | None = None  # why the pass stopped early (entries stay pending)
+
+    def add(self, other: Pass) -> None:
+        self.read += other.read
+        self.archived += other.archived
+        self.unchanged += other.unchanged
+        self.dead += other.dead
+        if other.error is not None:
+            self.error = other.error
+
+
+@dataclass(slots=True)
+class Lane:
+    """One archive stream as this archiver reads it."""
+
+    stream: str
+    dead: str  # its dead letters, in its slot
+    legacy: bool = False  # the older versions' stream: read while it exists, never created
+    ready: bool = False  # the group exists (for the legacy lane: the stream exists)
+    reading: bool = False  # in a blocking XREADGROUP: safe to cancel at once
+    failures: int = 0  # consecutive failed passes
+    looked_at: float = 0.0  # the legacy lane: when it last looked for the stream (monotonic)
 
 
 def _entries(response: Any) -> list[tuple[bytes, dict[bytes, bytes] | None]]:
@@ -99,15 +130,19 @@ class Archiver:
         backoff_min: float = 0.5,
         backoff_max: float = 30.0,
         max_strikes: int = 5,
+        legacy_poll: float = 10.0,
         rules: RatingRules | None = None,
     ) -> None:
         self.redis = redis
         self._owns_db = isinstance(database, str)
         self.db = Database(database) if isinstance(database, str) else database
         self.keys = Keys(prefix)
-        self.stream = self.keys.archive
         self.group = self.keys.archive_group
-        self.dead = dead_letter_key(self.keys)
+        self.lanes = [
+            Lane(stream, self.keys.archive_dead(stream)) for stream in self.keys.archive_streams
+        ]
+        legacy = self.keys.archive_legacy
+        self.lanes.append(Lane(legacy, self.keys.archive_dead(legacy), legacy=True))
         self.consumer = consumer or default_consumer()
         self.batch = batch
         self.block_ms = block_ms
@@ -115,27 +150,44 @@ class Archiver:
         self.backoff_min = backoff_min
         self.backoff_max = backoff_max
         self.max_strikes = max_strikes
+        self.legacy_poll = legacy_poll
         self.rules = rules or RatingRules()
-        self._strikes: dict[bytes, int] = {}  # entry -> failures while the database answered
-        self._group_ready = False
-        self._task: asyncio.Task[None] | None = None
+        # (stream, entry) -> failures while the database answered
+        self._strikes: dict[tuple[str, bytes], int] = {}
+        self._tasks: list[asyncio.Task[None]] = []
         self._stopping = asyncio.Event()
-        self._reading = False  # in a blocking XREADGROUP: safe to cancel at once
-        self.failures = 0  # consecutive failed passes (0: healthy)
 
-    # -- the stream --------------------------------------------------------------------
+    @property
+    def failures(self) -> int:
+        """Consecutive failed passes of the lane failing longest (0: healthy)."""
+        return max(lane.failures for lane in self.lanes)
+
+    # -- the streams -------------------------------------------------------------------
     async def ensure_group(self) -> None:
-        """Create the consumer group (and the stream) if missing."""
-        if self._group_ready:
-            return
+        """Create every stream's consumer group (and the stream) if missing; find the
+        legacy stream's group if that stream exists."""
+        for lane in self.lanes:
+            await self._ensure(lane)
+
+    async def _ensure(self, lane: Lane) -> bool:
+        """Whether ``lane``'s stream can be read (its group made if need be)."""
+        if lane.ready:
+            return True
+        if lane.legacy:
+            lane.looked_at = time.monotonic()
         try:
-            await self.redis.xgroup_create(self.stream, self.group, id="0", mkstream=True)
+            await self.redis.xgroup_create(
+                lane.stream, self.group, id="0", mkstream=not lane.legacy
+            )
         except ResponseError as exc:
+            if lane.legacy and "requires the key to exist" in str(exc):
+                return False  # no older node left records: nothing to read
             if "BUSYGROUP" not in str(exc):
                 raise
-        self._group_ready = True
+        lane.ready = True
+        return True
 
-    async def _claim(self) -> int:
+    async def _claim(self, lane: Lane) -> int:
         """Take over entries other consumers left pending too long; how many."""
         claimed = 0
         start: Any = "0-0"
@@ -143,7 +195,7 @@ class Archiver:
             if claimed >= self.batch:
                 break
             reply = await self.redis.xautoclaim(
-                self.stream,
+                lane.stream,
                 self.group,
                 self.consumer,
                 min_idle_time=self.claim_idle_ms,
@@ -156,37 +208,41 @@ class Archiver:
             if start in (b"0-0", "0-0"):
                 break
         if claimed:
-            log.info("archiver %s claimed %d stale entries", self.consumer, claimed)
+            log.info(
+                "archiver %s claimed %d stale entries of %s", self.consumer, claimed, lane.stream
+            )
         return claimed
 
-    async def _read(self, entry_id: str, block_ms: int | None) -> Any:
+    async def _read(self, lane: Lane, entry_id: str, block_ms: int | None) -> Any:
         try:
             return await self.redis.xreadgroup(
                 self.group,
                 self.consumer,
-                {self.stream: entry_id},
+                {lane.stream: entry_id},
                 count=self.batch,
                 block=block_ms,
             )
         except ResponseError as exc:
-            if "NOGROUP" in str(exc):  # the stream was deleted: make it again
-                self._group_ready = False
-                await self.ensure_group()
+            if "NOGROUP" in str(exc):  # the stream was deleted: make it again (or wait)
+                lane.ready = False
+                await self._ensure(lane)
                 return []
             raise
 
-    async def _done(self, entry_id: bytes) -> None:
+    async def _done(self, lane: Lane, entry_id: bytes) -> None:
         """Acknowledge an archived entry and drop it from the stream."""
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.xack(self.stream, self.group, entry_id)
-            pipe.xdel(self.stream, entry_id)
+            pipe.xack(lane.stream, self.group, entry_id)
+            pipe.xdel(lane.stream, entry_id)
             await pipe.execute()
 
-    async def _bury(self, entry_id: bytes, fields: dict[bytes, bytes], why: str) -> None:
-        log.error("archive entry %s cannot be archived: %s", entry_id, why)
+    async def _bury(
+        self, lane: Lane, entry_id: bytes, fields: dict[bytes, bytes], why: str
+    ) -> None:
+        log.error("archive entry %s of %s cannot be archived: %s", entry_id, lane.stream, why)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.xadd(
-                self.dead,
+                lane.dead,
                 {
                     b"entry": entry_id,
                     b"record": fields.get(b"record", b""),
@@ -194,36 +250,39 @@ class Archiver:
                     b"consumer": self.consumer.encode(),
                 },
             )
-            pipe.xack(self.stream, self.group, entry_id)
-            pipe.xdel(self.stream, entry_id)
+            pipe.xack(lane.stream, self.group, entry_id)
+            pipe.xdel(lane.stream, entry_id)
             await pipe.execute()
 
     # -- one entry -------------------------------------------------------------------------
-    async def _archive(self, entry_id: bytes, fields: dict[bytes, bytes] | None, out: Pass) -> None:
+    async def _archive(
+        self, lane: Lane, entry_id: bytes, fields: dict[bytes, bytes] | None, out: Pass
+    ) -> None:
         """Write one entry; raise (leaving it pending) if it should be retried."""
         out.read += 1
         if not fields:  # deleted from the stream while pending: nothing left to do
-            await self._done(entry_id)
+            await self._done(lane, entry_id)
             return
         try:
             record = decode_record(fields.get(b"record", b""))
         except RecordError as exc:
-            await self._bury(entry_id, fields, str(exc))
+            await self._bury(lane, entry_id, fields, str(exc))
             out.dead.append(entry_id.decode())
             return
         try:
             async with self.db.session() as session, session.begin():
                 saved = await save_record(session, record, rules=self.rules)
         except POISON as exc:
-            await self._bury(entry_id, fields, f"{type(exc).__name__}: {exc}")
+            await self._bury(lane, entry_id, fields, f"{type(exc).__name__}: {exc}")
             out.dead.append(entry_id.decode())
             return
         except Exception as exc:
             # Postgres away (retry, without limit), or this record fails while the database
             # answers: after ``max_strikes`` such failures it would block the stream forever.
-            if not await self._strike(entry_id):
+            if not await self._strike((lane.stream, entry_id)):
                 raise
             await self._bury(
+                lane,
                 entry_id,
                 fields,
                 f"failed {self.max_strikes} times while the database answered: "
@@ -231,122 +290,143 @@ class Archiver:
             )
             out.dead.append(entry_id.decode())
             return
-        self._strikes.pop(entry_id, None)
+        self._strikes.pop((lane.stream, entry_id), None)
         # Committed: only now may the entry go.
-        await self._done(entry_id)
+        await self._done(lane, entry_id)
         if saved is Saved.UNCHANGED:
             out.unchanged.append(record.game_id)
         else:
             out.archived.append(record.game_id)
         log.info("archived %s (%s, %s)", record.game_id, record.status, saved.value)
 
-    async def _strike(self, entry_id: bytes) -> bool:
+    async def _strike(self, entry: tuple[str, bytes]) -> bool:
         """Count a failure of this entry if the database answers; True: give it up."""
         try:
             await self.db.ping()
         except Exception:
             return False  # an outage: not the record's fault
-        strikes = self._strikes[entry_id] = self._strikes.get(entry_id, 0) + 1
+        strikes = self._strikes[entry] = self._strikes.get(entry, 0) + 1
         if strikes < self.max_strikes:
             return False
-        del self._strikes[entry_id]
+        del self._strikes[entry]
         return True
 
     async def _archive_all(
-        self, entries: list[tuple[bytes, dict[bytes, bytes] | None]], out: Pass
+        self, lane: Lane, entries: list[tuple[bytes, dict[bytes, bytes] | None]], out: Pass
     ) -> None:
         for entry_id, fields in entries:
-            await self._archive(entry_id, fields, out)
+            await self._archive(lane, entry_id, fields, out)
 
     # -- passes ------------------------------------------------------------------------------
-    async def run_once(self, block_ms: int | None = None) -> Pass:
-        """One pass: claim stale entries, retry this consumer's pending ones, else read new
-        ones (waiting up to ``block_ms``; None: don't wait). A database error ends the pass
-        early and is returned in ``Pass.error``; the unwritten entries stay pending."""
+    async def run_once(self) -> Pass:
+        """One pass over every stream, without waiting for new entries (``pass_of``)."""
         out = Pass()
-        await self.ensure_group()
+        for lane in self.lanes:
+            out.add(await self.pass_of(lane, None))
+        return out
+
+    async def pass_of(self, lane: Lane, block_ms: int | None) -> Pass:
+        """One pass over one stream: claim stale entries, retry this consumer's pending
+        ones, else read new ones (waiting up to ``block_ms``; None: don't wait). A database
+        error ends the pass early and is returned in ``Pass.error``; the unwritten entries
+        stay pending."""
+        out = Pass()
         try:
-            await self._claim()
-            pending = _entries(await self._read("0", None))
-            if pending:
-                await self._archive_all(pending, out)
+            if not await self._ensure(lane):
                 return out
-            self._reading = block_ms is not None
+            await self._claim(lane)
+            pending = _entries(await self._read(lane, "0", None))
+            if pending:
+                await self._archive_all(lane, pending, out)
+                return out
+            lane.reading = block_ms is not None
             try:
-                new = _entries(await self._read(">", block_ms))
+                new = _entries(await self._read(lane, ">", block_ms))
             finally:
-                self._reading = False
-            await self._archive_all(new, out)
+                lane.reading = False
+            await self._archive_all(lane, new, out)
         except Exception as exc:  # Postgres away (or Redis): the rest stays pending
             log.debug("archive pass failed", exc_info=True)
             out.error = exc
         return out
 
     async def drain(self, max_passes: int = 1000) -> Pass:
-        """Passes until the stream has nothing for this consumer (tests, shutdown)."""
+        """Passes until no stream has anything for this consumer (tests, shutdown)."""
         total = Pass()
         for _ in range(max_passes):
             one = await self.run_once()
-            total.read += one.read
-            total.archived += one.archived
-            total.unchanged += one.unchanged
-            total.dead += one.dead
-            if one.error is not None:
-                total.error = one.error
-                break
-            if one.read == 0:
+            total.add(one)
+            if one.error is not None or one.read == 0:
                 break
         return total
 
-    async def run(self) -> None:
-        """Archive until ``stop()``; back off while Postgres (or Redis) is failing."""
+    async def _run_lane(self, lane: Lane) -> None:
+        """Archive one stream until ``stop()``; back off while Postgres (or Redis) fails.
+        The legacy lane looks for its stream every ``legacy_poll`` seconds until found."""
         delay = self.backoff_min
         while not self._stopping.is_set():
+            if lane.legacy and not lane.ready:
+                wait = lane.looked_at + self.legacy_poll - time.monotonic()
+                if wait > 0:
+                    await self._rest(wait)
+                    continue
             try:
-                one = await self.run_once(self.block_ms)
-                error = one.error
+                error = (await self.pass_of(lane, self.block_ms)).error
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # Redis away, ...
                 error = exc
             if error is None:
-                self.failures = 0
+                lane.failures = 0
                 delay = self.backoff_min
                 continue
-            self.failures += 1
+            lane.failures += 1
             log.warning(
-                "archiver %s: %s: %s (retry %d in %.1fs; entries stay pending)",
+                "archiver %s on %s: %s: %s (retry %d in %.1fs; entries stay pending)",
                 self.consumer,
+                lane.stream,
                 type(error).__name__,
                 error,
-                self.failures,
+                lane.failures,
                 delay,
             )
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), delay * random.uniform(0.8, 1.2))
+            await self._rest(delay * random.uniform(0.8, 1.2))
             delay = min(self.backoff_max, delay * 2)
 
-    def start(self) -> asyncio.Task[None]:
+    async def _rest(self, seconds: float) -> None:
+        """Wait ``seconds``, or less if ``stop()`` comes first."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stopping.wait(), seconds)
+
+    def start(self) -> None:
         """Run in the background; ``stop()`` ends it."""
-        if self._task is None or self._task.done():
-            self._stopping.clear()
-            self._task = asyncio.create_task(self.run(), name=f"archiver-{self.consumer}")
-        return self._task
+        if self._tasks and not all(task.done() for task in self._tasks):
+            return
+        self._stopping.clear()
+        self._tasks = [
+            asyncio.create_task(self._run_lane(lane), name=f"archiver-{self.consumer}-{i}")
+            for i, lane in enumerate(self.lanes)
+        ]
 
     async def stop(self, timeout: float = 10.0) -> None:
-        """Finish the entry being written (up to ``timeout``), then stop. An unfinished
+        """Finish the entries being written (up to ``timeout``), then stop. An unfinished
         entry stays pending: this or another archiver writes it later."""
         self._stopping.set()
-        task, self._task = self._task, None
-        if task is not None and not task.done():
-            if self._reading:  # waiting for new entries: nothing to finish
+        tasks, self._tasks = self._tasks, []
+        for lane, task in zip(self.lanes, tasks, strict=True):
+            if lane.reading and not task.done():  # waiting for new entries: nothing to finish
                 task.cancel()
-            done, _ = await asyncio.wait({task}, timeout=timeout)
-            if not done:
+        if tasks:
+            _, late = await asyncio.wait(tasks, timeout=timeout)
+            for task in late:
                 task.cancel()
-                await asyncio.wait({task})
-        if task is not None and task.done() and not task.cancelled() and task.exception():
-            log.error("archiver %s stopped on an error", self.consumer, exc_info=task.exception())
+            if late:
+                await asyncio.wait(late)
+        for task in tasks:
+            if not task.cancelled() and task.exception():
+                log.error(
+                    "archiver %s stopped on an error", self.consumer, exc_info=task.exception()
+                )
         if self._owns_db:
             await self.db.close()
 

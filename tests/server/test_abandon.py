@@ -19,9 +19,7 @@ from typing import Any
 import httpx
 from test_clock import APPLIED, applied, clock_of
 from test_protocol import started
-from tortuga_client import Client, Node, advance, dump, seat_players
-
-from server.store import Keys
+from tortuga_client import Client, Node, advance, archive_entries, dump, seat_players
 
 FAST = {"clock_poll_seconds": 0.05}
 
@@ -29,7 +27,7 @@ FAST = {"clock_poll_seconds": 0.05}
 async def records(redis: Any, prefix: str) -> list[dict[str, Any]]:
     """The records on the archive stream, oldest first, with their raw bytes."""
     out = []
-    for _, fields in await redis.xrange(Keys(prefix).archive):
+    for _, fields in await archive_entries(redis, prefix):
         out.append({**json.loads(fields[b"record"]), "raw": fields[b"record"]})
     return out
 

@@ -8,7 +8,7 @@ import pytest
 from redis.crc import key_slot
 
 from server.redis_pool import cluster_nodes, is_cluster
-from server.store import CLOCK_BUCKETS, Keys, member, spread_tags
+from server.store import ARCHIVE_STREAMS, CLOCK_BUCKETS, Keys, member, spread_tags
 
 
 def test_the_clock_buckets_fall_in_equal_ranges_of_the_slot_space() -> None:
@@ -33,10 +33,26 @@ def test_a_rooms_clock_members_share_a_bucket_and_rooms_spread_over_all() -> Non
     assert used == set(keys.clock_buckets)
 
 
-def test_the_archive_and_its_dead_letters_share_a_slot() -> None:
-    """The archiver moves an entry to the dead letters in one transaction: one slot."""
+def test_the_archive_streams_fall_in_equal_ranges_and_a_room_keeps_to_one() -> None:
+    """ "Spread like the clock": no slot carries the site's archive traffic; all of one
+    room's records (checkpoints, then the final one) in one stream, so in order."""
     keys = Keys("site:")
-    assert key_slot(keys.archive.encode()) == key_slot(keys.archive_dead.encode())
+    slots = [key_slot(k.encode()) for k in keys.archive_streams]
+    assert len(set(keys.archive_streams)) == ARCHIVE_STREAMS
+    assert [slot // (16384 // ARCHIVE_STREAMS) for slot in slots] == list(range(ARCHIVE_STREAMS))
+    assert keys.archive_of("ROOM1") == keys.archive_of("ROOM1")
+    used = {keys.archive_of(f"R{i:04d}") for i in range(200)}
+    assert used == set(keys.archive_streams)
+    assert keys.archive_legacy not in used
+
+
+def test_each_archive_stream_and_its_dead_letters_share_a_slot() -> None:
+    """The archiver moves an entry to the dead letters in one transaction: one slot (the
+    older versions' single stream too)."""
+    keys = Keys("site:")
+    for stream in (*keys.archive_streams, keys.archive_legacy):
+        assert key_slot(stream.encode()) == key_slot(keys.archive_dead(stream).encode())
+    assert keys.archive_dead(keys.archive_legacy) == "{site:archive}:dead"  # as it was
 
 
 def test_a_prefix_with_braces_is_refused() -> None:

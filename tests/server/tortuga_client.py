@@ -26,6 +26,7 @@ from engines.rng import Rng
 from server.app import create_app, uvicorn_options
 from server.reveal import digest
 from server.settings import Settings
+from server.store import Keys
 
 SECRET = b"tortuga-test-secret-0123456789abcdef"
 
@@ -409,8 +410,18 @@ async def dump(redis: Any, prefix: str) -> dict[str, Any]:
     return out
 
 
+async def archive_entries(redis: Any, prefix: str) -> list[tuple[bytes, dict[bytes, bytes]]]:
+    """The entries of every archive stream (and of the older versions' one), by entry id:
+    a room's records are all in one stream, in the order they were added."""
+    keys = Keys(prefix)
+    out: list[tuple[bytes, dict[bytes, bytes]]] = []
+    for stream in (*keys.archive_streams, keys.archive_legacy):
+        out.extend(await redis.xrange(stream))
+    return sorted(out, key=lambda e: tuple(int(x) for x in e[0].split(b"-")))
+
+
 async def final_records(redis: Any, prefix: str) -> list[tuple[bytes, dict[bytes, bytes]]]:
-    """The archive stream's entries of games that are over (finished or abandoned): the
+    """The archive streams' entries of games that are over (finished or abandoned): the
     "playing" records a game under way leaves at its checkpoints are left out."""
-    entries = await redis.xrange(f"{prefix}archive")
+    entries = await archive_entries(redis, prefix)
     return [e for e in entries if json.loads(e[1][b"record"])["status"] != "playing"]

@@ -7,14 +7,18 @@ record the room server would put on the archive stream, digests computed the sam
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import secrets
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from redis.exceptions import ResponseError
+
 from engines import registry
 from engines.rng import Rng
+from server.store import Keys
 
 T0 = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -161,10 +165,48 @@ def snapshot_of(record: dict[str, Any], upto: int) -> dict[str, Any]:
 
 
 async def push(redis: Any, stream: str, record: dict[str, Any] | bytes) -> bytes:
-    """XADD a record the way the room server does; the entry id."""
+    """XADD a record onto ``stream`` the way the room server does; the entry id."""
     data = record if isinstance(record, bytes) else encode(record)
     entry_id: bytes = await redis.xadd(stream, {"record": data})
     return entry_id
+
+
+async def put(redis: Any, prefix: str, record: dict[str, Any] | bytes) -> bytes:
+    """XADD a record onto the archive stream of its room, as the room server does (bytes
+    that are no record: onto the first stream); the entry id."""
+    keys = Keys(prefix)
+    stream = (
+        keys.archive_streams[0] if isinstance(record, bytes) else keys.archive_of(record["room"])
+    )
+    return await push(redis, stream, record)
+
+
+def every_stream(prefix: str) -> list[str]:
+    """Every archive stream, the older versions' one last."""
+    keys = Keys(prefix)
+    return [*keys.archive_streams, keys.archive_legacy]
+
+
+async def stream_state(redis: Any, prefix: str) -> tuple[int, int]:
+    """(entries in the archive streams, entries pending in their groups)."""
+    length = pending = 0
+    for stream in every_stream(prefix):
+        if not await redis.exists(stream):
+            continue
+        length += await redis.xlen(stream)
+        with contextlib.suppress(ResponseError):  # no group yet
+            pending += int((await redis.xpending(stream, Keys(prefix).archive_group))["pending"])
+    return length, pending
+
+
+async def dead_letters(redis: Any, prefix: str) -> list[tuple[str, dict[bytes, bytes]]]:
+    """Every dead letter, as (the archive stream it came from, its fields)."""
+    keys = Keys(prefix)
+    return [
+        (stream, fields)
+        for stream in every_stream(prefix)
+        for _, fields in await redis.xrange(keys.archive_dead(stream))
+    ]
 
 
 async def store(db: Any, record: dict[str, Any]) -> None:

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
-from archive_helpers import play_record, push, snapshot_of
+from archive_helpers import dead_letters, play_record, push, put, snapshot_of, stream_state
 from sqlalchemy import select
 
-from server.archive.archiver import Archiver, dead_letter_key
+from server.archive.archiver import Archiver
 from server.archive.db import Database
 from server.archive.models import Event, Game, Rating, Seat, User
 from server.store import Keys
@@ -45,18 +45,11 @@ async def snapshot(db: Database, game_id: str) -> dict[str, Any]:
     }
 
 
-async def stream_state(redis: aioredis.Redis, prefix: str) -> tuple[int, int]:
-    """(entries in the archive stream, entries pending in the group)."""
-    keys = Keys(prefix)
-    pending = await redis.xpending(keys.archive, keys.archive_group)
-    return await redis.xlen(keys.archive), int(pending["pending"])
-
-
 async def test_a_finished_game_is_archived_whole(
     redis_client: aioredis.Redis, redis_prefix: str, db: Database
 ) -> None:
     record = play_record(players=4, rounds=2)
-    await push(redis_client, Keys(redis_prefix).archive, record)
+    await put(redis_client, redis_prefix, record)
     done = await make(redis_client, db, redis_prefix).drain()
     assert done.error is None
     assert done.archived == [record["game_id"]]
@@ -93,14 +86,13 @@ async def test_the_same_record_twice_changes_nothing(
     redis_client: aioredis.Redis, redis_prefix: str, db: Database
 ) -> None:
     record = play_record(players=3, rounds=2)
-    stream = Keys(redis_prefix).archive
     archiver = make(redis_client, db, redis_prefix)
-    await push(redis_client, stream, record)
+    await put(redis_client, redis_prefix, record)
     assert (await archiver.drain()).archived == [record["game_id"]]
     before = await snapshot(db, record["game_id"])
 
-    await push(redis_client, stream, record)
-    await push(redis_client, stream, record)
+    await put(redis_client, redis_prefix, record)
+    await put(redis_client, redis_prefix, record)
     again = await archiver.drain()
     assert again.error is None and again.archived == []
     assert again.unchanged == [record["game_id"]] * 2
@@ -113,26 +105,25 @@ async def test_progressive_snapshots_merge_and_never_go_back(
 ) -> None:
     record = play_record(players=3, rounds=3)
     game_id = record["game_id"]
-    stream = Keys(redis_prefix).archive
     archiver = make(redis_client, db, redis_prefix)
 
-    await push(redis_client, stream, snapshot_of(record, 8))
+    await put(redis_client, redis_prefix, snapshot_of(record, 8))
     await archiver.drain()
     got = await snapshot(db, game_id)
     assert got["game"]["status"] == "playing" and got["game"]["seed"] is None
     assert len(got["events"]) == 8 and got["ratings"] == []
 
     # A longer snapshot, then a late shorter one: the log only grows.
-    await push(redis_client, stream, snapshot_of(record, 20))
-    await push(redis_client, stream, snapshot_of(record, 5))
+    await put(redis_client, redis_prefix, snapshot_of(record, 20))
+    await put(redis_client, redis_prefix, snapshot_of(record, 5))
     done = await archiver.drain()
     assert done.archived == [game_id] and done.unchanged == [game_id]
     got = await snapshot(db, game_id)
     assert got["game"]["last_version"] == 20 and len(got["events"]) == 20
 
     # The finished record completes it and rates it, once.
-    await push(redis_client, stream, record)
-    await push(redis_client, stream, snapshot_of(record, 12))
+    await put(redis_client, redis_prefix, record)
+    await put(redis_client, redis_prefix, snapshot_of(record, 12))
     await archiver.drain()
     got = await snapshot(db, game_id)
     assert got["game"]["status"] == "finished" and got["game"]["seed"] == record["seed"]
@@ -141,8 +132,8 @@ async def test_progressive_snapshots_merge_and_never_go_back(
     final = got
 
     # A late snapshot after the end changes nothing at all.
-    await push(redis_client, stream, snapshot_of(record, 25))
-    await push(redis_client, stream, record)
+    await put(redis_client, redis_prefix, snapshot_of(record, 25))
+    await put(redis_client, redis_prefix, record)
     assert (await archiver.drain()).archived == []
     assert await snapshot(db, game_id) == final
 
@@ -151,7 +142,7 @@ async def test_abandoned_games_are_kept_and_not_rated(
     redis_client: aioredis.Redis, redis_prefix: str, db: Database
 ) -> None:
     record = play_record(players=3, rounds=3, stop_after=10, status="abandoned")
-    await push(redis_client, Keys(redis_prefix).archive, record)
+    await put(redis_client, redis_prefix, record)
     assert (await make(redis_client, db, redis_prefix).drain()).archived == [record["game_id"]]
     got = await snapshot(db, record["game_id"])
     assert got["game"]["status"] == "abandoned" and got["game"]["seed"] == record["seed"]
@@ -168,9 +159,8 @@ async def test_only_two_or_more_humans_are_rated_and_only_them(
         users=[f"u-{secrets.token_hex(4)}", None, f"u-{secrets.token_hex(4)}", None],
         bots={1: "heuristic", 3: "random"},
     )
-    stream = Keys(redis_prefix).archive
-    await push(redis_client, stream, lone)
-    await push(redis_client, stream, pair)
+    await put(redis_client, redis_prefix, lone)
+    await put(redis_client, redis_prefix, pair)
     await make(redis_client, db, redis_prefix).drain()
 
     got = await snapshot(db, lone["game_id"])
@@ -188,10 +178,9 @@ async def test_ratings_accumulate_over_games(
     redis_client: aioredis.Redis, redis_prefix: str, db: Database
 ) -> None:
     users: list[str | None] = [f"u-{secrets.token_hex(4)}" for _ in range(3)]
-    stream = Keys(redis_prefix).archive
     records = [play_record(players=3, rounds=1, users=users) for _ in range(3)]
-    for record in records:
-        await push(redis_client, stream, record)
+    for record in records:  # one stream: the order of its entries is the order of rating
+        await push(redis_client, Keys(redis_prefix).archive_streams[0], record)
     await make(redis_client, db, redis_prefix).drain()
     got = await snapshot(db, records[-1]["game_id"])
     assert [r["games"] for r in got["ratings"]] == [3, 3, 3]
@@ -208,31 +197,37 @@ async def test_ratings_accumulate_over_games(
 async def test_records_that_cannot_be_stored_go_to_the_dead_letter_stream(
     redis_client: aioredis.Redis, redis_prefix: str, db: Database
 ) -> None:
+    """Each dead letter goes to its own stream's dead-letter stream (in that stream's slot:
+    on a cluster the move is one transaction on that stream's primary)."""
     keys = Keys(redis_prefix)
     good = play_record(players=2, rounds=1)
     no_seed = {**play_record(players=2, rounds=1), "seed": None}  # finished, seed withheld
-    await push(redis_client, keys.archive, b"{not json")
-    await push(redis_client, keys.archive, no_seed)
-    await push(redis_client, keys.archive, good)
+    await put(redis_client, redis_prefix, b"{not json")
+    await put(redis_client, redis_prefix, no_seed)
+    await put(redis_client, redis_prefix, good)
     done = await make(redis_client, db, redis_prefix).drain()
     assert done.error is None
     assert done.archived == [good["game_id"]] and len(done.dead) == 2
     assert await stream_state(redis_client, redis_prefix) == (0, 0)
-    dead = await redis_client.xrange(dead_letter_key(keys))
-    assert dead[0][1][b"record"] == b"{not json"
-    assert b"reveals its seed" in dead[1][1][b"error"]
-    assert json.loads(dead[1][1][b"record"])["game_id"] == no_seed["game_id"]
+    dead = await dead_letters(redis_client, redis_prefix)
+    assert len(dead) == 2
+    ((garbled_stream, _),) = [d for d in dead if d[1][b"record"] == b"{not json"]
+    assert garbled_stream == keys.archive_streams[0]
+    ((seedless_stream, seedless),) = [d for d in dead if d[1][b"record"] != b"{not json"]
+    assert seedless_stream == keys.archive_of(no_seed["room"])
+    assert b"reveals its seed" in seedless[b"error"]
+    assert json.loads(seedless[b"record"])["game_id"] == no_seed["game_id"]
     assert (await snapshot(db, no_seed["game_id"]))["game"] is None
 
 
+@pytest.mark.cluster
 async def test_entries_of_a_dead_consumer_are_claimed(
     redis_client: aioredis.Redis, redis_prefix: str, archive_url: str, db: Database
 ) -> None:
     """A node took entries and died before writing them: another archiver claims them."""
-    stream = Keys(redis_prefix).archive
     records = [play_record(players=2, rounds=1) for _ in range(3)]
     for record in records:
-        await push(redis_client, stream, record)
+        await put(redis_client, redis_prefix, record)
     dying = make(redis_client, "postgresql+asyncpg://postgres@127.0.0.1:1/none", redis_prefix)
     failed = await dying.run_once()
     await dying.db.close()
@@ -266,16 +261,17 @@ async def test_a_record_that_keeps_failing_while_postgres_answers_is_given_up(
         return await real(session, record, **options)
 
     monkeypatch.setattr(module, "save_record", flaky)
-    keys = Keys(redis_prefix)
-    await push(redis_client, keys.archive, cursed)
-    await push(redis_client, keys.archive, good)
+    stream = Keys(redis_prefix).archive_streams[0]  # the good one behind the cursed one
+    await push(redis_client, stream, cursed)
+    await push(redis_client, stream, good)
     archiver = make(redis_client, db, redis_prefix, max_strikes=3)
     passes = [await archiver.run_once() for _ in range(4)]
     assert [p.error is not None for p in passes] == [True, True, False, False]
     assert passes[2].dead and passes[2].archived == [good["game_id"]]
     assert await stream_state(redis_client, redis_prefix) == (0, 0)
-    dead = await redis_client.xrange(dead_letter_key(keys))
-    assert b"failed 3 times while the database answered" in dead[0][1][b"error"]
+    ((dead_stream, dead),) = await dead_letters(redis_client, redis_prefix)
+    assert dead_stream == stream
+    assert b"failed 3 times while the database answered" in dead[b"error"]
 
 
 @pytest.mark.cluster
@@ -286,7 +282,6 @@ async def test_archivers_on_several_nodes_share_the_stream(
     same players, duplicates and snapshots of one game included, lands exactly once."""
     users: list[str | None] = [f"u-{secrets.token_hex(4)}" for _ in range(3)]
     records = [play_record(players=3, rounds=2, users=users) for _ in range(6)]
-    stream = Keys(redis_prefix).archive
     archivers = [
         Archiver(redis_client, db, redis_prefix, consumer=f"node-{i}", batch=3, block_ms=20)
         for i in range(3)
@@ -296,9 +291,9 @@ async def test_archivers_on_several_nodes_share_the_stream(
     try:
         for record in records:
             for upto in (4, 9):
-                await push(redis_client, stream, snapshot_of(record, upto))
-            await push(redis_client, stream, record)
-            await push(redis_client, stream, record)
+                await put(redis_client, redis_prefix, snapshot_of(record, upto))
+            await put(redis_client, redis_prefix, record)
+            await put(redis_client, redis_prefix, record)
         await archivers[0].ensure_group()
         for _ in range(400):
             if await stream_state(redis_client, redis_prefix) == (0, 0):
@@ -313,3 +308,97 @@ async def test_archivers_on_several_nodes_share_the_stream(
         assert got["game"]["status"] == "finished"
         assert len(got["events"]) == len(record["events"])
     assert [r["games"] for r in got["ratings"]] == [6, 6, 6]
+
+
+@pytest.mark.cluster
+async def test_a_quiet_stream_never_holds_up_another(
+    redis_client: aioredis.Redis, redis_prefix: str, db: Database
+) -> None:
+    """Each stream is read in a lane of its own: with every lane waiting (a minute) for
+    new entries, a record on any one stream is archived at once -- a reader going round
+    the streams one blocking read at a time would sit out the minute on each empty one."""
+    records = [play_record(players=2, rounds=1) for _ in range(12)]
+    keys = Keys(redis_prefix)
+    assert len({keys.archive_of(r["room"]) for r in records}) > 1  # several streams
+    archiver = make(redis_client, db, redis_prefix, block_ms=60_000)
+    await archiver.ensure_group()
+    archiver.start()
+    try:
+        for _ in range(200):  # every lane is in its blocking read
+            if all(lane.reading for lane in archiver.lanes if not lane.legacy):
+                break
+            await asyncio.sleep(0.01)
+        for record in records:
+            await put(redis_client, redis_prefix, record)
+        for _ in range(400):  # bounded well below the minute
+            if await stream_state(redis_client, redis_prefix) == (0, 0):
+                break
+            await asyncio.sleep(0.025)
+        assert await stream_state(redis_client, redis_prefix) == (0, 0)
+    finally:
+        await archiver.stop()
+    for record in records:
+        assert (await snapshot(db, record["game_id"]))["game"]["status"] == "finished"
+
+
+@pytest.mark.cluster
+async def test_records_left_on_the_older_single_stream_are_archived(
+    redis_client: aioredis.Redis, redis_prefix: str, db: Database
+) -> None:
+    """Upgrade: an older node's one stream (``archive``) still has records -- one taken by
+    an older archiver that died, one new, one that cannot be stored -- and more come while
+    older nodes still run: the new archivers read it as one more stream, its dead letters
+    where they always were."""
+    keys = Keys(redis_prefix)
+    taken, fresh, later = (play_record(players=2, rounds=1) for _ in range(3))
+    seedless = {**play_record(players=2, rounds=1), "seed": None}
+    await redis_client.xgroup_create(keys.archive_legacy, keys.archive_group, mkstream=True)
+    await push(redis_client, keys.archive_legacy, taken)
+    await redis_client.xreadgroup(keys.archive_group, "old-node", {keys.archive_legacy: ">"})
+    await push(redis_client, keys.archive_legacy, fresh)
+    await push(redis_client, keys.archive_legacy, seedless)
+
+    done = await make(redis_client, db, redis_prefix, claim_idle_ms=0).drain()
+    assert sorted(done.archived) == sorted([taken["game_id"], fresh["game_id"]])
+    assert await stream_state(redis_client, redis_prefix) == (0, 0)
+    ((dead_stream, dead),) = await dead_letters(redis_client, redis_prefix)
+    assert dead_stream == keys.archive_legacy and b"reveals its seed" in dead[b"error"]
+    assert await redis_client.exists(f"{{{keys.archive_legacy}}}:dead")  # as it was
+
+    # A running archiver looks for the older stream again (it is never created here).
+    await redis_client.delete(keys.archive_legacy)
+    archiver = make(redis_client, db, redis_prefix, block_ms=50, legacy_poll=0.05)
+    archiver.start()
+    try:
+        await push(redis_client, keys.archive_legacy, later)  # an older node, still running
+        for _ in range(400):
+            if (await snapshot(db, later["game_id"]))["game"] is not None:
+                break
+            await asyncio.sleep(0.025)
+    finally:
+        await archiver.stop()
+    assert (await snapshot(db, later["game_id"]))["game"]["status"] == "finished"
+    assert await stream_state(redis_client, redis_prefix) == (0, 0)
+
+
+@pytest.mark.cluster
+async def test_the_backlog_counts_every_stream_and_every_dead_letter(
+    redis_client: aioredis.Redis, redis_prefix: str
+) -> None:
+    """``/metrics`` reads the backlog, its oldest record and the dead letters over every
+    archive stream (the older one too), not one."""
+    from server.store import Store
+
+    keys = Keys(redis_prefix)
+    store = Store(redis_client, keys)
+    assert await store.archive_backlog() == (0, None, 0)
+    records = [play_record(players=2, rounds=1) for _ in range(6)]
+    first = await put(redis_client, redis_prefix, records[0])
+    for record in records[1:]:
+        await put(redis_client, redis_prefix, record)
+    await push(redis_client, keys.archive_legacy, play_record(players=2, rounds=1))
+    await redis_client.xadd(keys.archive_dead(keys.archive_of(records[0]["room"])), {"e": "x"})
+    await redis_client.xadd(keys.archive_dead(keys.archive_legacy), {"e": "y"})
+    length, oldest, dead = await store.archive_backlog()
+    assert (length, dead) == (7, 2)
+    assert oldest == int(first.split(b"-")[0])

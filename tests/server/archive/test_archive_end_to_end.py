@@ -8,13 +8,12 @@ import json
 from typing import Any
 
 import pytest
-from tortuga_client import Node, autoplay, seat_players
+from tortuga_client import Node, archive_entries, autoplay, seat_players
 
 from server.archive import history
 from server.archive.archiver import Archiver
 from server.archive.commands import verify
 from server.archive.db import Database
-from server.store import Keys
 
 
 @pytest.mark.parametrize(
@@ -45,7 +44,7 @@ async def test_a_game_played_on_the_server_is_archived_verified_and_rated(
         60,
     )
     for _ in range(100):  # the final record is written just after the last step
-        entries = await redis_client.xrange(Keys(redis_prefix).archive)
+        entries = await archive_entries(redis_client, redis_prefix)
         if any(json.loads(f[b"record"])["status"] == "finished" for _, f in entries):
             break
         await asyncio.sleep(0.05)

@@ -11,14 +11,13 @@ import time
 from collections.abc import Awaitable, Callable
 
 import redis.asyncio as aioredis
-from archive_helpers import play_record, push
+from archive_helpers import play_record, put, stream_state
 from pg_gate import PgGate
 from sqlalchemy import func, select
 
 from server.archive.archiver import Archiver
 from server.archive.db import Database
 from server.archive.models import Event, Game, Rating
-from server.store import Keys
 
 
 async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 15.0) -> None:
@@ -49,15 +48,12 @@ async def games_played(db: Database, users: list[str]) -> dict[str, int]:
 
 
 async def pending(redis: aioredis.Redis, prefix: str) -> tuple[int, int]:
-    keys = Keys(prefix)
-    info = await redis.xpending(keys.archive, keys.archive_group)
-    return await redis.xlen(keys.archive), int(info["pending"])
+    return await stream_state(redis, prefix)
 
 
 async def test_postgres_outage_delays_archiving_and_loses_nothing(
     redis_client: aioredis.Redis, redis_prefix: str, archive_url: str, db: Database
 ) -> None:
-    stream = Keys(redis_prefix).archive
     users: list[str | None] = [f"u-{secrets.token_hex(4)}" for _ in range(3)]
     humans = [u for u in users if u]
     gate = await PgGate(archive_url).start()  # closed: Postgres is unreachable
@@ -74,7 +70,7 @@ async def test_postgres_outage_delays_archiving_and_loses_nothing(
     try:
         first = [play_record(players=3, rounds=2, users=users) for _ in range(4)]
         for record in first:
-            await push(redis_client, stream, record)
+            await put(redis_client, redis_prefix, record)
 
         # Postgres down: the archiver has taken the entries, failed, and keeps them pending.
         await eventually(lambda: _true(archiver.failures >= 3))
@@ -95,8 +91,8 @@ async def test_postgres_outage_delays_archiving_and_loses_nothing(
         gate.close()
         second = [play_record(players=3, rounds=1, users=users) for _ in range(2)]
         for record in second:
-            await push(redis_client, stream, record)
-        await push(redis_client, stream, first[0])  # and a duplicate of an archived game
+            await put(redis_client, redis_prefix, record)
+        await put(redis_client, redis_prefix, first[0])  # and a duplicate of an archived game
         failures = archiver.failures
         await eventually(lambda: _true(archiver.failures >= failures + 2))
         assert await archived(db, [r["game_id"] for r in second]) == {}
