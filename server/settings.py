@@ -23,6 +23,16 @@ def _float(name: str, default: float) -> float:
     return float(value) if value is not None else default
 
 
+MIN_ADMIN_TOKEN = 32  # characters: a token from ``secrets.token_urlsafe(24)`` or longer
+
+
+def _admin_token(value: str) -> str:
+    """TORTUGA_ADMIN_TOKEN, refused at start-up when it is too short to be a secret."""
+    if value and len(value) < MIN_ADMIN_TOKEN:
+        raise SystemExit(f"TORTUGA_ADMIN_TOKEN: at least {MIN_ADMIN_TOKEN} characters")
+    return value
+
+
 def _int(name: str, default: int) -> int:
     value = _env(name)
     return int(value) if value is not None else default
@@ -62,6 +72,10 @@ class Settings:
     # ``/metrics`` answers a request bearing this token (Prometheus' ``authorization``
     # setting) or a live admin session; empty: admin sessions only.
     metrics_token: str = field(default="", repr=False)
+    # An admin token for automation (scripts, CI): a request bearing it acts as the admin
+    # ``automation`` (server/admin/routes.py), audited as such; empty: no such token. At
+    # least ``MIN_ADMIN_TOKEN`` characters (``from_env`` refuses a shorter one).
+    admin_token: str = field(default="", repr=False)
     node_id: str = field(default_factory=lambda: secrets.token_hex(4))
     # Tokens (server/auth.py): how long one lives, and how old one in use gets before the
     # server hands out a fresh one (HTTP header X-Tortuga-Token, the websocket's hello).
@@ -139,6 +153,7 @@ class Settings:
             admin_logins_per_name=_int("TORTUGA_ADMIN_LOGINS_PER_NAME", 5),
             admin_logins_per_address=_int("TORTUGA_ADMIN_LOGINS_PER_ADDRESS", 20),
             metrics_token=_env("TORTUGA_METRICS_TOKEN", "") or "",
+            admin_token=_admin_token(_env("TORTUGA_ADMIN_TOKEN", "") or ""),
             node_id=_env("TORTUGA_NODE_ID") or secrets.token_hex(4),
             token_ttl_seconds=_float("TORTUGA_TOKEN_TTL_SECONDS", 30 * 24 * 3600.0),
             token_refresh_seconds=_float("TORTUGA_TOKEN_REFRESH_SECONDS", 24 * 3600.0),

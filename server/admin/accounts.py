@@ -17,6 +17,9 @@ from server.archive.db import Database
 from server.archive.models import Admin, AdminSession
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{1,63}$")
+# The admin the environment's token acts as (server/admin/routes.py): no account may take
+# the name, so the audit's "automation" rows are the token's only.
+RESERVED = frozenset({"automation"})
 MIN_PASSWORD = 12
 
 _hasher = PasswordHasher()
@@ -33,6 +36,8 @@ def check_name(name: str) -> str:
         raise AdminError(
             "an admin name is 2-64 characters: lower-case letters, digits, '.', '_', '-'"
         )
+    if name in RESERVED:
+        raise AdminError(f"{name!r} is the environment token's name (TORTUGA_ADMIN_TOKEN)")
     return name
 
 

@@ -9,6 +9,7 @@ is written to the audit (server/admin/audit.py).
 
 from __future__ import annotations
 
+import hmac
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -30,6 +31,7 @@ WINDOW_SECONDS = 900.0  # login attempts refill over this long
 MAX_BODY = 4096
 MAX_ANNOUNCEMENT = 500  # characters
 CLOSED_BY_ADMIN = "admin"  # an abandoned game's ``reason`` when an admin closed it
+AUTOMATION = "automation"  # the admin of TORTUGA_ADMIN_TOKEN (accounts.RESERVED)
 
 
 class Login(msgspec.Struct, forbid_unknown_fields=True):
@@ -90,12 +92,20 @@ async def login(request: Request) -> Response:
     token = await sessions.open_session(db, name, settings.admin_session_seconds, _address(request))
     await audit.write(db, name, "login", details={"address": _address(request)})
     session = await sessions.lookup(db, token)
-    return JSONResponse(
-        {"token": token, "admin": name, "expires_at": session.expires_at.isoformat()}
-    )
+    expires = session.expires_at.isoformat() if session.expires_at is not None else None
+    return JSONResponse({"token": token, "admin": name, "expires_at": expires})
 
 
 Handler = Callable[[Request, sessions.Session], Awaitable[Response]]
+
+
+def _automation(request: Request, token: str) -> sessions.Session | None:
+    """The session of the environment's admin token (TORTUGA_ADMIN_TOKEN) when ``token`` is
+    it (a constant-time comparison); None when it is not, or when no such token is set."""
+    expected = _services(request).settings.admin_token
+    if expected and hmac.compare_digest(token.encode(), expected.encode()):
+        return sessions.Session(AUTOMATION, "", None, automation=True)
+    return None
 
 
 def admin_only(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
@@ -104,7 +114,7 @@ def admin_only(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
     async def route(request: Request) -> Response:
         try:
             token = sessions.bearer(request.headers.get("authorization"))
-            session = await sessions.lookup(_db(request), token)
+            session = _automation(request, token) or await sessions.lookup(_db(request), token)
         except sessions.NotAdmin as exc:
             return _error(401, "not-admin", str(exc))
         return await handler(request, session)
@@ -113,6 +123,8 @@ def admin_only(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
 
 
 async def logout(request: Request, session: sessions.Session) -> Response:
+    if session.automation:
+        return _error(400, "not-a-session", "the environment's admin token cannot sign out")
     db = _db(request)
     await sessions.revoke(db, session)
     await audit.write(db, session.admin, "logout")
@@ -120,7 +132,8 @@ async def logout(request: Request, session: sessions.Session) -> Response:
 
 
 async def me(request: Request, session: sessions.Session) -> Response:
-    return JSONResponse({"admin": session.admin, "expires_at": session.expires_at.isoformat()})
+    expires = session.expires_at.isoformat() if session.expires_at is not None else None
+    return JSONResponse({"admin": session.admin, "expires_at": expires})
 
 
 def _int(value: str | None, default: int | None, low: int, high: int) -> int | None:

@@ -28,9 +28,13 @@ class NotAdmin(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Session:
+    """A live admin session; ``automation``: the environment's admin token (no expiry,
+    nothing to revoke: it ends when the token is taken out of the environment)."""
+
     admin: str
     digest: str
-    expires_at: datetime
+    expires_at: datetime | None
+    automation: bool = False
 
 
 def _digest(token: str) -> str:

@@ -477,6 +477,7 @@ export default {
   "error.bad-options": "Those game options are not possible.",
   "error.bad-name": "Choose a name of 1 to 32 letters.",
   "error.bad-login": "Wrong admin name or password, or a disabled account.",
+  "error.not-a-session": "The environment's admin token does not sign out: take it out of the environment.",
   "error.not-admin": "Sign in as an admin first.",
   "error.too-large": "The request is too large.",
   "error.lobby-locked": "No new rooms for now: the site's operators have locked the lobby. Games under way go on.",

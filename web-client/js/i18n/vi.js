@@ -477,6 +477,7 @@ export default {
   "error.bad-options": "Các tùy chọn đó không hợp lệ.",
   "error.bad-name": "Hãy chọn tên dài từ 1 đến 32 ký tự.",
   "error.bad-login": "Sai tên quản trị hoặc mật khẩu, hoặc tài khoản đã bị khóa.",
+  "error.not-a-session": "Mã quản trị từ biến môi trường không đăng xuất được: hãy gỡ nó khỏi môi trường.",
   "error.not-admin": "Hãy đăng nhập với tư cách quản trị trước.",
   "error.too-large": "Yêu cầu quá lớn.",
   "error.lobby-locked": "Tạm thời không mở phòng mới: ban quản trị đã khóa sảnh. Các trận đang chơi vẫn tiếp tục.",
