@@ -82,6 +82,9 @@ class State(msgspec.Struct, array_like=True, frozen=True):
     # Per round played: each seat's crowns at its end, the Captain token included (public:
     # every card a player owns was seen when it was taken). The game-over chart.
     tallies: tuple[tuple[int, ...], ...] = ()
+    # Where this round's Loot row starts in the Loot pile as shuffled at the start: Red's
+    # draws take Loot cards between the rows (public: every Loot card drawn was seen).
+    loot_at: int = 0
 
 
 ENCODER = msgspec.msgpack.Encoder()

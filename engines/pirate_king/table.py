@@ -16,6 +16,7 @@ from engines.pirate_king.cards import (
     CARDS,
     CROWNS,
     LOOT,
+    LOOT_IDS,
     MAPS,
     MONSTER_IDS,
     Card,
@@ -110,6 +111,7 @@ class Table:
         self.winner = s.winner
         self.made: list[tuple[int, ...]] = list(s.made) or [() for _ in range(s.players)]
         self.tallies = list(s.tallies)
+        self.loot_at = s.loot_at
 
     def freeze(self) -> State:
         return State(
@@ -139,6 +141,7 @@ class Table:
             winner=self.winner,
             made=tuple(self.made),
             tallies=tuple(self.tallies),
+            loot_at=self.loot_at,
         )
 
     # -- seats -------------------------------------------------------------------------
@@ -401,6 +404,7 @@ class Table:
         take = monster_row_size(self.players)
         self.monster_row, self.monster_pile = self.monster_pile[:take], self.monster_pile[take:]
         take = loot_row_size(self.players)
+        self.loot_at = len(LOOT_IDS) - len(self.loot_pile)
         self.loot_row, self.loot_pile = self.loot_pile[:take], self.loot_pile[take:]
         self.ranking = []
         self.picks = 0

@@ -110,6 +110,7 @@ def seat_view(game: PirateKing, state: State, seat: int | None) -> dict[str, JSO
         ),
         "monster_row": [NAMES[c] for c in state.monster_row],
         "loot_row": [NAMES[c] for c in state.loot_row],
+        "loot_at": state.loot_at,  # the row's place in the Loot pile as first shuffled
         "monster_pile": len(state.monster_pile),
         "loot_pile": len(state.loot_pile),
         "box": [NAMES[c] for c in state.box],

@@ -184,3 +184,79 @@ def test_the_badge_checks_every_card_drawn_from_a_reshuffled_pile(
             assert [r["round"] for r in bad["rounds"] if not r["ok"]] == [int(round_)], what
     finally:
         page.close()
+
+
+def test_the_table_offers_a_take_back_only_where_the_server_allows_it(
+    web_only_url: str, chromium: Any
+) -> None:
+    """docs/CLIENT.md `mayTakeBack`: "false when the move revealed something". Over random
+    games, every open move the table would offer to take back reveals nothing by the
+    server's rule (`reveals_nothing`: the refusal `takeback-reveals`), and some are offered
+    (a Pirate picked, a Monster or Loot taken, a tie ordered...)."""
+    from server.steps import reveals_nothing
+
+    game = PirateKing()
+    rng = Rng(b"pirate-king-take-back", "test")
+    cases: list[tuple[Any, Any, bool]] = []
+    for players in (2, 4):
+        state = game.start(game.options({}), players, bytes(range(players, players + 32)))
+        while not game.prompt(state).over:
+            prompt = game.prompt(state)
+            if prompt.sealed:
+                state = game.step(
+                    state, {s: rng.choice(game.legal(state, s)) for s in prompt.seats}
+                )
+                continue
+            (seat,) = prompt.seats[:1]
+            before, state = state, game.step(state, {seat: rng.choice(game.legal(state, seat))})
+            ok = reveals_nothing(game, before, state, seat, players)
+            cases.append((game.view(before, seat), game.view(state, seat), ok))
+    page = chromium.new_page()
+    try:
+        page.goto(web_only_url + "/rules/pirate-king")
+        offered = page.evaluate(
+            """async (cases) => {
+              const mod = (await import('/static/js/games/pirate-king/module.js')).default;
+              return cases.map(([before, after]) => mod.mayTakeBack(before, after));
+            }""",
+            [[b, a] for b, a, _ in cases],
+        )
+    finally:
+        page.close()
+    wrong = [
+        (b["phase"], a["phase"])
+        for (b, a, ok), o in zip(cases, offered, strict=True)
+        if o and not ok
+    ]
+    assert not wrong, wrong
+    assert sum(offered) >= 10 and sum(ok for _, _, ok in cases) > sum(offered) // 2
+
+
+def test_the_badge_holds_over_random_games(web_only_url: str, chromium: Any) -> None:
+    """Whatever is played -- Red drawing Loot between two rows, Wilson given and left,
+    Choose discarding, Looks reordering, piles made again and again -- an honest game gets
+    the badge, for a seat and for a spectator (games of random moves, 2 to 5 players;
+    the 5-player one has Red draw before a later row is dealt)."""
+    import hashlib
+
+    game = PirateKing()
+    page = chromium.new_page()
+    try:
+        page.goto(web_only_url + "/rules/pirate-king")
+        for players, g in ((2, 4), (3, 1), (4, 6), (5, 7)):
+            seed = bytes([g]) * 32
+            rng = Rng(seed, "stress")
+            state = game.start(game.options({}), players, seed)
+            states = [state]
+            while game.outcome(state) is None:
+                prompt = game.prompt(state)
+                seats = prompt.seats if prompt.sealed else prompt.seats[:1]
+                state = game.step(state, {s: rng.choice(game.legal(state, s)) for s in seats})
+                states.append(state)
+            digest = hashlib.sha256(seed).hexdigest()
+            for seat in (0, None):
+                views = [game.view(s, seat) for s in states]
+                out = page.evaluate(CHECK, [views, seed.hex(), digest, players, seat, None])
+                assert out["result"]["ok"], (players, seat, out["result"]["rounds"])
+    finally:
+        page.close()

@@ -177,3 +177,137 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
     finally:
         for person in (alice, carol):
             person.close()
+
+
+EFFECT_KEYS = ("stack", "flip-", "choose-", "retrieve-", "give-", "reclaim", "leave", "pass")
+
+
+def _act(person: Person, policy: str, favourite: str) -> str:
+    """Do what the page asks: pick ``favourite`` if it is left; at a beat, ``policy``
+    "careful" reveals under two curses, "reckless" always reveals, "quick" stops; any other
+    prompt: its first choice. Returns the data-key clicked, or "wait" / "retry" / "over"."""
+    page = person.page
+    if page.locator(".gameover").count():
+        return "over"
+    buttons = page.locator(".pk-prompt button:not([disabled])")
+    if not buttons.count():
+        return "wait"
+    try:
+        if page.locator(f".pk-prompt button[data-key='pick-{favourite}']").count():
+            page.click(f".pk-prompt button[data-key='pick-{favourite}']", timeout=1000)
+            return f"pick-{favourite}"
+        if page.locator(".pk-prompt button[data-key='stop']").count():
+            me = page.locator(".pk-seat.me")
+            curses = int(me.locator("[data-stat='curses']").get_attribute("data-curses") or 0)
+            key = {"careful": "reveal" if curses < 2 else "stop", "reckless": "reveal"}
+            page.click(f".pk-prompt button[data-key='{key.get(policy, 'stop')}']", timeout=1000)
+            return key.get(policy, "stop")
+        for i in range(buttons.count()):
+            key = buttons.nth(i).get_attribute("data-key") or ""
+            if not key.startswith(SKIP_KEYS):
+                buttons.nth(i).click(timeout=1000)
+                return key
+    except Exception:
+        return "retry"
+    return "wait"
+
+
+def test_four_seats_two_people_two_bots(site: str, chromium: Any, screenshot_dir: Path) -> None:
+    """The issue's table at a full table: two people in their own browsers (a desktop and a
+    phone) and two bots. Each sees whose turn it is, the "1, 2, 3!" held for everyone, their
+    own play zone, the curses warning at two, a sunk player greyed out; each answers an
+    effect prompt of their own (Violette's Choose, Wilson's Give / reclaim, a Look); at the
+    end the verified badge (piles reshuffled during play included) and the crowns chart."""
+    alice = Person(chromium, site, "Alice", viewport=DESKTOP)
+    bob = Person(chromium, site, "Bob", viewport=PHONE, device_scale_factor=1, is_mobile=True)
+    people = (alice, bob)
+    try:
+        alice.open("/")
+        alice.choose_name()
+        page = alice.page
+        page.wait_for_selector("form[aria-label='create a room']")
+        page.select_option("#game", "pirate-king")
+        page.fill("#seats", "4")
+        page.get_by_role("button", name="Create the room").click()
+        page.wait_for_selector("ol.seats li.me")
+        bob.page.goto(alice.invite_link())
+        bob.choose_name()
+        bob.sit_anywhere()
+        alice.add_bot("heuristic")
+        alice.add_bot("random")
+        bob.ready()
+        alice.ready()
+        alice.page.get_by_role("button", name="Start the game").click()
+        for person in people:
+            person.page.wait_for_selector(".table-area")
+        assert alice.my_seat() != bob.my_seat()
+        # The first "1, 2, 3!" is held 1.2 s, long enough to be photographed on both pages;
+        # then 0.2 s (frames wait in order behind a held moment).
+        for person in people:
+            person.page.evaluate("() => localStorage.setItem('tortuga.holdMs', '1200')")
+
+        plan = {alice.name: ("careful", "violette"), bob.name: ("reckless", "wilson")}
+        effects: dict[str, list[str]] = {alice.name: [], bob.name: []}
+        shots: set[str] = set()
+
+        def shoot(person: Person, name: str) -> None:
+            if name not in shots:
+                shots.add(name)
+                person.shot(screenshot_dir, name)
+
+        for _ in range(4000):
+            states = []
+            for person in people:
+                page = person.page
+                banner = f"pirate-king-4p-123-{person.name.lower()}"
+                if banner not in shots and page.locator(".pk-beat").count():
+                    page.wait_for_timeout(300)  # the banner has popped in
+                    shoot(person, banner)
+                    if all(f"pirate-king-4p-123-{p.name.lower()}" in shots for p in people):
+                        for p in people:
+                            p.page.evaluate("() => localStorage.setItem('tortuga.holdMs', '200')")
+                if page.locator(".pk-seat.me.danger").count():
+                    shoot(person, f"pirate-king-4p-warning-{person.name.lower()}")
+                if page.locator(".pk-seat.sunk").count():
+                    shoot(person, f"pirate-king-4p-sunk-{person.name.lower()}")
+                prompt = page.locator(".pk-prompt button:not([disabled])")
+                keys = prompt.evaluate_all("bs => bs.map((b) => b.dataset.key || '')")
+                if any(k.startswith(EFFECT_KEYS) for k in keys):
+                    shoot(person, f"pirate-king-4p-effect-{person.name.lower()}")
+                policy, favourite = plan[person.name]
+                done = all(effects.values()) and len(shots) >= 6
+                did = _act(person, "quick" if done else policy, favourite)
+                if did.startswith(EFFECT_KEYS):
+                    effects[person.name].append(did)
+                states.append(did)
+            if all(s == "over" for s in states):
+                break
+            if all(s in ("wait", "retry", "over") for s in states):
+                alice.page.wait_for_timeout(30)
+        else:
+            raise AssertionError(f"{effects} {shots}\n{alice.page.inner_text('main')[:2000]}")
+        assert effects[alice.name] and effects[bob.name], effects
+        for person in people:
+            name = person.name.lower()
+            assert f"pirate-king-4p-123-{name}" in shots, shots
+            try:
+                person.page.wait_for_selector("[data-verified='1']", timeout=15000)
+            except Exception as exc:
+                seen = person.page.evaluate(
+                    "() => Object.entries(localStorage).filter(([k]) => k.includes('seen'))"
+                )
+                raise AssertionError(f"{person.page.inner_text('.gameover')}\n{seen}") from exc
+            # The crowns after each round, drawn for everyone at the end.
+            person.page.wait_for_selector("figure.chart svg")
+            assert person.page.locator(".chart-legend li").count() == 4
+        assert any(s.startswith("pirate-king-4p-sunk") for s in shots), shots
+        assert alice.final_scores() == bob.final_scores()
+        alice.shot(screenshot_dir, "pirate-king-4p-game-over")
+        bob.shot(screenshot_dir, "pirate-king-4p-game-over-phone")
+        assert bob.page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        for person in people:
+            assert person.page.locator("main .error-box").count() == 0
+            assert not [e for e in person.errors if "WebSocket" not in e], person.errors
+    finally:
+        for person in people:
+            person.close()

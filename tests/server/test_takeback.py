@@ -229,3 +229,33 @@ def test_what_a_move_reveals() -> None:
         assert seen["refused"] and seen["mid"], (players, seen)
         if players > 2:
             assert seen["closing"], seen
+
+
+async def test_pirate_king_takes_back_a_pick_but_not_the_start(
+    two: list[Node], redis_client: Any, redis_prefix: str
+) -> None:
+    """Issue 12, "take-back where it reveals nothing", for Pirate King!: a Pirate picked (an
+    open move, public) can be taken back -- every Pirate is offered again; the last pick
+    starts the game and every seat's first card comes into view, so it stands."""
+    table = await started(
+        two, 2, game="pirate-king", options={}, takeback=True, deadlines={"move": 600}
+    )
+    clients = table.clients
+    mover, frame = owner(clients)
+    assert frame["view"]["phase"] == "pick" and len(frame["view"]["pirates"]) == 10
+    v2 = await play(clients[mover], frame)
+    assert len(latest(clients[mover])["view"]["pirates"]) == 9
+    assert (await clients[mover].call("takeback", version=v2))["type"] == "ok"
+    for client in clients:
+        event = await client.has_version(v2 + 1)
+        assert event["event"]["kind"] == "takeback" and event["event"]["undoes"] == v2
+        assert event["view"]["pirates"] == frame["view"]["pirates"]
+        assert event["view"]["prompt"]["seats"] == [mover]
+    mover, frame = owner(clients)
+    await play(clients[mover], frame, pick=3)
+    last, frame = owner(clients)
+    v = await play(clients[last], frame)
+    assert latest(clients[last])["view"]["round"] == 1
+    await refused(
+        clients[last], redis_client, redis_prefix, "takeback-reveals", "takeback", version=v
+    )

@@ -191,3 +191,29 @@ def test_the_first_pile_names_no_starting_card_before_it_is_seen() -> None:
         assert made["n"] == 0 and made["from"] is None
         first = names([s.zones[seat][0].card])[0]
         assert made["drawn"] == [first] + [None] * len(s.piles[seat])
+
+
+def test_the_loot_row_says_where_it_starts_in_the_loot_pile() -> None:
+    """Round start: "Reveal 2 Monster cards and as many Loot cards as there are players";
+    Red's "Draw the top card of the Loot pile" takes Loot cards between two rows. The view
+    says where the row starts in the Loot pile as shuffled at the start (`loot_at`), so the
+    badge finds it in `Rng(seed, "loot")` whatever Red drew. (A 5-player game of random
+    moves in which Red draws.)"""
+    from engines.pirate_king.cards import LOOT_IDS
+
+    seed = bytes([7]) * 32
+    rng = Rng(seed, "stress")
+    s = GAME.start(GAME.options({}), 5, seed)
+    order = names(Rng(seed, "loot").shuffled(LOOT_IDS))
+    shifted = False
+    while GAME.outcome(s) is None:
+        prompt = GAME.prompt(s)
+        seats = prompt.seats if prompt.sealed else prompt.seats[:1]
+        s = GAME.step(s, {x: rng.choice(GAME.legal(s, x)) for x in seats})
+        view = GAME.view(s, None)
+        if view["phase"] == "play" and view["beat"] == 1:
+            at = view["loot_at"]
+            assert view["loot_row"] == order[at : at + 5]
+            assert at >= (s.round - 1) * 5
+            shifted = shifted or at > (s.round - 1) * 5
+    assert shifted  # Red drew before a later row was dealt

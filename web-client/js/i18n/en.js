@@ -735,7 +735,7 @@ export default {
   "pk.card.wilson": "Wilson the Castaway",
   "pk.card.yellow": "Inquisitor Yellow",
   "pk.cards_col": "On cards",
-  "pk.checked": {"one": "the {count} deal you saw (the Captain, the rows, the first cards)", "other": "the {count} deals you saw (the Captain, the rows, the first cards)"},
+  "pk.checked": {"one": "the {count} deal you saw (the Captain, the rows, every card drawn from a pile)", "other": "the {count} deals you saw (the Captain, the rows, every card drawn from a pile)"},
   "pk.choices_revealed": "Choices revealed: {list}",
   "pk.choose.hint": "Reveal one of your top two cards; the other is discarded.",
   "pk.choose.title": "{card}: choose the card to reveal",

@@ -735,7 +735,7 @@ export default {
   "pk.card.wilson": "Wilson kẻ bị bỏ rơi",
   "pk.card.yellow": "Thẩm tra Yellow",
   "pk.cards_col": "Trên lá bài",
-  "pk.checked": {"other": "{count} lần chia bạn đã thấy (Thuyền trưởng, các hàng, lá đầu tiên)"},
+  "pk.checked": {"other": "{count} lần chia bạn đã thấy (Thuyền trưởng, các hàng, mọi lá rút từ chồng bài)"},
   "pk.choices_revealed": "Lựa chọn đã mở: {list}",
   "pk.choose.hint": "Lật một trong hai lá trên cùng; lá còn lại bị bỏ.",
   "pk.choose.title": "{card}: chọn lá để lật",

@@ -2,7 +2,8 @@
 // engine's named Rng streams (engines/pirate_king/README.md, "Randomness"):
 //   captain            Rng(seed, "captain").below(players): the first Captain;
 //   monsters / loot    each pile shuffled once at the start (card order); round r shows the
-//                      next 2 Monsters and the next `players` Loot (2 players: 4);
+//                      next 2 Monsters and the next `players` Loot (2 players: 4), the
+//                      Loot row from `loot_at` in the view (Red's draws come between rows);
 //   pile:<seat>:0      the first pile of a seat, its starting deck and Pirate in card order,
 //                      shuffled: its top card is the seat's first card of round 1;
 //   pile:<seat>:<n>    the n-th pile made from the seat's discard (face up, so public) in card
@@ -27,9 +28,12 @@ export async function dealFromSeed(seed, players, opts = {}) {
   const piles = new Map();  // the same pile is recorded in several rounds: shuffled once
   return {
     captain,
-    rows: (round) => ({
+    /** Round `round`'s rows; its Loot row starts at `lootAt` (Red's draws take Loot cards
+     * between rows; without Red, (round - 1) * L). */
+    rows: (round, lootAt = (round - 1) * L) => ({
       monsters: monsters.slice((round - 1) * MONSTER_ROW, round * MONSTER_ROW),
-      loot: loot.slice((round - 1) * L, round * L),
+      // Never before the rows already dealt: a view cannot move a row back.
+      loot: Number.isInteger(lootAt) && lootAt >= (round - 1) * L ? loot.slice(lootAt, lootAt + L) : [null],
     }),
     async firstCard(seat, pirate) {
       return (await this.pile(seat, 0, pirate))[0];
@@ -72,7 +76,7 @@ export function dealSeen(view) {
         if (s.status !== "sunk" && top && top.given_by === null && s.pirate) first[s.seat] = [s.pirate, top.card];
       }
     }
-    Object.assign(out, { monsters: view.monster_row, loot: view.loot_row, first });
+    Object.assign(out, { monsters: view.monster_row, loot: view.loot_row, lootAt: view.loot_at, first });
   }
   for (const s of view.table) {
     const made = s.made;
@@ -110,7 +114,7 @@ export async function checkSeen(dealt, seen) {
     if (round === 0) ok = what.captain === dealt.captain;
     else {
       if (what.monsters || what.loot) {
-        const rows = dealt.rows(round);
+        const rows = dealt.rows(round, what.lootAt ?? undefined);
         ok = same(rows.monsters, what.monsters || []) && same(rows.loot, what.loot || []);
       }
       for (const [seat, [pirate, first]] of Object.entries(what.first || {})) {

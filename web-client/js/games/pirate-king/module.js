@@ -69,6 +69,17 @@ const pirateKing = {
     return words.length ? t("pk.choices_revealed", { list: words.join(", ") }) : "";
   },
 
+  /** My open move may be taken back when it brought nothing into view: no card left a pile
+   * (a reveal, a Choose, Red's Loot), I looked at nothing new, no new round was dealt -- a
+   * Pirate picked before the last, a Monster or Loot taken mid-step, a tie ordered, a Flip,
+   * a Give, cards put back after a Look. (The server judges it again: `takeback-reveals`.) */
+  mayTakeBack(previous, view) {
+    if (!previous || !view || previous.round !== view.round || view.phase === "over") return false;
+    const sorted = (cards) => JSON.stringify([...(cards || [])].sort());
+    return view.loot_pile === previous.loot_pile && sorted(view.known) === sorted(previous.known) &&
+      view.table.every((s, i) => s.pile === previous.table[i].pile);
+  },
+
   /** R reveals, S stops (when that is my move now). */
   key(ev, ctx) {
     const v = ctx.view;
