@@ -11,6 +11,7 @@ import asyncio
 from typing import Any
 
 import httpx
+import pytest
 from admin_helpers import admin_token, bearer
 from test_clock import FAST, applied, clock_of, fired, wait_fired
 from test_protocol import seat_players, started
@@ -23,6 +24,7 @@ from server.room import now_ms
 from server.store import Keys
 
 
+@pytest.mark.cluster
 async def test_extend_pushes_the_deadline_for_every_player_and_the_clock_obeys(
     start: Any,
     admin_url: str,
@@ -88,6 +90,7 @@ async def test_extend_pushes_the_deadline_for_every_player_and_the_clock_obeys(
     assert await redis_client.zscore(Keys(redis_prefix).clock_of(name), name) == new
 
 
+@pytest.mark.cluster
 async def test_pause_stops_the_clocks_on_every_node_and_resume_gives_back_the_time_left(
     start: Any,
     admin_url: str,
@@ -167,6 +170,7 @@ async def test_pause_stops_the_clocks_on_every_node_and_resume_gives_back_the_ti
     assert actions == [("resume", "done"), ("pause", "server upgrade")]  # refusals: not audited
 
 
+@pytest.mark.cluster
 async def test_a_deadline_that_came_due_during_a_pause_fires_once_after_the_resume(
     start: Any, admin_url: str, admin_name: str, admin_db: Database
 ) -> None:
