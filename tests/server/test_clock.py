@@ -220,3 +220,35 @@ async def test_a_lost_deadline_is_armed_again(
     assert revealed["defaults"] == [1]
     assert await wait_fired(nodes, name) == [APPLIED]
     assert applied(nodes)[name] == 1
+
+
+async def test_pirate_king_deadlines_play_the_engines_defaults(
+    start: Any, redis_client: Any, redis_prefix: str
+) -> None:
+    """Issue 12: deadlines and defaults work for Pirate King! with nothing of it in server/.
+    Nobody moves: each Pirate pick's move deadline plays the engine's default (the heuristic
+    bot's pick), then the first sealed beat's commit deadline defaults both "reveal or stop"
+    choices at once -- each a default the engine itself would make there."""
+    from engines.registry import GAMES
+
+    game = GAMES["pirate-king"]
+    nodes = [await start("a", **FAST)]
+    deadlines = {"move": 0.3, "commit": 0.4, "reveal": 0.4}
+    table = await started(nodes, 2, game="pirate-king", options={}, deadlines=deadlines)
+    a, b = table.clients
+    await a.has_version(4, timeout=20)  # two picks, then the first sealed beat
+    log = await log_of(redis_client, redis_prefix, table.id)
+    assert [e["kind"] for e in log[1:4]] == ["move", "move", "reveal"]
+    for entry in log[1:4]:
+        assert entry["defaults"] == sorted(entry["seats"]) and entry["seats"]
+    assert sorted(log[3]["seats"]) == [0, 1]
+    # The moves logged are the engine's defaults at each state (as `tortuga verify` checks).
+    entries = await redis_client.xrange(f"{redis_prefix}room:{{{table.id}}}:log")
+    states = {int(f[b"v"]): game.decode(bytes(f[b"state"])) for _, f in entries}
+    for _, fields in entries[1:4]:
+        v = int(fields[b"v"])
+        moves = json.loads(fields[b"moves"])
+        assert moves, v
+        for seat, move in moves.items():
+            assert move == game.default(states[v - 1], int(seat)).to_json(), (v, seat)
+    assert latest(b)["view"]["round"] == 1
