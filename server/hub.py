@@ -35,6 +35,7 @@ from server.rooms import RoomService
 log = logging.getLogger("tortuga.hub")
 
 ENTRY_CACHE = 1024  # log entries a node keeps for its sockets
+FRAME_CACHE = 4096  # (entry, seat) renderings a node keeps for its sockets
 MAX_QUEUE = 2000  # frames waiting for one socket before it is dropped as too slow
 
 
@@ -106,10 +107,15 @@ class Connection:
                 await self.socket.close(1011, "server error")
 
     async def _write(self, frame: dict[str, Any]) -> None:
+        if frame.get("type") == "error" and self.socket.application_state == (
+            WebSocketState.CONNECTED
+        ):
+            self.hub.metrics.error_sent(str(frame.get("code")))
+        await self._write_text(protocol.encode(frame))
+
+    async def _write_text(self, text: str) -> None:
         if self.socket.application_state == WebSocketState.CONNECTED:
-            if frame.get("type") == "error":
-                self.hub.metrics.error_sent(str(frame.get("code")))
-            await self.socket.send_text(protocol.encode(frame))
+            await self.socket.send_text(text)
 
     def _seat_in(self, seats: list[dict[str, Any]]) -> int | None:
         if self.role != "player":
@@ -267,8 +273,8 @@ class Connection:
             if self._unwelcome(entry.status):
                 await self._turn_away()
                 return
-            for frame in entry_frames(GAMES[entry.engine], entry, self.seat):
-                await self._write(frame)
+            for text in self.hub.rendered(entry, self.seat):
+                await self._write_text(text)
             self.version = entry.version
 
 
@@ -305,6 +311,9 @@ class Hub:
         # Entries read from rooms' logs, shared by this node's sockets (most recent last).
         self._entries: OrderedDict[tuple[str, int], Entry] = OrderedDict()
         self._reading: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        # A step's frames for one seat (None: every spectator), rendered and encoded once
+        # and sent to each socket of that seat on this node (most recent last).
+        self._rendered: OrderedDict[tuple[str, int, int | None], list[str]] = OrderedDict()
 
     @property
     def keys(self) -> Any:
@@ -382,6 +391,20 @@ class Hub:
                 while len(self._entries) > ENTRY_CACHE:
                     self._entries.popitem(last=False)
             return [self._entries[(room_id, v)] for v in wanted if (room_id, v) in self._entries]
+
+    def rendered(self, entry: Entry, seat: int | None) -> list[str]:
+        """The frames of ``entry`` for ``seat`` (None: a spectator), encoded. A view depends
+        on the seat alone (server/render.py), so each seat's frames, and one set for all
+        spectators, are rendered once per step on this node, not once per socket."""
+        key = (entry.room, entry.version, seat)
+        texts = self._rendered.get(key)
+        if texts is None:
+            frames = entry_frames(GAMES[entry.engine], entry, seat)
+            texts = [protocol.encode(frame) for frame in frames]
+            self._rendered[key] = texts
+            while len(self._rendered) > FRAME_CACHE:
+                self._rendered.popitem(last=False)
+        return texts
 
     # -- rooms followed -------------------------------------------------------------------
     async def follow(self, conn: Connection, room_id: str) -> None:

@@ -561,7 +561,7 @@ async def _hold(url: str, count: int, pipe: Connection) -> None:
         nonlocal failed
         async with gate:
             try:
-                ws = await connect(ws_url, max_size=2**24)
+                ws = await connect(ws_url, max_size=2**24, max_queue=None)
                 await ws.send(json.dumps({"type": "auth", "token": tokens[i // PER_GUEST]}))
                 while json.loads(await ws.recv())["type"] != "hello":
                     pass

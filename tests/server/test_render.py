@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any, cast
+
 from engines.registry import GAMES
 from server.entry import REVEAL, Entry, from_fields, to_fields
+from server.hub import Hub
 from server.render import entry_frames
 
 SK = GAMES["skull-king"]
@@ -67,3 +71,19 @@ def test_privacy_survives_the_log_stream() -> None:
         ).private
         is False
     )
+
+
+async def test_a_node_renders_a_step_once_per_seat(redis_client: Any) -> None:
+    """A view depends on the seat alone: a node renders and encodes a step once per seat
+    (and once for all spectators), not once per socket -- and each seat still gets only the
+    frames rendered for it."""
+    hub = Hub(redis_client, rooms=cast(Any, None), instance="t", resume_max=10)
+    entry = _reveal(True)
+    mine = hub.rendered(entry, 0)
+    assert hub.rendered(entry, 0) is mine  # the second socket of seat 0: nothing rendered
+    assert [json.loads(text) for text in mine] == json.loads(json.dumps(entry_frames(SK, entry, 0)))
+    for seat in (1, None):
+        theirs = [json.loads(text) for text in hub.rendered(entry, seat)]
+        assert theirs == json.loads(json.dumps(entry_frames(SK, entry, seat)))
+        assert theirs != [json.loads(text) for text in mine]
+        assert list(theirs[0]["moves"]) == ([] if seat is None else [str(seat)])
