@@ -56,8 +56,11 @@ class Connection:
     synced: bool = False
     watching: bool = False
     held: list[Published] = field(default_factory=list)
-    queue: asyncio.Queue[tuple[str, Any]] = field(default_factory=asyncio.Queue)
+    # What waits to be written, and the task writing it: both exist only while there is
+    # something to write (an idle socket holds neither: memory per socket, issue 15).
+    queue: collections.deque[tuple[str, Any]] | None = None
     writer: asyncio.Task[None] | None = None
+    closing: bool = False  # a close is queued: nothing more is
 
     # -- called from anywhere on this node ------------------------------------------------
     def send(self, frame: dict[str, Any]) -> None:
@@ -76,19 +79,26 @@ class Connection:
         self._put(("close", (code, reason)))
 
     def _put(self, item: tuple[str, Any]) -> None:
-        if self.queue.qsize() >= MAX_QUEUE:
-            log.warning("slow socket dropped", extra={"conn": self.id})
-            while not self.queue.empty():
-                self.queue.get_nowait()
-            self.queue.put_nowait(("close", (1013, "too slow")))
+        if self.closing:
             return
-        self.queue.put_nowait(item)
+        if self.queue is None:
+            self.queue = collections.deque()
+        if len(self.queue) >= MAX_QUEUE:
+            log.warning("slow socket dropped", extra={"conn": self.id})
+            self.queue.clear()
+            item = ("close", (1013, "too slow"))
+        if item[0] == "close":
+            self.closing = True
+        self.queue.append(item)
+        if self.writer is None or self.writer.done():
+            self.writer = asyncio.create_task(self.run_writer())
 
     # -- the writer task ------------------------------------------------------------------
     async def run_writer(self) -> None:
+        """Write what is queued, in order, then end (the next ``_put`` starts another)."""
         try:
-            while True:
-                kind, item = await self.queue.get()
+            while self.queue:
+                kind, item = self.queue.popleft()
                 if kind == "frame":
                     await self._write(item)
                 elif kind == "pub":
@@ -100,11 +110,16 @@ class Connection:
                         await self.socket.close(*item)
                     return
         except (RuntimeError, OSError, ConnectionError, WebSocketDisconnect):
+            self.closing = True
             return  # the socket is gone; the reader cleans up
         except Exception:
+            self.closing = True
             log.exception("writer failed", extra={"conn": self.id})
             with contextlib.suppress(Exception):
                 await self.socket.close(1011, "server error")
+        finally:
+            if not self.queue:
+                self.queue = None
 
     async def _write(self, frame: dict[str, Any]) -> None:
         if frame.get("type") == "error" and self.socket.application_state == (
@@ -358,7 +373,6 @@ class Hub:
 
     def connection(self, user: User, socket: WebSocket, gen: int = 0) -> Connection:
         conn = Connection(f"{self.instance}:{next(self._counter)}", user, socket, self, gen=gen)
-        conn.writer = asyncio.create_task(conn.run_writer())
         self.conns_of[user.id].add(conn)
         return conn
 
