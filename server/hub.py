@@ -1,8 +1,10 @@
 """This node's sockets, its pub/sub subscriptions, and the fan-out of views.
 
-The node subscribes to the channel of every room it has sockets in. Each socket has one
-writer task and one queue, so its frames leave in order; the writer renders every
-publication for that socket's own seat (server/render.py). A socket remembers the last
+The node subscribes to the channel of every room it has sockets in. Each socket has at most
+one writer task and one queue (both only while something waits to be written), so its
+frames leave in order; the writer sends every publication as rendered for that socket's own
+seat (server/render.py), rendered and encoded once per seat on this node (``Hub.rendered``),
+not once per socket. A socket remembers the last
 version it was sent: an older publication is skipped, a newer one after a gap is preceded
 by the missing entries, read from the room's log stream. So every socket, on any node,
 receives every version exactly once and in order, even if a publication was lost.
