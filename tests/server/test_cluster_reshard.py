@@ -61,8 +61,9 @@ async def move_slot(url: str, slot: int) -> tuple[str, str]:
         host, port = target.rsplit(":", 1)
         while keys := await src.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 1000):
             await src.execute_command("MIGRATE", host, int(port), "", 0, 5000, "KEYS", *keys)
-        # The new owner first, the old one last (its subscribers are told when it learns).
-        for name in [target, *(n for n in names if n not in (source, target)), source]:
+        # The old owner first (its subscribers are told at once), the others after it: a
+        # hub that reads the slot map then may still find the old owner in it.
+        for name in [source, target, *(n for n in names if n not in (source, target))]:
             await clients[name].execute_command("CLUSTER", "SETSLOT", slot, "NODE", ids[target])
         return source, target
     finally:
