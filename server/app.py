@@ -115,10 +115,14 @@ def create_app(settings: Settings) -> Starlette:
         app.state.bots = bots
         app.state.redis = redis
         app.state.drain = drain = Drain(hub, store, settings)
-        app.state.db = None
+        app.state.db = app.state.read_db = None
         archiver = None
         if settings.database_url:
             app.state.db, archiver = await _open_history(settings, redis)
+            # The history routes' reads: a replica when one is set (server/archive/routes.py).
+            app.state.read_db = app.state.db
+            if settings.database_read_url:
+                app.state.read_db = await Database.connect(settings.database_read_url)
         await hub.start()
         await clock.start()
         drain.watch()
@@ -132,6 +136,8 @@ def create_app(settings: Settings) -> Starlette:
             await bots.settle(settings.bot_delay * 1.25 + 5.0)
             if archiver is not None:
                 await archiver.stop()
+            if app.state.read_db is not None and app.state.read_db is not app.state.db:
+                await app.state.read_db.close()
             if app.state.db is not None:
                 await app.state.db.close()
             await clock.close()

@@ -59,6 +59,8 @@ class Settings:
     data_dir: Path = Path("data")
     redis_url: str | None = None  # None: start the embedded Redis under data_dir
     database_url: str | None = None  # None: start the embedded Postgres under data_dir
+    # A read replica (or any read-only URL) the history routes read from; None: the primary.
+    database_read_url: str | None = None
     redis_prefix: str = ""  # a key space of its own (tests); keys stay hash-tagged per room
     redis_pool_size: int = 100  # connections to Redis per node; more commands wait for one
     redis_pool_wait_seconds: float = 10.0  # how long a command waits for a free connection
@@ -147,6 +149,7 @@ class Settings:
             data_dir=data_dir,
             redis_url=_env("TORTUGA_REDIS_URL"),
             database_url=_env("TORTUGA_DATABASE_URL"),
+            database_read_url=_env("TORTUGA_DATABASE_READ_URL"),
             redis_prefix=_env("TORTUGA_REDIS_PREFIX", "") or "",
             secret=bytes.fromhex(secret_hex) if secret_hex else _load_secret(data_dir),
             admin_session_seconds=_float("TORTUGA_ADMIN_SESSION_SECONDS", 8 * 3600.0),

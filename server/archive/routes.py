@@ -6,8 +6,9 @@
     GET /games/{game_id}/verify                 recompute from the seed: "verified" or what differs
     GET /leaderboard/{engine}?limit=&offset=    rated users of one game, best first
 
-They read the history database from ``request.app.state.db`` (a ``server.archive.db.Database``)
-and know who asks from an optional ``Authorization: Bearer <token>``, checked by
+They read the history database from ``request.app.state.read_db`` (a read replica when the
+node has one), else ``request.app.state.db`` (each a ``server.archive.db.Database``), and
+know who asks from an optional ``Authorization: Bearer <token>``, checked by
 ``request.app.state.identity`` (a ``server.auth.Identity``):
 
     from starlette.routing import Mount
@@ -51,7 +52,10 @@ def _error(status: int, code: str, message: str) -> Response:
 
 
 def _db(request: Request) -> Database:
-    db = getattr(request.app.state, "db", None)
+    """Where history is read: ``app.state.read_db`` (a read replica, when the node has one:
+    ``TORTUGA_DATABASE_READ_URL``), else ``app.state.db`` (the primary). Every route here
+    only reads; a replica's lag only delays a just-finished game's page."""
+    db = getattr(request.app.state, "read_db", None) or getattr(request.app.state, "db", None)
     if not isinstance(db, Database):
         raise RuntimeError("app.state.db is not set: the history routes need a Database")
     return db
