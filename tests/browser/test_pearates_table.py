@@ -110,6 +110,32 @@ def _spectator_sees_nothing_hidden(person: Person) -> None:
                 ), f
 
 
+def _majorities_are_marked(person: Person) -> None:
+    """ "Scored cards by value with the current majorities highlighted": each seat's stack
+    of a value is marked (data-lead, a star and words, not colour alone) exactly when no
+    other seat holds more scored cards of that value (from the page's own view)."""
+    page = person.page
+    scored = page.evaluate("() => window.tortuga.view.scored")
+    counts: dict[int, dict[int, int]] = {}
+    for s, cards in enumerate(scored):
+        for e in cards:
+            value = e["stack"] if e["stack"] is not None else None
+            if value is None:
+                continue
+            counts.setdefault(value, {}).setdefault(s, 0)
+            counts[value][s] += 1
+    assert counts, "nothing was scored"
+    for value, by_seat in counts.items():
+        best = max(by_seat.values())
+        for s, n in by_seat.items():
+            stack = page.locator(f".pe-seat[data-seat='{s}'] .pe-scored li[data-value='{value}']")
+            assert stack.count() == 1, (s, value)
+            assert stack.get_attribute("data-lead") == ("1" if n == best else "0"), (s, value)
+            assert (" ×" + str(n)) in stack.inner_text()
+            if n == best:
+                assert "★" in stack.inner_text() and "lead" in str(stack.get_attribute("class"))
+
+
 def test_options_are_set_when_creating_the_room(site: str, chromium: Any) -> None:
     """The lobby draws the game's options_schema: each option a field, sent when creating."""
     alice = Person(chromium, site, "Alice", viewport=DESKTOP)
@@ -153,6 +179,10 @@ def test_options_are_set_when_creating_the_room(site: str, chromium: Any) -> Non
 def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: Path) -> None:
     alice = Person(chromium, site, "Alice", viewport=DESKTOP, keyboard=True)
     carol = Person(chromium, site, "Carol", viewport=PHONE, device_scale_factor=1, is_mobile=True)
+    # A held split (about 3 s) is cut short: frames wait in order behind it, and the
+    # spectator would fall behind (test_the_split_is_held_on_screen_until_a_click holds it).
+    for person in (alice, carol):
+        person.context.add_init_script("localStorage.setItem('tortuga.holdMs', '200');")
     try:
         alice.open("/")
         alice.choose_name()
@@ -252,6 +282,8 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
         for person in (alice, carol):
             person.page.wait_for_selector("[data-verified='1']", timeout=15000)
         alice.shot(screenshot_dir, "pearates-game-over")
+        _majorities_are_marked(alice)
+        _majorities_are_marked(carol)
         _spectator_sees_nothing_hidden(carol)
         # The replay: every card where it lies, the first deal recomputed from the seed.
         page.get_by_role("link", name="Watch the replay").click()
@@ -397,5 +429,102 @@ def test_the_split_is_held_on_screen_until_a_click(
             page.locator(".pe-hand, .pe-treasure").first.click()
             page.wait_for_selector("[data-role='split-moment']", state="detached")
             page.wait_for_function("v => window.tortuga && window.tortuga.version === v", arg=7)
+    finally:
+        context.close()
+
+
+def _sabre_view() -> dict[str, Any]:
+    """Seat 0's view when the game ends with a Banana Sabre to declare, in a game with the
+    special-scoring expansion (random bots, the engine itself)."""
+    from engines.rng import Rng
+
+    game = GAMES["pearates"]
+    options = game.options({"special_scoring": True, "removed": 60})
+    for n in range(60):
+        seed = bytes([n]) * 32
+        state = game.start(options, 3, seed)
+        rng = Rng(seed, "test-sabre")
+        while game.outcome(state) is None:
+            prompt = game.prompt(state)
+            if prompt.kind == "sabre" and prompt.sealed and 0 in prompt.seats:
+                return game.view(state, 0)
+            moves = {
+                s: game.bot("random")(game.view(state, s), game.legal(state, s), rng)
+                for s in prompt.seats
+            }
+            state = game.step(state, moves)
+    raise AssertionError("no sealed Sabre declaration in 60 games")
+
+
+def test_the_sabre_is_declared_by_a_click(chromium: Any, web_only_url: str) -> None:
+    """The special-scoring expansion: "Banana Sabre: wildcard: counts as any value you
+    choose" -- declared at the end by everyone holding one at once (a sealed prompt). Mia
+    clicks a value: her page commits its digest, and once everyone committed reveals that
+    very move (the room created with the expansion on: the summary's options)."""
+    view = _sabre_view()
+    assert view["options"]["special_scoring"] is True
+    seats = view["prompt"]["seats"]
+    phase = "sabre@9"
+    room = _pe_summary()
+    room["options"] = {"special_scoring": True, "removed": 60}
+    snapshot = _pe_frame("snapshot", 9, view)
+    snapshot["room_state"] = room
+    sealed = {
+        "type": "sealed",
+        "room": CODE,
+        "version": 9,
+        "phase": phase,
+        "kind": "sabre",
+        "seats": seats,
+        "committed": {},
+        "open": False,
+        "commit_by": None,
+    }
+    script = Script([snapshot, sealed])
+    context = chromium.new_context(viewport=DESKTOP)
+    identity = json.dumps({"token": "tok", "user": USER})
+    context.add_init_script(f"localStorage.setItem('tortuga.identity', {json.dumps(identity)});")
+    page = context.new_page()
+    page.route(f"**/api/rooms/{CODE}", lambda route: route.fulfill(json=room))
+    try:
+        page.route_web_socket("**/ws", script.handler)
+        page.goto(f"{web_only_url}/r/{CODE}")
+        buttons = page.locator(".pe-prompt button[data-move*='sabre']")
+        buttons.first.wait_for()
+        values = [
+            json.loads(buttons.nth(i).get_attribute("data-move") or "{}")
+            for i in range(buttons.count())
+        ]
+        assert values == view["legal"]
+        choice = next(m for m in values if m["value"] == 3)
+        page.locator(
+            f".pe-prompt button[data-move='{json.dumps(choice, separators=(',', ':'))}']"
+        ).click()
+        for _ in range(100):
+            if any(m["type"] == "commit" for m in script.sent):
+                break
+            page.wait_for_timeout(20)
+        commit = next(m for m in script.sent if m["type"] == "commit")
+        assert commit["phase"] == phase and len(commit["digest"]) == 64
+        assert not any(m["type"] == "act" for m in script.sent)
+        # Everyone committed: the phase opens and the page reveals the move it sealed.
+        for s in seats:
+            script.push(
+                {
+                    "type": "committed",
+                    "room": CODE,
+                    "phase": phase,
+                    "seat": s,
+                    "digest": commit["digest"] if s == 0 else "ab" * 32,
+                    "version": 9,
+                }
+            )
+        script.push({"type": "open", "room": CODE, "phase": phase, "open_by": None})
+        for _ in range(100):
+            if any(m["type"] == "reveal" for m in script.sent):
+                break
+            page.wait_for_timeout(20)
+        reveal = next(m for m in script.sent if m["type"] == "reveal")
+        assert reveal["phase"] == phase and reveal["move"] == choice
     finally:
         context.close()

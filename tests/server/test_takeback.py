@@ -259,3 +259,70 @@ async def test_pirate_king_takes_back_a_pick_but_not_the_start(
     await refused(
         clients[last], redis_client, redis_prefix, "takeback-reveals", "takeback", version=v
     )
+
+
+PE = GAMES["pearates"]
+
+
+async def test_pearates_a_face_down_bid_is_taken_back_a_split_is_not(
+    two: list[Node], redis_client: Any, redis_prefix: str
+) -> None:
+    """Pearates (issue 13): "take-back where it reveals nothing". A face-down bid shows no
+    card to anyone but its owner: taken back, the table is as it was and nobody else ever
+    saw the card. The start player "takes no turn": the turns are the others'. Every later
+    open move is judged by the engine contract (``reveals_nothing``), and the first that
+    shows a card (the split's takes give treasure cards; a new round's treasure) is
+    refused with ``takeback-reveals``."""
+    table = await started(
+        two, 3, game="pearates", options={"removed": 30}, takeback=True, deadlines={"move": 600}
+    )
+    clients, room = table.clients, table.id
+    spy = await Client.connect(two[1], "Spy")
+    await spy.send("join", room=room, **{"as": "spectator"})
+    await spy.of("snapshot")
+    while latest(clients[0])["view"]["prompt"]["kind"] != "turn":
+        await advance(clients, "pearates")
+    mover, frame = owner(clients)
+    view = frame["view"]
+    assert mover != view["start"]  # the start player takes no turn
+    bid = next(m for m in view["legal"] if m["move"] == "bid")
+    v = await play(clients[mover], {**frame, "view": {**view, "legal": [bid]}})
+    assert latest(clients[mover])["view"]["bids"][mover]["known"] == [bid["card"]]
+    assert (await clients[mover].call("takeback", version=v))["type"] == "ok"
+    for c in [*clients, spy]:
+        event = await c.has_version(v + 1)
+        assert event["event"]["kind"] == "takeback" and event["event"]["moves"] == {}
+        if c is not spy:
+            assert event["view"] == (await c.has_version(v - 1))["view"]
+    assert await state_of(redis_client, redis_prefix, room, v + 1) == await state_of(
+        redis_client, redis_prefix, room, v - 1
+    )
+    # Nobody but the bidder ever saw the card that was bid and taken back (round 1's first
+    # turn: a card of a hand was never shown to anyone else).
+    assert view["round"] == 1
+    state = PE.decode(await state_of(redis_client, redis_prefix, room, v))
+    for seat, c in [*((s, c) for s, c in enumerate(clients) if s != mover), (None, spy)]:
+        assert bid["card"] in PE.hidden(state, seat)
+        assert bid["card"] not in json.dumps(c.frames), seat
+    # On until a move shows something: that one stands.
+    for _ in range(400):
+        top = latest(clients[0])
+        version, prompt = top["version"], top["view"]["prompt"]
+        await advance(clients, "pearates")
+        if prompt["sealed"] or latest(clients[0])["view"]["outcome"] is not None:
+            continue
+        (seat,) = prompt["seats"]
+        before = PE.decode(await state_of(redis_client, redis_prefix, room, version))
+        after = PE.decode(await state_of(redis_client, redis_prefix, room, version + 1))
+        if not reveals_nothing(PE, before, after, seat, 3):
+            await refused(
+                clients[seat],
+                redis_client,
+                redis_prefix,
+                "takeback-reveals",
+                "takeback",
+                version=version + 1,
+            )
+            break
+    else:
+        raise AssertionError("no move showed a card")
