@@ -48,7 +48,10 @@ async def test_the_channel_carries_no_state_and_no_seed(
         assert server_seed not in payload and server_seed.hex().encode() not in payload
         message: dict[str, Any] = msgspec.msgpack.decode(payload)
         if message["k"] == "step":
-            assert set(message) == {"k", "room", "data"} and set(message["data"]) == {"version"}
+            # The version, and the publishing time for the fan-out latency metric: no state.
+            assert set(message) == {"k", "room", "data"}
+            assert set(message["data"]) <= {"version", "t"}
+            assert isinstance(message["data"].get("t", 0.0), float)
             steps.append(message["data"]["version"])
     assert steps == list(range(1, end["version"] + 1))
 

@@ -115,7 +115,9 @@ async def test_my_rooms_and_whose_move(two: list[Node]) -> None:
 
 
 async def advance_one(clients: list[Client], seat: int) -> None:
-    frame = latest(clients[seat])
+    # The seat's own socket may lag the first one's: wait until it has the same version
+    # (its older frame would show it no legal move).
+    frame = await clients[seat].has_version(latest(clients[0])["version"])
     move = frame["view"]["legal"][0]
     assert (await clients[seat].call("act", move=move, version=frame["version"]))["type"] == "ok"
     await clients[0].has_version(frame["version"] + 1)
