@@ -33,10 +33,13 @@ def _compose() -> str:
     return found
 
 
-def _config(*, secret: str | None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "TORTUGA_SECRET"}
+def _config(
+    *, secret: str | None, extra: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TORTUGA_")}
     if secret is not None:
         env["TORTUGA_SECRET"] = secret
+    env.update(extra or {})
     return subprocess.run(
         [_compose(), "--project-directory", str(ROOT), "-f", "docker-compose.yml", "config"],
         cwd=ROOT,
@@ -50,7 +53,10 @@ def _config(*, secret: str | None) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def compose() -> dict[str, Any]:
     """The resolved Compose file, as JSON-like data."""
-    done = _config(secret=SECRET)
+    return _resolved(_config(secret=SECRET))
+
+
+def _resolved(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
     assert done.returncode == 0, done.stderr
     # The interpreter of docker-compose (its shebang) has PyYAML.
     shebang = Path(_compose()).read_text(errors="replace").splitlines()[0]
@@ -104,6 +110,25 @@ def test_every_node_has_the_same_secret(compose: dict[str, Any]) -> None:
     assert secrets == {SECRET}
     ids = {compose["services"][n]["environment"]["TORTUGA_NODE_ID"] for n in NODES}
     assert len(ids) == len(NODES)
+
+
+def test_metrics_and_admin_tokens_reach_every_node() -> None:
+    """/metrics takes "a metrics token (TORTUGA_METRICS_TOKEN)" and automation the admin
+    token: set in the shell, every node gets them; unset, each is empty (off)."""
+    token, admin = "m" * 40, "a" * 40
+    done = _config(
+        secret=SECRET, extra={"TORTUGA_METRICS_TOKEN": token, "TORTUGA_ADMIN_TOKEN": admin}
+    )
+    services = _resolved(done)["services"]
+    for name in NODES:
+        env = services[name]["environment"]
+        assert env["TORTUGA_METRICS_TOKEN"] == token and env["TORTUGA_ADMIN_TOKEN"] == admin
+
+
+def test_the_optional_tokens_default_to_off(compose: dict[str, Any]) -> None:
+    for name in NODES:
+        env = compose["services"][name]["environment"]
+        assert env["TORTUGA_METRICS_TOKEN"] == "" and env["TORTUGA_ADMIN_TOKEN"] == ""
 
 
 def test_nodes_wait_for_the_migration_and_check_readiness(compose: dict[str, Any]) -> None:
