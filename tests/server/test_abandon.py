@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 from test_clock import APPLIED, applied, clock_of
 from test_protocol import started
-from tortuga_client import Client, Node, advance, archive_entries, dump, seat_players
+from tortuga_client import Client, Node, advance, archive_entries, dump, latest, seat_players
 
 FAST = {"clock_poll_seconds": 0.05}
 
@@ -182,3 +182,47 @@ async def test_checkpoints_put_playing_records_on_the_archive_stream(
         assert [e["version"] for e in r["events"]] == list(range(1, len(r["events"]) + 1))
         assert r["events"] == got[-1]["events"][: len(r["events"])]
     assert got[0]["events"][0]["moves"] == {}  # the deal: the bids are not in it
+
+
+async def test_the_host_abandons_a_pirate_king_game(
+    two: list[Node], redis_client: Any, redis_prefix: str
+) -> None:
+    """Issue 12: "abandon ... work[s] for this game with no game-specific code in
+    `server/`". Mid-round (Pirates picked, beats under way) the host ends the game: every
+    socket gets the last event with the seed of the published digest, nothing moves, the
+    record goes on the archive stream as ``abandoned`` with the host's loss, and its events
+    replay from that seed to the very states logged (as `tortuga verify` recomputes them)."""
+    from engines.registry import GAMES
+
+    table = await started(two, 3, game="pirate-king", options={})
+    host = table.clients[0]
+    version = 1
+    while version < 7:  # three picks, then beats of round 1
+        version = await advance(table.clients, "pirate-king")
+    assert latest(host)["view"]["round"] == 1
+    assert (await table.clients[1].call("abandon"))["code"] == "not-host"
+    assert (await host.call("abandon"))["type"] == "ok"
+    seed = ""
+    for c in table.clients:
+        end = await c.has_version(version + 1)
+        assert end["event"]["kind"] == "abandon" and end["event"]["status"] == "abandoned"
+        assert hashlib.sha256(bytes.fromhex(end["event"]["seed"])).hexdigest() == table_digest(c)
+        assert end["view"] == (await c.has_version(version))["view"]  # nothing moved
+        seed = end["event"]["seed"]
+    assert (await host.call("abandon"))["code"] == "game-over"
+    for _ in range(100):
+        final = [r for r in await records(redis_client, redis_prefix) if r["status"] != "playing"]
+        if final:
+            break
+        await asyncio.sleep(0.05)
+    (record,) = final
+    assert record["status"] == "abandoned" and record["seed"] == seed
+    assert record["abandoned_by"] == 0 and record["outcome"]["ranks"][0] == 3
+    assert [e["version"] for e in record["events"]] == list(range(1, version + 1))
+    game = GAMES["pirate-king"]
+    state = game.start(game.options(record["options"]), 3, bytes.fromhex(seed))
+    assert hashlib.sha256(game.encode(state)).hexdigest() == record["events"][0]["digest"]
+    for event in record["events"][1:]:
+        moves = {int(s): game.decode_move(m) for s, m in event["moves"].items()}
+        state = game.step(state, moves)
+        assert hashlib.sha256(game.encode(state)).hexdigest() == event["digest"]

@@ -12,6 +12,8 @@ from human import Human
 from test_clock import FAST, clock_of
 from tortuga_client import Client, Node, final_records, seat_players
 
+from engines.registry import GAMES
+
 GRACE = {"grace_seconds": 0.5, **FAST}
 
 
@@ -149,3 +151,38 @@ async def test_absent_plays_the_default_move(
     snap = await spy.of("snapshot")
     assert snap["room_state"]["seats"][1]["away"] is True
     assert snap["room_state"]["seats"][1]["connected"] is False
+
+
+async def test_a_bot_stands_in_for_an_absent_pirate_king_player(
+    start: Any, redis_client: Any, redis_prefix: str
+) -> None:
+    """Issue 12: "absent players' bots ... work for this game with no game-specific code in
+    `server/`". Bert leaves right after the start: once his grace time is over a bot plays
+    his seat through Pirate King!'s open moves (a Pirate pick, a battle or loot choice, an
+    effect's decision) and its sealed beats ("reveal or stop", committed and opened by the
+    bot: never a default marker) to the end of the game, every one of them flagged as a
+    stand-in's."""
+    nodes = [await start("a", **GRACE), await start("b", **GRACE)]
+    table = await seat_players(nodes, 3, game="pirate-king", options={}, bots={2: "heuristic"})
+    anne, bert = await humans(table, "pirate-king")
+    assert (await anne.client.call("start"))["type"] == "ok"  # type: ignore[union-attr]
+    await bert.client.has_version(1)  # type: ignore[union-attr]
+    await bert.drop()
+    assert await asyncio.wait_for(anne.play(), 60) == "over"
+    log = await log_entries(redis_client, redis_prefix, table.id)
+    assert [e["v"] for e in log] == list(range(1, len(log) + 1))
+    assert log[-1]["status"] == "finished"
+    seat_1 = [e for e in log if 1 in e["seats"]]
+    # Bert never moved: every step that waited for him was played by his stand-in.
+    assert seat_1 and all(e["proxies"] == [1] for e in seat_1)
+    assert all(1 not in e["defaults"] for e in seat_1)  # the bot's moves, not the clock's
+    assert all(e["proxies"] == [] for e in log if 1 not in e["seats"])
+    kinds = {e["kind"] for e in seat_1}
+    assert {"move", "reveal"} <= kinds  # open moves and sealed beats alike
+    beats = [e for e in seat_1 if e["kind"] == "reveal"]
+    assert all(e["opened"]["1"] is not None for e in beats)  # committed, then opened
+    game = GAMES["pirate-king"]
+    entries = await redis_client.xrange(f"{redis_prefix}room:{{{table.id}}}:log")
+    final = game.decode(bytes(entries[-1][1][b"state"]))
+    outcome = game.outcome(final)
+    assert outcome is not None and len(outcome.scores) == 3
