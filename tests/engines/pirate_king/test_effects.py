@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import msgspec
+import pytest
 
 from engines.pirate_king.moves import CardMove, Do, SeatMove, Stack
 from engines.pirate_king.state import CHOOSE, GIVE, LOOK, REVEALING, STOPPED, SUNK
@@ -420,3 +423,25 @@ def test_effects_flipped_together_resolve_alike_in_any_order() -> None:
         ends.append((s.zones, s.loot_pile, s.captain))
     assert ends[0] == ends[1] == ends[2]
     assert ends[0][2] == 1
+
+
+def test_gain_the_seeds_example_two_gold_per_skull(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The seed's Gain example: "Obtain as many swords and/or gold as the effect indicates
+    for each symbol present in your personal play zone. (Example icons show: a skull symbol
+    = 2 gold ...)". No house card carries that one, so Cook Rossy's data is changed to it
+    (``{"kind": "gain", "gain": "gold", "per": "curse", "n": 2}``): the same code resolves
+    it from the data -- two curses in the zone, four gold -- and Cannon's "1 sword per
+    curse" is the seed's "1 sword" icon read per curse."""
+    from engines.pirate_king import cards, table
+
+    rossy = cards.CARDS[c("rossy")]
+    example = cards._effect({"kind": "gain", "gain": "gold", "per": "curse", "n": 2})
+    patched = list(cards.CARDS)
+    patched[rossy.id] = dataclasses.replace(rossy, effect=example)
+    monkeypatch.setattr(table, "CARDS", tuple(patched))
+    s = arrange(zones={0: ["cutlass-1", "gold-tooth-1"]}, piles={0: ["rossy"]})
+    s = beat(s)
+    assert Table(s).gold(0) == 2 + (1 + 2 * 2)  # Gold Tooth, Rossy's own gold, 2 x 2 curses
+    s = arrange(zones={0: ["cutlass-1", "grog-1"]}, piles={0: ["cannon-1"]})
+    s = beat(s)
+    assert Table(s).swords(0) == 2 + 1 + 2  # Cutlass, Grog, 1 per curse

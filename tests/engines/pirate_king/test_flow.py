@@ -10,7 +10,17 @@ import pytest
 from engines.core import BadOptions, IllegalMove
 from engines.pirate_king.cards import CARDS, LOOT_IDS, MONSTER_IDS, NAMES, PIRATE_IDS
 from engines.pirate_king.moves import CardMove, Do, Order, Pick, SeatMove, Take
-from engines.pirate_king.state import BATTLE, LOOT, PICK, PLAY, RECLAIM, STOPPED, SUNK, State
+from engines.pirate_king.state import (
+    BATTLE,
+    GIVE,
+    LOOT,
+    PICK,
+    PLAY,
+    RECLAIM,
+    STOPPED,
+    SUNK,
+    State,
+)
 from engines.pirate_king.table import Table
 from engines.rng import Rng
 
@@ -348,6 +358,33 @@ def test_faq6_wilson_left_with_the_receiver() -> None:
     owned = Table(s).owned(2)
     assert c("wilson") in owned and c("wilson") not in Table(s).owned(0)
     assert s.round == 2
+
+
+def test_faq6_the_receiver_uses_wilson_in_the_following_rounds() -> None:
+    """FAQ 6: "Wilson, the coconut, sulks and ends up in the discard pile of the person who
+    had received him. That person will be able to use him when he is revealed in the
+    following rounds from their pile. (And will have to be careful not to forget him!)"
+    Left with seat 2, he is in seat 2's discard (or its new pile: its pile was empty, so the
+    round's end shuffled the discard into it); when seat 2 reveals him, seat 2 gives him,
+    and at that round's end seat 2 is the one asked to retrieve him."""
+    s = decide(wilson_given(), {0: CardMove("leave", "wilson")})
+    w = c("wilson")
+    assert w in s.discards[2] or w in s.piles[2]
+    assert all(w not in s.discards[x] and w not in s.piles[x] for x in (0, 1))
+    while w not in [e.card for e in s.zones[2]]:  # seat 2 reveals until Wilson shows
+        prompt = GAME.prompt(s)
+        assert prompt.kind == "reveal" and 2 in prompt.seats, (prompt, zone(s, 2))
+        s = GAME.step(s, {x: Do("reveal" if x == 2 else "stop") for x in prompt.seats})
+    assert s.round == 2 and s.pending[2] is not None and s.pending[2].kind == GIVE
+    assert {str(m) for m in GAME.legal(s, 2)} == {"give 0", "give 1"}
+    s = decide(s, {2: SeatMove("give", 1)})  # (seat 0's Kraken has two curses)
+    while GAME.prompt(s).kind != "reclaim":
+        prompt = GAME.prompt(s)
+        seats = prompt.seats if prompt.sealed else prompt.seats[:1]
+        moves = {x: Do("stop") if prompt.kind == "reveal" else GAME.legal(s, x)[0] for x in seats}
+        s = GAME.step(s, moves)
+    assert GAME.prompt(s).seats == (2,)
+    assert {str(m) for m in GAME.legal(s, 2)} == {"reclaim wilson", "leave wilson"}
 
 
 def test_wilson_reclaimed_goes_back_to_the_giver() -> None:
