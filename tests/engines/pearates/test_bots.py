@@ -11,8 +11,9 @@ from .helpers import G, do, table
 
 TREASURE = ["egg-bag-1", "egg-bag-2", "egg-bag-3"]
 
-# 500 games in all, fixed seeds: 300 two-player games and 200 four-player games with one
-# heuristic seat against three random ones (the chance share is 25 %).
+# "a heuristic that beats random over 500 games (a test asserting a margin and a win
+# rate)": 500 games on fixed seeds, 300 two-player games (the heuristic in either seat) and
+# 200 four-player games with one heuristic seat against three random ones (chance: 25 %).
 TWO_PLAYER_GAMES = 300
 FOUR_PLAYER_GAMES = 200
 
@@ -50,21 +51,18 @@ def _duel(games: int, players: int) -> tuple[float, float]:
     return wins / games, margin / games
 
 
-def test_the_heuristic_beats_random_two_players() -> None:
-    """Over 300 two-player games (the heuristic in either seat), it wins most and scores
-    more on average (measured on these seeds: 97 % of the games, by 25 points)."""
-    rate, margin = _duel(TWO_PLAYER_GAMES, 2)
-    assert rate > 0.85
-    assert margin > 10
-
-
-def test_the_heuristic_beats_three_random_players() -> None:
-    """Over 200 four-player games, one heuristic seat against three random ones wins far
-    more than its chance share of 25 % and beats the best random score on average
-    (measured on these seeds: 76.5 %, by 9 points)."""
-    rate, margin = _duel(FOUR_PLAYER_GAMES, 4)
-    assert rate >= 0.5
-    assert margin > 0
+def test_the_heuristic_beats_random_over_500_games() -> None:
+    """Over 500 games it wins far more than its chance share and scores more than the best
+    random player on average. Measured on these seeds: 97 % of the two-player games by 25
+    points, 76.5 % of the four-player games by 9 points; 88.8 % of all 500."""
+    two_rate, two_margin = _duel(TWO_PLAYER_GAMES, 2)
+    four_rate, four_margin = _duel(FOUR_PLAYER_GAMES, 4)
+    games = TWO_PLAYER_GAMES + FOUR_PLAYER_GAMES
+    assert games == 500
+    overall = (two_rate * TWO_PLAYER_GAMES + four_rate * FOUR_PLAYER_GAMES) / games
+    assert two_rate > 0.85 and two_margin > 10  # chance: 50 %
+    assert four_rate >= 0.5 and four_margin > 0  # chance: 25 %
+    assert overall > 0.75
 
 
 def test_the_heuristic_plays_actions_from_the_card_data() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from engines.core import BadOptions, IllegalMove
-from engines.pearates.cards import INDEX
+from engines.pearates.cards import BASE, INDEX, MORE, SPECIAL, kind
 from engines.pearates.flow import begin_round
 from engines.pearates.state import KEEP, OVER, TAKE, TURN, WINNER, Table
 from engines.rng import Rng
@@ -400,6 +400,37 @@ def test_a_card_not_in_hand_is_refused() -> None:
         with pytest.raises(IllegalMove) as err:
             G.validate(state, 1, G.parse_move(text))
         assert err.value.code == "not-in-hand"
+
+
+@pytest.mark.parametrize(
+    ("more", "special", "size"),
+    [(False, False, 60), (True, False, 93), (False, True, 100), (True, True, 133)],
+)
+def test_each_expansion_is_on_or_off(more: bool, special: bool, size: int) -> None:
+    """ "Expansion "more actions" (33 cards, option)" and "Expansion "special scoring" (40
+    cards, option; cannot be Played)": a game holds a set's cards exactly when its option is
+    on (the base set always), every card somewhere once."""
+    options = G.options({"more_actions": more, "special_scoring": special})
+    state = G.start(options, 4, b"sets")
+    cards = [c for zone in G.zones(state).values() for c in zone]
+    assert len(cards) == len(set(cards)) == size
+    sets = {kind(INDEX[c]).set for c in cards}
+    assert sets == {BASE} | ({MORE} if more else set()) | ({SPECIAL} if special else set())
+
+
+def test_special_scoring_cards_are_bid_never_played() -> None:
+    """ "Their action isn't relevant while playing the game and cannot be used with the
+    "Play" action" (seed): a special-scoring card in hand may be bid, not Played."""
+    state = table(
+        players=2,
+        hands={1: ["hungry-hook-1", "banana-sabre-1"]},
+        treasure=["egg-bag-1", "egg-bag-2"],
+        options={"special_scoring": True},
+    )
+    assert legal(state, 1) == ["pass", "bid banana-sabre-1", "bid hungry-hook-1"]
+    with pytest.raises(IllegalMove) as err:
+        G.validate(state, 1, G.parse_move("play hungry-hook-1"))
+    assert err.value.code == "no-action"
 
 
 def test_the_options_schema_states_the_real_defaults() -> None:

@@ -131,6 +131,23 @@ def test_pirate_pearl_flips_the_sign_of_a_stack() -> None:
     ]
 
 
+def test_each_pirate_pearl_flips_a_different_costly_stack() -> None:
+    """House (README): "each Pearl flips the sign of a different one of your stacks, the
+    most costly first, and only stacks that cost points"."""
+    pearls = ["pirate-pearl-1", "pirate-pearl-2"]
+    costly = ["empty-chest-1", "empty-chest-2", "fish-skeleton-1", "infested-bread-1"]
+    # stacks: +1 ×2 (the Pearls) = 2, -4 ×2 = -8, -1, -2: the Pearls flip -8 and -2
+    assert totals(piles([*pearls, *costly]), False) == [2 + 8 + 2 - 1]
+    # nothing costs points: nothing to flip
+    assert totals(piles(["pirate-pearl-1", "egg-bag-1"]), False) == [1 + 3]
+    # a stack lost to another seat's majority is worth 0, and a Pearl leaves it so
+    got = totals(
+        piles(["pirate-pearl-1", "fish-skeleton-1"], ["fish-skeleton-2", "fish-skeleton-3"]),
+        False,
+    )
+    assert got == [1, -2]
+
+
 def test_ship_in_a_bottle_counts_your_negative_cards() -> None:
     """Ship in a Bottle: "worth as much as your number of negative scored cards"."""
     assert totals(piles(["ship-in-a-bottle-1", "empty-chest-1", "fish-skeleton-1"]), False) == [
