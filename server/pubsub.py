@@ -34,6 +34,9 @@ from server.redis_pool import Client
 
 log = logging.getLogger("tortuga.pubsub")
 
+# Seconds a channel dropped by its old owner waits for the slot map to name the new one.
+MOVE_WAIT = 10.0
+
 Message = dict[str, Any]
 
 
@@ -206,7 +209,7 @@ class ShardedSubscriber:
             if kind == "sunsubscribe":
                 channel = _text(message["channel"])
                 if channel in self.wanted and self.owner.get(channel) == name:
-                    self._spawn(self._moved(name))  # ended by Redis: its slot moved
+                    self._spawn(self._moved(name, channel))  # ended by Redis: its slot moved
                 continue
             message["type"] = _KINDS.get(kind, kind)
             self.inbox.put_nowait(message)
@@ -225,23 +228,42 @@ class ShardedSubscriber:
             return False
         return True
 
-    async def _moved(self, name: str) -> None:
-        if await self._reload():
-            await self._rehome(name)
+    async def _moved(self, name: str, channel: str) -> None:
+        """Redis ended ``channel``'s subscription on ``name``: its slot moved. The slot map
+        is read again until it names another owner -- a primary not yet told of the move
+        (a reshard tells the two owners first, the others after) still names the old one,
+        and subscribing there would be a subscription nobody publishes to -- then every
+        channel whose owner changed moves. After ``MOVE_WAIT`` the channel is subscribed
+        wherever the map says, so a slot that moved back is followed too."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + MOVE_WAIT
+        while True:
+            if await self._reload():
+                async with self._lock:
+                    if channel not in self.wanted or self.owner.get(channel) != name:
+                        return  # moved already, or no longer followed
+                    if await self._owner_of(channel) != name or loop.time() >= deadline:
+                        self.owner.pop(channel)  # Redis dropped it: subscribe it again
+                        await self._rehome_locked(name, channel)
+                        return
+            await asyncio.sleep(0.1)
 
     async def _rehome(self, name: str) -> None:
-        """Subscribe the channels held on primary ``name`` on their owners of now; let go
-        of the connection to ``name`` once it holds none."""
         async with self._lock:
-            for channel in [c for c, owner in self.owner.items() if owner == name]:
-                try:
-                    await self._place(channel)
-                except Exception:
-                    log.warning("shard channel not moved", extra={"channel": channel})
-            if name not in self.owner.values() and name in self._shards:
-                pubsub = self._shards.pop(name)
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+            await self._rehome_locked(name)
+
+    async def _rehome_locked(self, name: str, *dropped: str) -> None:
+        """Subscribe the channels held on primary ``name`` (and the ``dropped`` ones) on
+        their owners of now; let go of the connection to ``name`` once it holds none."""
+        for channel in [*dropped, *(c for c, owner in self.owner.items() if owner == name)]:
+            try:
+                await self._place(channel)
+            except Exception:
+                log.warning("shard channel not moved", extra={"channel": channel})
+        if name not in self.owner.values() and name in self._shards:
+            pubsub = self._shards.pop(name)
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()  # type: ignore[no-untyped-call]
 
     async def aclose(self) -> None:
         for task in [*self._pumps.values(), *self._moving]:

@@ -48,8 +48,10 @@ def owner_of(owners: dict[str, str], slot: int) -> str:
     raise AssertionError(f"slot {slot} is not covered")
 
 
-async def move_slot(url: str, slot: int) -> tuple[str, str]:
-    """Move ``slot`` from its primary to the next one, keys and all; (source, target)."""
+async def move_slot(url: str, slot: int, stale: float = 0.0) -> tuple[str, str]:
+    """Move ``slot`` from its primary to the next one, keys and all; (source, target).
+    ``stale``: seconds between telling the two owners and telling the third primary, whose
+    slot map meanwhile still names the old owner."""
     clients, ids, owners = await cluster_map(url)
     try:
         source = owner_of(owners, slot)
@@ -61,9 +63,13 @@ async def move_slot(url: str, slot: int) -> tuple[str, str]:
         host, port = target.rsplit(":", 1)
         while keys := await src.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 1000):
             await src.execute_command("MIGRATE", host, int(port), "", 0, 5000, "KEYS", *keys)
-        # The old owner first (its subscribers are told at once), the others after it: a
-        # hub that reads the slot map then may still find the old owner in it.
-        for name in [source, target, *(n for n in names if n not in (source, target))]:
+        # As redis-cli does: the new owner first, then the old one (its subscribers are told
+        # at once), the others after them: a hub that reads the slot map from one of those
+        # meanwhile still finds the old owner in it.
+        await dst.execute_command("CLUSTER", "SETSLOT", slot, "NODE", ids[target])
+        await src.execute_command("CLUSTER", "SETSLOT", slot, "NODE", ids[target])
+        await asyncio.sleep(stale)
+        for name in [n for n in names if n not in (source, target)]:
             await clients[name].execute_command("CLUSTER", "SETSLOT", slot, "NODE", ids[target])
         return source, target
     finally:
@@ -75,13 +81,16 @@ def hub_of(node: Node) -> Any:
     return node.server.config.app.state.services.hub  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize("stale", [0.0, 1.5])
 @pytest.mark.parametrize("redis_url", ["cluster"], indirect=True)
 async def test_a_rooms_slot_moves_mid_game_and_the_game_goes_on(
-    two: list[Node], redis_url: str, redis_prefix: str, redis_client: Any
+    two: list[Node], redis_url: str, redis_prefix: str, redis_client: Any, stale: float
 ) -> None:
     """Four players on two nodes; at version 6 the room's slot moves to another primary
     while they play. The game finishes; every socket got every version once, in order; the
-    log holds each version once; both nodes' hubs follow the room on its new primary."""
+    log holds each version once; both nodes' hubs follow the room on its new primary.
+    With ``stale``, the hubs are dropped by the old owner while the slot map they read
+    again still names it: they keep reading it until it names the new one."""
     table = await seat_players(two, 4, options={"rounds": 3})
     keys = Keys(redis_prefix)
     slot = key_slot(keys.room(table.id).encode())
@@ -92,7 +101,7 @@ async def test_a_rooms_slot_moves_mid_game_and_the_game_goes_on(
         for c, m in zip(table.clients, marks, strict=True)
     ]
     await asyncio.wait_for(table.clients[0].has_version(6), 20)
-    source, target = await move_slot(redis_url, slot)
+    source, target = await move_slot(redis_url, slot, stale)
     assert source != target
     views = await asyncio.wait_for(asyncio.gather(*players), 25)
     assert all(v["outcome"] == views[0]["outcome"] is not None for v in views)
