@@ -103,11 +103,106 @@ def _spectator_sees_nothing_hidden(person: Person) -> None:
         for moves in (f.get("moves"), event.get("moves")):
             if not isinstance(moves, dict):
                 continue
-                # the sealed hand-or-score choice comes back only to its mover
-                assert not any(
-                    isinstance(m, dict) and m.get("move") in ("keep", "score")
-                    for m in moves.values()
-                ), f
+            # no seat's move reaches a spectator before the end: open moves go to their
+            # mover only, the sealed hand-or-score choice is private (a Banana Sabre's
+            # declared value is a public sealed move)
+            shown = [m for m in moves.values() if not (isinstance(m, dict) and "value" in m)]
+            assert not shown or event.get("status") == "finished", f
+
+
+def _strings(value: Any) -> set[str]:
+    """Every string anywhere in a frame (keys and values)."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return {k for k in value} | {x for v in value.values() for x in _strings(v)}
+    if isinstance(value, list):
+        return {x for v in value for x in _strings(v)}
+    return set()
+
+
+def _states_from_history(site: str, game_id: str) -> dict[int, Any]:
+    """Every state of the finished game, replayed by the engine from the history route's
+    seed and moves (each checked against the archived digest)."""
+    import hashlib
+
+    import httpx
+
+    game = GAMES["pearates"]
+    record = httpx.get(f"{site}/api/history/games/{game_id}", timeout=10).json()
+    state = game.start(
+        game.options(record["options"]), record["players"], bytes.fromhex(record["seed"])
+    )
+    states = {1: state}
+    for e in record["events"][1:]:
+        if e["takeback"]:
+            state = states[e["takeback"] - 1]
+        else:
+            moves = {int(seat): game.decode_move(m) for seat, m in e["moves"].items()}
+            state = game.step(state, moves)
+        assert hashlib.sha256(game.encode(state)).hexdigest() == e["digest"], e["version"]
+        states[e["version"]] = state
+    return states
+
+
+def _no_hidden_card_in_frames(person: Person, states: dict[int, Any]) -> int:
+    """No frame the spectator received names a card whose place a spectator may not know
+    at that version (the engine's ``hidden``): a card hidden at the version and the one
+    before, and not named by the previous view (history that stays on show). The number of
+    frames checked."""
+    game = GAMES["pearates"]
+    version, before, checked = 0, set(), 0
+    for frame in person.frames:
+        if isinstance(frame.get("version"), int):
+            version = frame["version"]
+        if version not in states:
+            continue
+        hidden = game.hidden(states[version], None)
+        earlier = game.hidden(states[version - 1], None) if version - 1 in states else hidden
+        leaked = (_strings(frame) & hidden & earlier) - before
+        assert not leaked, (frame["type"], version, sorted(leaked))
+        if frame["type"] in ("event", "snapshot") and frame.get("view"):
+            before = _strings(frame["view"])
+        checked += 1
+    return checked
+
+
+def _spectator_dom_matches_its_view(person: Person) -> None:
+    """The spectator's page shows face up only the cards its view names: the treasure slot
+    by slot, each bid's known cards (the rest as backs), no hand."""
+    page = person.page
+    view = page.evaluate("() => window.tortuga.view")
+    up = page.locator(".pe-treasure .pe-stack .pe-card:not(.down)").count()
+    assert up == sum(1 for c in view["treasure"] if c), view["treasure"]
+    for s, bid in enumerate(view["bids"]):
+        zone = page.locator(f".pe-seat[data-seat='{s}'] [data-role='bid']")
+        if not bid["size"]:
+            assert zone.count() == 0
+            continue
+        assert zone.locator(".pe-card.down").count() == bid["size"] - len(bid["known"])
+        assert zone.locator(".pe-card:not(.down)").count() == len(bid["known"])
+    assert page.locator(".pe-hand, .pe-prompt, [data-role='mine']").count() == 0
+
+
+def prompt_in_sight(page: Any) -> bool:
+    """Without scrolling (the page at its top), the prompt box and its first button lie in
+    the window, above the chat where the chat is pinned to the window's bottom (a phone)."""
+    return bool(
+        page.evaluate(
+            """() => {
+              window.scrollTo(0, 0);
+              const box = document.querySelector('.pe-prompt');
+              const btn = box && box.querySelector('button');
+              if (!box || !btn) return false;
+              const a = box.getBoundingClientRect(), b = btn.getBoundingClientRect();
+              const chat = document.querySelector('.chat-panel');
+              const c = chat && chat.getBoundingClientRect();
+              const below = c && c.top > a.top && c.left < a.right;  // pinned over the table
+              const floor = below ? Math.min(c.top, window.innerHeight) : window.innerHeight;
+              return a.top >= 0 && b.bottom <= floor;
+            }"""
+        )
+    )
 
 
 def _majorities_are_marked(person: Person) -> None:
@@ -220,6 +315,8 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
             "kinds": set(),
             "split": False,
             "arranged": False,
+            "my-bid": False,
+            "keep": False,
         }
         for _ in range(3000):
             did = _step(alice)
@@ -237,6 +334,37 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
             if did == "keep" and not seen["shots"]:
                 page.wait_for_selector(".pe-prompt")
             round_ = page.get_attribute(".table-area", "data-round")
+            mine = page.locator(".pe-prompt [data-role='my-bid'] .pe-card")
+            if not seen["my-bid"] and mine.count() and page.locator(".pe-prompt button").count():
+                # My bid face up to me in the prompt and before my seat; the spectator sees
+                # as many backs and no face.
+                seen["my-bid"] = True
+                size = page.evaluate(f"() => window.tortuga.view.bids[{seat}].size")
+                assert mine.count() == size
+                own = page.locator(f".pe-seat[data-seat='{seat}'] [data-role='bid']")
+                assert own.locator("[data-role='mine']").count() == size
+                carol.page.wait_for_function(
+                    f"() => window.tortuga.view.bids[{seat}].size === {size}"
+                )
+                _spectator_dom_matches_its_view(carol)
+                assert prompt_in_sight(page)
+                alice.shot(screenshot_dir, "pearates-my-bid")
+                page.set_viewport_size(PHONE)
+                assert prompt_in_sight(page)
+                alice.shot(screenshot_dir, "pearates-my-bid-phone")
+                page.set_viewport_size(DESKTOP)
+            got = page.locator(".pe-prompt [data-role='received'] .pe-card")
+            if not seen["keep"] and got.count() and page.locator(".pe-prompt button").count():
+                # The hand-or-score choice shows the cards it is about, face up.
+                seen["keep"] = True
+                size = page.evaluate(f"() => window.tortuga.view.received[{seat}].size")
+                assert got.count() == size
+                assert prompt_in_sight(page)
+                alice.shot(screenshot_dir, "pearates-keep")
+                page.set_viewport_size(PHONE)
+                assert prompt_in_sight(page)
+                alice.shot(screenshot_dir, "pearates-keep-phone")
+                page.set_viewport_size(DESKTOP)
             if round_ == "2" and not seen["shots"] and page.locator(".pe-prompt button").count():
                 seen["shots"] = True
                 alice.shot(screenshot_dir, "pearates-table")
@@ -251,14 +379,19 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
                 _spectator_sees_nothing_hidden(carol)
             if round_ == "3" and not seen["reloaded"]:
                 seen["reloaded"] = True
+                hand = page.evaluate("() => window.tortuga.view.hand")
+                version = page.evaluate("() => window.tortuga.version")
                 page.reload()
                 page.wait_for_selector(".table-area")
                 assert alice.my_seat() == seat
+                # The seat resumes where it was: my hand (unless the game moved on).
+                back = page.evaluate("() => [window.tortuga.view.hand, window.tortuga.version]")
+                assert back[0] == hand or back[1] != version, (hand, back)
             if did in ("wait", "retry"):
                 page.wait_for_timeout(30)
         else:
             raise AssertionError(page.inner_text("main")[:2000])
-        assert seen["reloaded"] and seen["shots"]
+        assert seen["reloaded"] and seen["shots"] and seen["my-bid"] and seen["keep"], seen
         assert {"bid", "play"} <= seen["kinds"] and {"keep", "score"} & seen["kinds"], seen["kinds"]
         # The split is shown step by step; the hand-or-score choice went through the seal
         # (Alice's commit announced to all, her move revealed only to her).
@@ -285,6 +418,11 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
         _majorities_are_marked(alice)
         _majorities_are_marked(carol)
         _spectator_sees_nothing_hidden(carol)
+        game_id = next(
+            f["event"]["game_id"]
+            for f in reversed(carol.frames)
+            if f.get("type") == "event" and f["event"].get("game_id")
+        )
         # The replay: every card where it lies, the first deal recomputed from the seed.
         page.get_by_role("link", name="Watch the replay").click()
         for _ in range(40):
@@ -294,6 +432,10 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
             page.wait_for_timeout(300)
             page.reload()
         page.wait_for_selector("[data-verified='1']", timeout=10000)
+        # The game is archived: every state replayed from the seed and the moves, and no
+        # frame the spectator got named a card hidden from spectators at its version.
+        states = _states_from_history(alice.site, game_id)
+        assert _no_hidden_card_in_frames(carol, states) > len(states)
         page.get_by_role("button", name="first step").click()
         page.wait_for_selector(".pe-zones")
         assert page.locator(".pe-zones [data-seat]").count() == 2
@@ -424,7 +566,19 @@ def test_the_split_is_held_on_screen_until_a_click(
             assert page.locator(".pe-seat .pe-mark.got").count() >= 1
             assert page.get_attribute(".table-area", "data-round") == str(after["round"])
             assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+            prompt = after["prompt"]
+            if prompt["sealed"] and 0 in prompt["seats"]:
+                # The sealed choice opens after the moment (its frame waits behind it): the
+                # choice and its cards show, its buttons wait, and the page says so -- a
+                # click before would be an open move the server refuses.
+                buttons = page.locator(".pe-prompt button")
+                assert buttons.count() >= 1
+                assert all(buttons.nth(i).is_disabled() for i in range(buttons.count()))
+                opens = {"en": "opens once the split", "vi": "mở ra sau khi xem xong"}[lang]
+                assert opens in page.locator(".pe-prompt").inner_text()
             if lang == "en":
+                # the moment's fade-in done: the shot shows it as it is read
+                held.evaluate("el => Promise.all(el.getAnimations().map((a) => a.finished))")
                 page.screenshot(path=str(screenshot_dir / f"pearates-held-{what}-phone.png"))
             page.locator(".pe-hand, .pe-treasure").first.click()
             page.wait_for_selector("[data-role='split-moment']", state="detached")

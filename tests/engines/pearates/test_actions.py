@@ -50,12 +50,14 @@ def test_infested_bread_opens_every_bid_this_round() -> None:
 def test_fish_skeleton_scores_the_minus_cards_in_every_bid() -> None:
     """Fish Skeleton: "each player must score all minus cards in their bid"."""
     state = table(
-        hands={1: ["fish-skeleton-2", "goldfish-1"], 2: ["fish-skeleton-1"]}, treasure=TREASURE
+        hands={1: ["fish-skeleton-2", "goldfish-1", "pearl-pepper-1"], 2: ["fish-skeleton-1"]},
+        treasure=TREASURE,
     )
-    state = do(state, 1, "bid fish-skeleton-2", "bid goldfish-1", "stop")
+    state = do(state, 1, "bid fish-skeleton-2", "bid goldfish-1", "bid pearl-pepper-1", "stop")
     state = do(state, 2, "play fish-skeleton-1", "put top")
     assert names(state.scored[1]) == ["fish-skeleton-2"]
-    assert names(state.bids[1]) == ["goldfish-1"]
+    # a 0 is not a minus card: the Pearl Pepper stays in the bid with the Goldfish
+    assert names(state.bids[1]) == ["pearl-pepper-1", "goldfish-1"]
     assert G.view(state, None)["scored"][1] == [{"card": "fish-skeleton-2", "stack": -1}]
 
 
@@ -364,6 +366,9 @@ def test_biscuit_booty_decides_per_card() -> None:
     assert prompt.seats == (0, 1) and prompt.sealed and prompt.private
     first = names(state.received[1])[0]
     assert legal(state, 1) == [f"keep {first}", f"score {first}"]
+    with pytest.raises(IllegalMove) as err:  # one card at a time, in the order shown
+        sealed(state, {0: "keep goldfish-1", 1: f"keep {names(state.received[1])[1]}"})
+    assert err.value.code == "not-next-card"
     state = sealed(state, {0: "keep goldfish-1", 1: f"keep {first}"})
     second = names(state.received[1])[1]
     assert G.prompt(state).seats == (0, 1)
@@ -409,3 +414,44 @@ def test_biscuit_booty_keeps_the_hand_limit_card_by_card() -> None:
     assert legal(state, 1) == [f"keep {first}", f"score {first}"]
     state = sealed(state, {0: "keep goldfish-1", 1: f"keep {first}"})
     assert legal(state, 1) == [f"score {second}"]
+
+
+def test_rotten_apple_may_stop_after_discarding_from_seat_zero() -> None:
+    """Rotten Apple: "discard any card(s) from any bid but yours" -- one card or more, from
+    any bid: after a card of seat 0's bid, the player may stop or go on."""
+    state = table(
+        players=3,
+        start=2,
+        hands={0: ["goldfish-1", "goldfish-2"], 1: ["rotten-apple-1"]},
+        treasure=TREASURE,
+        options=MORE,
+        turn=0,
+    )
+    state = do(state, 0, "bid goldfish-1", "bid goldfish-2", "stop")
+    state = do(state, 1, "play rotten-apple-1")
+    assert legal(state, 1) == ["discard 0"]  # at least one card
+    state = do(state, 1, "discard 0")
+    assert legal(state, 1) == ["discard 0", "stop"]
+    state = do(state, 1, "stop", "put top")
+    assert len(state.bids[0]) == 1 and len(state.discard) == 1
+
+
+def test_biscuit_booty_counts_each_kept_card_once_against_the_hand_limit() -> None:
+    """Biscuit Booty's per-card choice under "Hand limit 8": 5 in hand and 3 received, each
+    kept card counts one -- all three fit (5 + 3 = 8)."""
+    hand = [f"fish-skeleton-{i}" for i in range(1, 6)]
+    state = table(
+        players=2,
+        hands={1: ["biscuit-booty-1", "goldfish-1", "goldfish-2", "goldfish-3", *hand]},
+        treasure=["egg-bag-1", "egg-bag-2"],
+        options=MORE,
+    )
+    state = do(state, 1, "play biscuit-booty-1", "put top")
+    state = do(state, 1, "bid goldfish-1", "bid goldfish-2", "bid goldfish-3", "stop", "pass")
+    state = do(state, 1, "take top")  # the three cards of the treasure
+    first, second, third = names(state.received[1])
+    state = sealed(state, {0: "keep goldfish-1", 1: f"keep {first}"})
+    state = sealed(state, {0: "keep goldfish-2", 1: f"keep {second}"})
+    assert legal(state, 1) == [f"keep {third}", f"score {third}"]
+    state = sealed(state, {0: "keep goldfish-3", 1: f"keep {third}"})
+    assert len(state.hands[1]) == 8 and state.scored[1] == ()

@@ -312,6 +312,14 @@ def test_a_longer_game_reshuffles_the_discards() -> None:
         "ruby-rum-1",
         "ruby-rum-2",
     ]
+    # House (README, Randomness): the new pile is ``Rng(seed, "reshuffle:<left>")``'s
+    # shuffle of the discards in card order, and the views name that stream for the
+    # verified badge.
+    order = Rng(state.seed, "reshuffle:1").shuffled(
+        sorted(ids(["egg-bag-4", "ruby-rum-1", "ruby-rum-2"]))
+    )
+    assert (*state.treasure, *state.pile) == tuple(order)
+    assert G.view(state, None)["drawn"]["pile"] == "reshuffle:1"
 
 
 def test_a_shorter_game_removes_cards_anybody_may_look_at() -> None:

@@ -55,8 +55,9 @@ export function cardFace(name, { tag = "div", props = {}, extra = "" } = {}) {
     h("span", { class: "pe-eff" }, t(`pe.eff.${k.slug}`)));
 }
 
-/** A face-down card; `label` says where it lies ("top", "bottom"). */
-export function cardBack(label = "") {
+/** A face-down card; `label` says where it lies ("top", "bottom"), written on the card or
+ * (inside: false) only to screen readers, the caller writing it beside the card. */
+export function cardBack(label = "", { inside = true } = {}) {
   return h("div", { class: "pe-card down", "aria-label": label ? t("pe.hidden_at", { where: label }) : t("pe.hidden") },
-    h("span", { class: "pe-back", "aria-hidden": "true" }, "❦"), label ? h("span", { class: "pe-where" }, label) : null);
+    h("span", { class: "pe-back", "aria-hidden": "true" }, "❦"), label && inside ? h("span", { class: "pe-where" }, label) : null);
 }

@@ -3,7 +3,7 @@
 // declare) is sealed: committed through the shell (ctx.commit), revealed when all decided.
 
 import { cardFace, cardTitle, valueText } from "./cards.js";
-import { seatName } from "./table.js";
+import { forcedText, seatName } from "./table.js";
 import { h } from "../../dom.js";
 import { t } from "../../i18n.js";
 
@@ -13,9 +13,16 @@ function sealedNow(ctx) {
   return !!(ctx.seal && ctx.seal.seats.includes(ctx.seat));
 }
 
+/** A sealed prompt whose sealed phase the shell has not opened yet (its message follows
+ * the view): nothing may be sent until it has (an open move would be refused). */
+export function sealPending(ctx) {
+  const p = ctx.view.prompt;
+  return !!(p && p.sealed && p.seats.includes(ctx.seat) && !sealedNow(ctx));
+}
+
 /** Send one of view.legal: sealed or open. */
 export function send(ctx, move) {
-  if (ctx.busy || !(ctx.view.legal || []).some((m) => same(m, move))) return;
+  if (ctx.busy || sealPending(ctx) || !(ctx.view.legal || []).some((m) => same(m, move))) return;
   if (sealedNow(ctx)) ctx.commit(move);
   else ctx.act(move);
 }
@@ -23,12 +30,12 @@ export function send(ctx, move) {
 const keyOf = (m) => [m.move, m.card, m.end, m.seat, m.value].filter((x) => x !== undefined).join("-");
 
 function button(ctx, label, move, cls = "") {
-  return h("button", { type: "button", class: cls, dataset: { key: keyOf(move), move: JSON.stringify(move) }, disabled: ctx.busy,
+  return h("button", { type: "button", class: cls, dataset: { key: keyOf(move), move: JSON.stringify(move) }, disabled: ctx.busy || sealPending(ctx),
     onclick: () => send(ctx, move) }, label);
 }
 
 function cardButton(ctx, move) {
-  return cardFace(move.card, { tag: "button", extra: "small", props: { type: "button", disabled: ctx.busy,
+  return cardFace(move.card, { tag: "button", extra: "small", props: { type: "button", disabled: ctx.busy || sealPending(ctx),
     dataset: { key: keyOf(move), card: move.card, move: JSON.stringify(move) }, onclick: () => send(ctx, move) } });
 }
 
@@ -79,7 +86,12 @@ function choices(ctx, legal) {
   if (v.keep || v.score) {
     const all = [...(v.keep || []), ...(v.score || [])].filter((m) => m.card === undefined);
     const per = [...(v.keep || []), ...(v.score || [])].filter((m) => m.card !== undefined);
-    if (all.length) parts.push(group(t("pe.ask.keep"), all.map((m) => button(ctx, t(`pe.choice.${m.move}`), m, m.move === "score" ? "secondary" : ""))));
+    if (all.length) {
+      const got = ctx.view.received[ctx.seat].known;
+      parts.push(h("div", { class: "pe-choices" }, h("h3", {}, t("pe.ask.keep")),
+        h("div", { class: "pe-row pe-got", dataset: { role: "received" } }, got.map((c) => cardFace(c, { extra: "small" }))),
+        h("div", { class: "pe-row" }, all.map((m) => button(ctx, t(`pe.choice.${m.move}`), m, m.move === "score" ? "secondary" : "")))));
+    }
     if (per.length) {
       const cards = [...new Set(per.map((m) => m.card))];
       parts.push(group(t("pe.ask.keep_card"), cards.map((c) => h("span", { class: "pe-pair" }, cardFace(c, { extra: "small" }),
@@ -90,6 +102,15 @@ function choices(ctx, legal) {
   const plain = [...(v.stop || []), ...(v.hide || []), ...(v.pass || [])];
   if (plain.length) parts.push(h("div", { class: "row" }, plain.map((m) => button(ctx, t(`pe.do.${m.move}${ctx.view.phase === "action" && m.move === "stop" ? "_action" : ""}`), m, m.move === "pass" ? "secondary" : ""))));
   return parts;
+}
+
+/** My bid so far (face up to me, face down to the others), while I may still add to it. */
+function myBid(ctx, kind) {
+  if (kind !== "turn" && kind !== "bid") return null;
+  const bid = ctx.view.bids[ctx.seat];
+  if (!bid || !bid.size) return null;
+  return h("div", { class: "pe-choices pe-mybid", dataset: { role: "my-bid" } }, h("h3", {}, t("pe.my_bid", { count: bid.size })),
+    h("div", { class: "pe-row" }, bid.known.map((c) => cardFace(c, { extra: "small", props: { dataset: { role: "mine" } } }))));
 }
 
 function box(title, body, hint = null) {
@@ -110,7 +131,10 @@ export function promptBox(ctx) {
   if (!legal.length || !kind) {
     return h("div", { class: "prompt-box pe-prompt waiting" }, h("p", { class: "small" }, t("pe.waiting")));
   }
-  const hint = kind === "keep" ? t("pe.hint.keep", { count: v.received[ctx.seat].size })
-    : v.forced ? t(`pe.forced.${v.forced}`) : kind === "turn" && ctx.seat === v.start ? t("pe.hint.start_turn") : t(`pe.hint.${kind}`);
-  return box(t(`pe.title.${kind}`), choices(ctx, legal), hint);
+  // The sealed phase opens once the split shown before it is read (its frame waits behind
+  // the held moment): the choice is shown, its buttons wait.
+  const hint = sealPending(ctx) ? t(ctx.held ? "pe.seal_after_split" : "pe.seal_opening")
+    : kind === "keep" ? t("pe.hint.keep", { count: v.received[ctx.seat].size })
+    : v.forced ? forcedText(v) : t(`pe.hint.${kind}`);
+  return box(t(`pe.title.${kind}`), [myBid(ctx, kind), ...choices(ctx, legal)], hint);
 }

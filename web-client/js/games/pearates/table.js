@@ -52,9 +52,15 @@ export function statusLine(ctx) {
   return h("div", { class: "status-line" }, parts);
 }
 
+/** Goldfish / Gold Pancake: the constraint is on the turn after the Play that set it
+ * (while its player still resolves the card, it is the next player's). */
+export function forcedText(v) {
+  return t(v.phase === "turn" ? `pe.forced.${v.forced}` : `pe.forced_next.${v.forced}`);
+}
+
 /** The round's effects and the next turn's constraint, as words. */
 function effectsLine(v) {
-  const words = [...(v.effects || []).map((e) => t(`pe.effect.${e}`)), ...(v.forced ? [t(`pe.forced.${v.forced}`)] : [])];
+  const words = [...(v.effects || []).map((e) => t(`pe.effect.${e}`)), ...(v.forced ? [forcedText(v)] : [])];
   if (v.direction === -1) words.push(t("pe.effect.reversed"));
   if (!words.length) return null;
   return h("p", { class: "pe-effects small", dataset: { role: "effects" } }, "⚑ ", words.join(" · "));
@@ -63,18 +69,20 @@ function effectsLine(v) {
 /** The treasure: a face-down stack, top first, its size, the cards I may place face up. */
 export function treasurePanel(ctx) {
   const v = ctx.view;
+  if (v.phase === "over") return null;  // the end: no treasure left to show
   const cards = v.treasure || [];
   const known = cards.filter(Boolean).length;
   const slots = cards.map((c, i) => {
     const where = i === 0 ? t("pe.top") : i === cards.length - 1 ? t("pe.bottom") : String(i + 1);
     return h("li", { dataset: { slot: String(i) } },
-      c ? cardFace(c, { extra: "known", props: { dataset: { role: "known" } } }) : cardBack(where),
-      c ? h("span", { class: "pe-where" }, where) : null);
+      c ? cardFace(c, { extra: "known", props: { dataset: { role: "known" } } }) : cardBack(where, { inside: false }),
+      h("span", { class: "pe-where" }, where));
   });
   return h("section", { class: "pe-treasure", "aria-label": t("pe.treasure_aria", { count: cards.length }) },
     h("h2", {}, t("pe.treasure", { count: cards.length }),
       known ? h("span", { class: "small pe-seen" }, " · ", t("pe.treasure_known", { count: known })) : null),
-    cards.length ? h("ol", { class: "pe-stack" }, slots) : h("p", { class: "small" }, t("pe.treasure_empty")),
+    cards.length ? h("ol", { class: "pe-stack" }, slots)
+      : h("p", { class: "small" }, t(["take", "winner", "keep", "sabre"].includes(v.phase) ? "pe.treasure_gone" : "pe.treasure_empty")),
     v.phase === "arrange" ? h("p", { class: "small" }, t("pe.arranged", { count: v.arranged })) : null,
     splitLine(ctx),
     v.action ? h("div", { class: "pe-action", dataset: { role: "action" } }, h("span", { class: "small" }, t("pe.being_played")), cardFace(v.action)) : null,
@@ -158,7 +166,8 @@ export function seatsPanel(ctx) {
     const marks = [];
     if (s === v.start) marks.push(h("span", { class: "pe-mark" }, "⚓ ", t("pe.start")));
     if (v.passed[s] && v.phase !== "over") marks.push(h("span", { class: "pe-mark passed" }, t("pe.passed")));
-    if (turn.has(s) && v.phase !== "over") marks.push(h("span", { class: "pe-mark turn" }, "▶ ", t("pe.to_move")));
+    const decided = ctx.seal && ctx.seal.committed && ctx.seal.committed[s];
+    if (turn.has(s) && v.phase !== "over" && !decided) marks.push(h("span", { class: "pe-mark turn" }, "▶ ", t("pe.to_move")));
     const got = ctx.held && ctx.held.kind === "split" && ctx.held.got[s];
     if (got) marks.push(h("span", { class: "pe-mark got", dataset: { got: String(got) } }, t("pe.hold.got", { count: got })));
     if (connected && !connected.has(s) && room && room.seats[s] && !room.seats[s].bot) marks.push(h("span", { class: "pe-mark" }, t("pe.offline")));
