@@ -10,13 +10,25 @@ reveal is a sealed phase" -- "every player who has not stopped or sunk chooses, 
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 from typing import Any
 
 import pytest
 from players import Person
 
+from engines.registry import GAMES
+
 pytestmark = pytest.mark.browser
+
+PREFIX = f"test-web-pk-{secrets.token_hex(4)}:"
+
+
+@pytest.fixture(scope="module")
+def site_changes() -> dict[str, Any]:
+    """A known key prefix: the test reads the room's log (every state) from Redis."""
+    return {"redis_prefix": PREFIX}
+
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
@@ -69,7 +81,72 @@ def _spectator_sees_nothing_hidden(person: Person) -> None:
             assert not (isinstance(move, dict) and set(move) & {"stack", "choose", "flip"}), f
 
 
-def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: Path) -> None:
+def _strings(value: Any) -> set[str]:
+    """Every string anywhere in a frame, keys and values (but the game's id)."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return {k for k in value} | {
+            x for k, v in value.items() if k != "game" for x in _strings(v)
+        }
+    if isinstance(value, list):
+        return {x for v in value for x in _strings(v)}
+    return set()
+
+
+def _states(redis_url: str, room: str) -> dict[int, Any]:
+    """Every state of the room, by version, from its log in Redis."""
+    import redis as redis_sync
+
+    game = GAMES["pirate-king"]
+    client = redis_sync.Redis.from_url(redis_url)
+    try:
+        entries = client.xrange(f"{PREFIX}room:{{{room}}}:log")
+    finally:
+        client.close()
+    return {int(f[b"v"]): game.decode(bytes(f[b"state"])) for _, f in entries}
+
+
+def _no_hidden_card_reached(person: Person, states: dict[int, Any]) -> int:
+    """No frame the spectator received names a card hidden from a spectator (the order of
+    any pile, the Monster and Loot piles: ``game.hidden(state, None)``) at its version and
+    the one before, unless its previous view already named it (a discard shuffled into a
+    new pile stays named as what the pile was made from: the set is public, not the
+    order). Returns the frames checked."""
+    game = GAMES["pirate-king"]
+    version, before, checked = 0, set(), 0
+    for frame in person.frames:
+        if isinstance(frame.get("version"), int):
+            version = frame["version"]
+        if version not in states:
+            continue
+        hidden = game.hidden(states[version], None)
+        if version - 1 in states:
+            hidden &= game.hidden(states[version - 1], None)
+        leaked = (_strings(frame) & hidden) - before
+        assert not leaked, (frame["type"], version, leaked)
+        if frame.get("type") in ("event", "snapshot") and isinstance(frame.get("view"), dict):
+            before = _strings(frame["view"])
+        checked += 1
+    return checked
+
+
+def _dom_shows_only_what_was_sent(person: Person) -> None:
+    """Every card the spectator's page shows came in a view it was sent: the page makes up
+    no card (and, with the frames checked against the states, none of them is hidden)."""
+    sent: set[str] = set()
+    for frame in person.frames:
+        if isinstance(frame.get("view"), dict):
+            sent |= _strings(frame["view"])
+    shown = set(
+        person.page.eval_on_selector_all("[data-card]", "els => els.map(e => e.dataset.card)")
+    )
+    assert shown and shown <= sent, shown - sent
+
+
+def test_a_two_player_game_with_a_bot(
+    site: str, redis_url: str, chromium: Any, screenshot_dir: Path
+) -> None:
     alice = Person(chromium, site, "Alice", viewport=DESKTOP)
     carol = Person(chromium, site, "Carol", viewport=PHONE, device_scale_factor=1, is_mobile=True)
     # Beats are held on screen 0.3 s instead of 1.4 s (still long enough to be seen here).
@@ -129,6 +206,7 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
                 assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
                 page.set_viewport_size(DESKTOP)
                 _spectator_sees_nothing_hidden(carol)
+                _dom_shows_only_what_was_sent(carol)
             if round_ == "3" and not seen["reloaded"]:
                 seen["reloaded"] = True
                 page.reload()
@@ -156,6 +234,16 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
         assert page.locator("main .error-box").count() == 0, page.inner_text("main .error-box")
         page.set_viewport_size(DESKTOP)
         _spectator_sees_nothing_hidden(carol)
+        _dom_shows_only_what_was_sent(carol)
+        # Checked against the real states (the room's log in Redis): every frame the
+        # spectator received, from the first to the last version.
+        room = next(f["room"] for f in carol.frames if f.get("type") == "event")
+        states = _states(redis_url, room)
+        final = max(states)
+        assert _no_hidden_card_reached(carol, states) >= final - 1
+        joined = next(f["version"] for f in carol.frames if f.get("type") == "snapshot")
+        events = {f["version"] for f in carol.frames if f.get("type") == "event"}
+        assert events >= set(range(joined + 1, final + 1))
 
         # The replay: archived within moments of the end; every pile shown; the rows of
         # every round recomputed from the seed.
