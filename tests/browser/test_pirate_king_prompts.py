@@ -187,6 +187,72 @@ def test_a_sealed_choice_shows_as_sealed_and_never_as_buttons(page: Any) -> None
     assert state == "1"
 
 
+def test_whose_move_it_is_the_seats_still_deciding(page: Any) -> None:
+    """The table: "can you see whose turn it is" -- in a sealed beat the seats that have not
+    chosen yet are framed as owing a move; one that has chosen is not (it waits too)."""
+    view, prompt = SAMPLES["reveal"]
+    assert len(prompt["seats"]) >= 2
+    page.evaluate(RENDER, [view, prompt, _room(view["players"]), True])
+    turn = "[...document.querySelectorAll('.pk-seat.turn')].map((e) => +e.dataset.seat)"
+    assert sorted(page.evaluate(turn)) == sorted(prompt["seats"])
+    done = prompt["seats"][0]
+    page.evaluate(
+        f"() => {{ const c = window.pkCtx; c.seal.committed[{done}] = 'ab'; c.rerender(); }}"
+    )
+    assert sorted(page.evaluate(turn)) == sorted(prompt["seats"][1:])
+
+
+@pytest.mark.parametrize(
+    ("kind", "stat", "mark"), [("monster", "swords", "⚔"), ("loot", "gold", "●")]
+)
+def test_the_order_of_choice_says_what_earned_each_place(
+    page: Any, kind: str, stat: str, mark: str
+) -> None:
+    """The table: "the Monster and Loot rows with the order of choice" -- "The more you
+    have, the earlier you choose": each place of the order shows the swords (battle) or the
+    gold (loot) that earned it, a sunk player's -1 included."""
+    view, prompt = SAMPLES[kind]
+    page.evaluate(RENDER, [view, prompt, _room(view["players"]), prompt["sealed"]])
+    items = page.locator(".pk-order li")
+    order = [s for group in view["ranking"] for s in group]
+    assert items.count() == len(order)
+    for i, seat in enumerate(order):
+        amount = view["table"][seat][stat]
+        assert f"{mark} {amount}" in items.nth(i).inner_text()
+        assert items.nth(i).get_attribute("data-seat") == str(seat)
+
+
+def test_the_123_banner_is_in_the_window_and_over_no_row(page: Any) -> None:
+    """The "1, 2, 3!" moment is "animated for everyone at once": fixed at the top of the
+    window, it is seen however far the page is scrolled, and it lies over no player's row
+    when the table is at the top of the page (it used to hide the first row's totals)."""
+    view, prompt = SAMPLES["reveal"]
+    page.set_viewport_size({"width": 1280, "height": 500})
+    page.evaluate(RENDER, [view, prompt, _room(view["players"]), prompt["sealed"]])
+    page.evaluate(
+        "() => { const c = window.pkCtx; document.body.style.paddingTop = '70px'; "
+        "document.body.style.paddingBottom = '1500px'; "
+        "c.held = {kind: 'beat', fresh: {0: 0}}; c.rerender(); }"
+    )
+    page.wait_for_selector(".pk-beat .pk-123")
+    page.wait_for_function("() => document.querySelector('link[data-pk-css]').sheet")
+    box = """() => { const b = document.querySelector('.pk-123').getBoundingClientRect();
+        const rows = [...document.querySelectorAll('.pk-seat')].map((e) => e.getBoundingClientRect());
+        return {top: b.top, bottom: b.bottom, hit: rows.some((r) => r.top < b.bottom && b.top < r.bottom
+            && r.left < b.right && b.left < r.right)}; }"""
+    try:
+        at_top = page.evaluate(box)
+        assert 0 <= at_top["top"] and not at_top["hit"], at_top
+        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        scrolled = page.evaluate(box)
+        assert 0 <= scrolled["top"] and scrolled["bottom"] <= 500, scrolled
+    finally:
+        page.evaluate(
+            "() => { document.body.style.paddingTop = ''; document.body.style.paddingBottom = '';"
+            " window.pkCtx.held = null; window.scrollTo(0, 0); }"
+        )
+
+
 def test_curses_warned_at_two_and_sunk_players_greyed(page: Any) -> None:
     """The page: "Sinking (a third visible Curse)"; a sunk player counts "−1 / −1"."""
     view, prompt = SAMPLES["reveal"]

@@ -207,6 +207,17 @@ def test_a_two_player_game_with_a_bot(
                 page.set_viewport_size(DESKTOP)
                 _spectator_sees_nothing_hidden(carol)
                 _dom_shows_only_what_was_sent(carol)
+            if (
+                not seen.get("order")
+                and page.locator(".pk-order").count()
+                and page.locator(".pk-prompt button[data-card]").count()
+            ):
+                # The battle or the loot: the rows and the order of choice, my prompt.
+                seen["order"] = True
+                alice.shot(screenshot_dir, "pirate-king-order")
+                page.set_viewport_size(PHONE)
+                alice.shot(screenshot_dir, "pirate-king-order-phone")
+                page.set_viewport_size(DESKTOP)
             if round_ == "3" and not seen["reloaded"]:
                 seen["reloaded"] = True
                 page.reload()
@@ -217,7 +228,7 @@ def test_a_two_player_game_with_a_bot(
                 page.wait_for_timeout(30)
         else:
             raise AssertionError(page.inner_text("main")[:2000])
-        assert seen["reloaded"] and seen["shots"]
+        assert seen["reloaded"] and seen["shots"] and seen.get("order")
         assert seen["beat"]  # the "1, 2, 3!" was on screen at some beat
         assert {"reveal", "stop"} <= seen["kinds"]
         page.wait_for_selector(".pk-end")

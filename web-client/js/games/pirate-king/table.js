@@ -79,7 +79,10 @@ export function zonesPanel(ctx) {
   const { view: v, room, seat, connected, away } = ctx;
   const crowns = crownsOf(v);
   const fresh = (ctx.held && ctx.held.fresh) || {};
-  const prompt = owing(v);
+  // Whose move it is: the seats still owing one (in a sealed beat, those who have not
+  // decided yet -- a seat that has chosen waits like everyone else).
+  const committed = (ctx.seal && ctx.seal.committed) || {};
+  const prompt = owing(v).filter((s) => !committed[s]);
   const rows = v.table.map((s) => {
     const sunk = s.status === "sunk";
     const danger = !sunk && s.curses === 2;
@@ -130,8 +133,13 @@ export function rowsPanel(ctx) {
     for (const group of v.ranking) {
       for (const s of group) {
         const done = n < v.picks;
+        // Each place with what earned it: swords in battle, gold for the loot (sunk: -1).
+        const battle = v.phase === "battle";
+        const amount = battle ? v.table[s].swords : v.table[s].gold;
+        const stat = h("span", { class: "pk-amount", "aria-label": t(battle ? "pk.sym.swords" : "pk.sym.gold", { count: amount }) },
+          `${battle ? "⚔" : "●"} ${amount}`);
         order.push(h("li", { class: [done && "done", n === v.picks && "now"], dataset: { seat: String(s) } },
-          who(room, v, s), group.length > 1 ? ` (${t("pk.tied")})` : "", done ? " ✓" : ""));
+          who(room, v, s), " ", stat, group.length > 1 ? ` (${t("pk.tied")})` : "", done ? " ✓" : ""));
         n += 1;
       }
     }
