@@ -236,16 +236,19 @@ def test_the_123_banner_is_in_the_window_and_over_no_row(page: Any) -> None:
     )
     page.wait_for_selector(".pk-beat .pk-123")
     page.wait_for_function("() => document.querySelector('link[data-pk-css]').sheet")
-    box = """() => { const b = document.querySelector('.pk-123').getBoundingClientRect();
-        const rows = [...document.querySelectorAll('.pk-seat')].map((e) => e.getBoundingClientRect());
-        return {top: b.top, bottom: b.bottom, hit: rows.some((r) => r.top < b.bottom && b.top < r.bottom
-            && r.left < b.right && b.left < r.right)}; }"""
+    box = """() => {
+        const b = document.querySelector('.pk-123').getBoundingClientRect();
+        const rows = [...document.querySelectorAll('.pk-seat')]
+            .map((e) => e.getBoundingClientRect());
+        const hit = rows.some((r) => r.top < b.bottom && b.top < r.bottom
+            && r.left < b.right && b.left < r.right);
+        return {top: b.top, bottom: b.bottom, hit}; }"""
     try:
         at_top = page.evaluate(box)
-        assert 0 <= at_top["top"] and not at_top["hit"], at_top
+        assert at_top["top"] >= 0 and not at_top["hit"], at_top
         page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
         scrolled = page.evaluate(box)
-        assert 0 <= scrolled["top"] and scrolled["bottom"] <= 500, scrolled
+        assert scrolled["top"] >= 0 and scrolled["bottom"] <= 500, scrolled
     finally:
         page.evaluate(
             "() => { document.body.style.paddingTop = ''; document.body.style.paddingBottom = '';"

@@ -13,7 +13,7 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-GAMES = ["skull-king", "bid-tricks", "loon-tricks", "pearates"]
+GAMES = ["skull-king", "bid-tricks", "loon-tricks", "pirate-king", "pearates"]
 RULES = Path(__file__).resolve().parents[2] / "web-client" / "rules"
 
 
@@ -32,7 +32,7 @@ def test_a_vietnamese_browser_gets_the_vietnamese_rules(web_only_url: str, game:
     assert '<mark class="house">luật riêng</mark>' in vi.text  # house rules still marked
     # No heading is left in English, and every section of the English page is there.
     assert len(headings(vi.text)) == len(headings(en.text))
-    assert not set(headings(vi.text)) & set(headings(en.text)) - {"Skull King"}
+    assert not set(headings(vi.text)) & set(headings(en.text)) - {"Skull King", "Pirate King!"}
     for english in ["Back to the lobby", "Follow the suit", "Scoring each round", " trick"]:
         assert english not in vi.text
     # Each page links to the other language.
@@ -91,3 +91,41 @@ def test_the_header_switch_carries_over_to_the_rules(
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     page.screenshot(path=str(screenshot_dir / "rules-vi-phone.png"))
     ctx.close()
+
+
+# Each **house** decision of engines/pirate_king/README.md (a phrase of its line) and the
+# item of the rules page that states it, marked.
+PIRATE_KING_HOUSE = {
+    "the card list below is **house**": "cards",
+    "Monsters (unnamed in the seed, **house**)": "cards",
+    '**house**: "The person who last touched water': "captain-and-picks",
+    "**house**, one at a time, from the Captain": "captain-and-picks",
+    "(**house** order;": "same-beat",
+    "**house**: a face-down card": "copy",
+    "(**house**: looking is not drawing": "short-look",
+    "**house**:\n  if the receiver sinks": "wilson-sunk",
+    "**house**: an empty Loot pile": "empty-loot",
+    "**house**: the score\n  shown counts the set as 13": "five-maps",
+    "**house**: a timed-out seat's move": "timeout",
+}
+
+
+def test_pirate_king_every_house_decision_is_marked_in_both_languages() -> None:
+    """Issue 12: "the game's rules page (house rules marked) in both languages". Every
+    decision the engine's README marks **house** is an item of the rules page, English and
+    Vietnamese alike, that carries the mark."""
+    readme = (RULES.parents[1] / "engines" / "pirate_king" / "README.md").read_text()
+    for phrase in PIRATE_KING_HOUSE:
+        assert phrase in readme, phrase
+    # Those, the legend ("Decisions marked **house** are ours") and a rule that is gone
+    # ("An earlier **house** rule ... so it is gone"): a new house decision needs a line here.
+    assert readme.count("**house**") == len(PIRATE_KING_HOUSE) + 2
+    for page, mark in (("pirate-king.html", "house"), ("pirate-king.vi.html", "luật riêng")):
+        html = (RULES / page).read_text()
+        for key in set(PIRATE_KING_HOUSE.values()):
+            item = re.search(rf'data-house="{key}">(.*?)</(li|div)>', html, re.S)
+            assert item, (page, key)
+            if key != "cards":  # the card list: its heading carries the mark
+                assert f'<mark class="house">{mark}</mark>' in item.group(1), (page, key)
+        title = "The card list" if mark == "house" else "Danh sách lá bài"
+        assert f'<h2>{title} <mark class="house">{mark}</mark></h2>' in html

@@ -76,6 +76,26 @@ def test_a_reshuffle_is_unknown_to_its_owner() -> None:
     assert set(names(s.piles[0])) <= GAME.hidden(s, 0)
 
 
+def test_a_reshuffle_lets_nobody_infer_the_new_order() -> None:
+    """The issue: "a reshuffle must not let anyone infer the new order". Mid-round, seat 0's
+    pile runs out and its discard becomes a new pile; whatever order that pile really has,
+    every seat's view (the owner's, the others', a spectator's) is the same: the views are
+    identical for the real state and for states with the pile re-dealt -- and so are the
+    legal moves -- while the re-dealt orders differ."""
+    made_of = ["grog-1", "deckhand-1a", "cutlass-1", "coin-purse-1a", "deckhand-1b"]
+    s = beat(arrange(piles={0: []}, discards={0: made_of}))
+    assert len(s.piles[0]) == 4 and s.known[0] == 0
+    for seat in (None, 0, 1, 2):
+        orders = set()
+        for i in range(12):
+            other = GAME.resample(s, seat, Rng(b"reshuffle", f"{seat}:{i}"))
+            orders.add(other.piles[0])
+            assert GAME.view(other, seat) == GAME.view(s, seat), seat
+            if seat is not None:
+                assert GAME.legal(other, seat) == GAME.legal(s, seat)
+        assert len(orders) > 1
+
+
 def test_several_decisions_are_sealed_and_private() -> None:
     """Effects that need a decision are "parallel private decisions of those players":
     seat 0's Spyglass and seat 1's Violette in the same beat make one sealed, private
