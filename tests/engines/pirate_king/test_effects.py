@@ -445,3 +445,42 @@ def test_gain_the_seeds_example_two_gold_per_skull(monkeypatch: pytest.MonkeyPat
     s = arrange(zones={0: ["cutlass-1", "grog-1"]}, piles={0: ["cannon-1"]})
     s = beat(s)
     assert Table(s).swords(0) == 2 + 1 + 2  # Cutlass, Grog, 1 per curse
+
+
+def test_a_looted_card_stays_its_drawers_for_the_rest_of_the_game() -> None:
+    """Loot: "The card belongs to you for the rest of the game": once the round is over,
+    the Powder Keg Red drew is in seat 0's discard with the rest of its zone (owned, counted
+    at the end), not back in the Loot pile or the row."""
+    s = arrange(
+        piles={0: ["red", "deckhand-1a"], 1: [], 2: []},
+        loot_pile=["powder-keg-1", "flintlock-1"],
+        monster_row=["kraken", "sea-serpent-1"],
+        loot_row=["doubloons-1", "flintlock-2", "parrot-1"],
+    )
+    s = beat(s, stop=[1, 2])
+    assert "powder-keg-1" in zone(s, 0)
+    while s.round == 1:
+        prompt = GAME.prompt(s)
+        seats = prompt.seats if prompt.sealed else prompt.seats[:1]
+        moves = {x: Do("stop") if prompt.kind == "reveal" else GAME.legal(s, x)[0] for x in seats}
+        s = GAME.step(s, moves)
+    keg = c("powder-keg-1")
+    assert keg in Table(s).owned(0)
+    assert keg not in s.loot_pile and keg not in s.loot_row
+    assert all(keg not in Table(s).owned(x) for x in (1, 2))
+
+
+def test_starred_effects_are_only_on_pirates() -> None:
+    """The seed: "The symbols marked with a star icon are only present on Pirate cards" --
+    the page marks Captain, Choose, Give, Retrieve and Loot with a star: no other card of the
+    house list carries one of them."""
+    from engines.pirate_king.cards import CARDS, PIRATE
+
+    starred = {"captain", "choose", "give", "retrieve", "loot"}
+    on = {c.effect.kind: set() for c in CARDS if c.effect} | {k: set() for k in starred}
+    for card in CARDS:
+        if card.effect:
+            on[card.effect.kind].add(card.type)
+    for kind in starred:
+        assert on[kind] == {PIRATE}, (kind, on[kind])
+    assert {"reveal", "copy", "look", "flip", "gain"} <= {k for k, t in on.items() if t - {PIRATE}}
