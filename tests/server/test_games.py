@@ -41,9 +41,11 @@ async def states_by_version(redis: Any, prefix: str, room_id: str, game_id: str)
 
 
 # Games whose open moves name nothing that is hidden once made, but what a Look put back on
-# a pile (Pirate King!'s "stack"): there, another seat's open move excuses nothing. (A
+# a pile (Pirate King!'s "stack") or a card put face down (a Pearates bid, a Bread Booty's
+# card added to the treasure, a Shiny Winy's card given to a bid): there, another seat's
+# open move excuses nothing. (A
 # trick-taking game's closing card is gathered at once: its move excuses what it names.)
-STRICT_OPEN_MOVES = {"pirate-king"}
+STRICT_OPEN_MOVES = {"pirate-king", "pearates"}
 
 
 async def moves_by_version(
@@ -236,3 +238,13 @@ async def test_no_leaks_at_the_wire(
             if s != "0" and isinstance(m, dict) and "stack" in m
         ]
         assert looks
+    if game_id == "pearates":
+        # The strict check bit: another seat bid face down, and neither seat 0 nor the
+        # spectator was shown the card.
+        bids = [
+            m
+            for _, f in await redis_client.xrange(f"{redis_prefix}room:{{{table.id}}}:log")
+            for s, m in json.loads(f.get(b"moves", b"{}")).items()
+            if s != "0" and isinstance(m, dict) and m.get("move") == "bid"
+        ]
+        assert bids
