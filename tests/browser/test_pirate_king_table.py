@@ -234,6 +234,8 @@ def test_a_two_player_game_with_a_bot(
         page.wait_for_selector(".pk-end")
         carol.page.wait_for_selector(".pk-end")
         assert page.locator(".pk-end tbody tr").count() == 2
+        # The last round is over: no "no card yet" under every name.
+        assert page.locator(".pk-seat .pk-empty").count() == 0
         assert alice.final_scores() == carol.final_scores()
         for person in (alice, carol):
             person.page.wait_for_selector("[data-verified='1']", timeout=15000)

@@ -92,7 +92,8 @@ export function zonesPanel(ctx) {
         fresh: i >= newFrom,
         extra: e.given_by !== null && e.given_by !== undefined ? t("pk.given_by", { name: seatName(room, v, e.given_by) }) : "",
       }))
-      : [h("span", { class: "small muted pk-empty" }, sunk ? t("pk.zone_sunk") : t("pk.zone_empty"))];
+      : v.phase === "over" ? [] // the last round is over: no "no card yet" under every name
+        : [h("span", { class: "small muted pk-empty" }, sunk ? t("pk.zone_sunk") : t("pk.zone_empty"))];
     const offline = connected && s.seat !== seat && room.seats[s.seat] && room.seats[s.seat].user && !connected.has(s.seat);
     return h("section", {
       class: ["player", "pk-seat", s.seat === seat && "me", prompt.includes(s.seat) && "turn", sunk && "sunk", danger && "danger"],
@@ -119,7 +120,7 @@ export function zonesPanel(ctx) {
     s.discard.length ? h("details", { class: "pk-discard small" },
       h("summary", {}, t("pk.discard", { count: s.discard.length })),
       h("div", { class: "pk-zone" }, s.discard.map((c) => cardFace(c)))) : null,
-    h("div", { class: "pk-zone", dataset: { zone: String(s.seat) } }, zone));
+    zone.length ? h("div", { class: "pk-zone", dataset: { zone: String(s.seat) } }, zone) : null);
   });
   return h("div", { class: "pk-seats" }, beatBanner(ctx), rows);
 }
