@@ -169,19 +169,27 @@ def _no_hidden_card_in_frames(person: Person, states: dict[int, Any]) -> int:
 
 def _spectator_dom_matches_its_view(person: Person) -> None:
     """The spectator's page shows face up only the cards its view names: the treasure slot
-    by slot, each bid's known cards (the rest as backs), no hand."""
-    page = person.page
-    view = page.evaluate("() => window.tortuga.view")
-    up = page.locator(".pe-treasure .pe-stack .pe-card:not(.down)").count()
-    assert up == sum(1 for c in view["treasure"] if c), view["treasure"]
-    for s, bid in enumerate(view["bids"]):
-        zone = page.locator(f".pe-seat[data-seat='{s}'] [data-role='bid']")
-        if not bid["size"]:
-            assert zone.count() == 0
-            continue
-        assert zone.locator(".pe-card.down").count() == bid["size"] - len(bid["known"])
-        assert zone.locator(".pe-card:not(.down)").count() == len(bid["known"])
-    assert page.locator(".pe-hand, .pe-prompt, [data-role='mine']").count() == 0
+    by slot, each bid's known cards (the rest as backs), no hand. Read in one go (the page
+    draws each frame at once), so a frame arriving meanwhile cannot split the reading."""
+    got = person.page.evaluate(
+        """() => {
+          const v = window.tortuga.view, q = (sel) => document.querySelectorAll(sel).length;
+          const bids = v.bids.map((b, s) => {
+            const zone = `.pe-seat[data-seat='${s}'] [data-role='bid']`;
+            return [b.size, b.known.length, q(zone), q(`${zone} .pe-card.down`),
+                    q(`${zone} .pe-card:not(.down)`)];
+          });
+          return {
+            treasure: [v.treasure.filter(Boolean).length,
+                       q('.pe-treasure .pe-stack .pe-card:not(.down)')],
+            bids, private: q(".pe-hand, .pe-prompt, [data-role='mine']"),
+          };
+        }"""
+    )
+    assert got["treasure"][0] == got["treasure"][1], got
+    for size, known, zone, down, up in got["bids"]:
+        assert (zone, down, up) == ((1, size - known, known) if size else (0, 0, 0)), got
+    assert got["private"] == 0, got
 
 
 def prompt_in_sight(page: Any) -> bool:
@@ -306,6 +314,13 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
         chat_box = page.locator(".chat-panel").bounding_box()
         assert table_box and chat_box and chat_box["x"] > table_box["x"] + table_box["width"] - 1
         assert chat_box["y"] < 800
+        # Table talk during the game: a promise (not enforced) reaches the spectator's
+        # table, in sight on the phone.
+        page.fill("#chat-text", "Pass now and I give you the bottom card. Promise!")
+        page.keyboard.press("Enter")
+        carol.page.wait_for_selector(".chat-log >> text=I give you the bottom card")
+        said = carol.page.locator(".chat-log >> text=I give you the bottom card").bounding_box()
+        assert said and said["y"] + said["height"] <= PHONE["height"]
         # The treasure's ends are named; the start player sees what they arrange.
         page.wait_for_selector(".pe-treasure")
 
