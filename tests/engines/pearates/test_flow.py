@@ -20,6 +20,7 @@ def test_deal_five_each_the_rest_is_the_draw_pile() -> None:
     max(hand size, 2) = 5 cards as the treasure."""
     state = G.start(G.options(), 4, b"deal")
     assert [len(h) for h in state.hands] == [5, 5, 5, 5]
+    assert G.view(state, None)["plays"] == [0, 0, 0, 0]
     assert len(state.treasure) == 5
     assert len(state.pile) == 60 - 20 - 5
     assert G.prompt(state).seats == (state.start,) and G.prompt(state).kind == "arrange"
@@ -361,6 +362,7 @@ def test_plays_have_no_cap_and_every_round_ends() -> None:
     state = table(players=2, hands={1: goldfish}, treasure=["egg-bag-1", "egg-bag-2"])
     for i in range(1, 6):
         assert f"play goldfish-{i}" in legal(state, 1)
+        assert G.view(state, None)["plays"] == [0, i - 1]  # the table counts them
         state = do(state, 1, f"play goldfish-{i}", "put top")
     assert state.hands[1] == () and len(state.treasure) == 7
     assert legal(state, 1) == ["pass"]

@@ -83,6 +83,8 @@ def test_banana_sabre_counts_as_the_value_you_choose() -> None:
     assert state.types[0] == (UNSET,)
     state = do(state, 0, "sabre 8")
     assert state.phase == OVER and G.totals(state)[0] == 8
+    # the table reads the declaration in the log: who declared which value
+    assert G.view(state, None)["log"][-1] == {"seat": 0, "what": "sabre", "kind": None, "n": 8}
 
 
 def test_soupy_spyglass_must_be_scored_when_received() -> None:
