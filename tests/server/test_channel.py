@@ -8,16 +8,24 @@ import asyncio
 from typing import Any
 
 import msgspec
+import pytest
 import redis.asyncio as aioredis
 from tortuga_client import Client, Node, autoplay, guest, open_socket, seat_players
 
+from engines.registry import GAMES
 
+
+@pytest.mark.parametrize(
+    ("game_id", "options"), [("skull-king", {"rounds": 1}), ("pearates", {"removed": 100})]
+)
 async def test_the_channel_carries_no_state_and_no_seed(
-    node: Node, redis_url: str, redis_prefix: str
+    node: Node, redis_url: str, redis_prefix: str, game_id: str, options: dict[str, Any]
 ) -> None:
     """ "a Redis shared with another site must not be able to read a live seed from the
-    channel": a subscriber sees that version N exists, nothing of the game."""
-    table = await seat_players([node], 2, options={"rounds": 1})
+    channel": a subscriber sees that version N exists, nothing of the game. Pearates too:
+    "Private open moves (a card put aside, a face-down bid, a look at a hidden card) never
+    appear in any ... pub/sub payload"."""
+    table = await seat_players([node], 2, game=game_id, options=options)
     outsider = aioredis.Redis.from_url(redis_url)
     pubsub = outsider.pubsub()
     await pubsub.subscribe(f"{redis_prefix}room:{{{table.id}}}")
@@ -31,9 +39,7 @@ async def test_the_channel_carries_no_state_and_no_seed(
     listener = asyncio.create_task(listen())
     try:
         assert (await table.clients[0].call("start"))["type"] == "ok"
-        await asyncio.wait_for(
-            asyncio.gather(*(autoplay(c, "skull-king") for c in table.clients)), 60
-        )
+        await asyncio.wait_for(asyncio.gather(*(autoplay(c, game_id) for c in table.clients)), 60)
         end = next(f for f in reversed(table.clients[0].frames) if f["type"] == "event")
         await asyncio.sleep(0.2)  # the last publications reach the outsider too
     finally:
@@ -42,8 +48,12 @@ async def test_the_channel_carries_no_state_and_no_seed(
         await outsider.aclose()
     seed = bytes.fromhex(end["event"]["seed"])
     server_seed = bytes.fromhex(end["event"]["server_seed"])
+    # No card of the game is named on the channel (Skull King's id is also a card's name).
+    cards = [c.encode() for c in GAMES[game_id].deck(GAMES[game_id].options(options), 2)]
+    cards = [c for c in cards if game_id != "skull-king" or c != b"skull-king"]
     steps = []
     for payload in heard:
+        assert not [c for c in cards if c in payload], payload
         assert seed not in payload and seed.hex().encode() not in payload
         assert server_seed not in payload and server_seed.hex().encode() not in payload
         message: dict[str, Any] = msgspec.msgpack.decode(payload)

@@ -39,6 +39,9 @@ def test_bids_are_face_down_and_hands_hidden() -> None:
     assert theirs["hand"] == ["ruby-rum-1"]
     assert spectator["hand"] is None and spectator["hands"][2] == {"size": 1, "known": []}
     assert "goldfish-1" not in json.dumps(theirs) and "goldfish-1" not in json.dumps(spectator)
+    # the public log says a card was bid, not which kind
+    assert {"seat": 1, "what": "bid", "kind": None, "n": None} in spectator["log"]
+    assert "Goldfish" not in json.dumps(theirs) and "Goldfish" not in json.dumps(spectator)
 
 
 def test_scored_cards_are_public() -> None:
