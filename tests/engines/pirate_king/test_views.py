@@ -237,3 +237,22 @@ def test_the_loot_row_says_where_it_starts_in_the_loot_pile() -> None:
             assert at >= (s.round - 1) * 5
             shifted = shifted or at > (s.round - 1) * 5
     assert shifted  # Red drew before a later row was dealt
+
+
+def test_the_pirates_left_show_while_picking_and_no_winner_before_the_end() -> None:
+    """ "Everyone chooses 1 Pirate card" (**house**: one at a time, in the open): while the
+    Pirates are picked every view lists those left, and no more once the round starts; no
+    view names a winner before the game is over."""
+    state = GAME.start(GAME.options(), 3, b"pirates-left")
+    left = 10
+    while GAME.prompt(state).kind == "pick":
+        for seat in (None, 0, 1, 2):
+            view = GAME.view(state, seat)
+            assert len(view["pirates"]) == left and view["winner"] is None
+        (seat,) = GAME.prompt(state).seats
+        move = GAME.legal(state, seat)[0]
+        state = GAME.step(state, {seat: move})
+        left -= 1
+        assert move.card not in GAME.view(state, None)["pirates"]
+    view = GAME.view(state, None)
+    assert view["pirates"] == [] and view["winner"] is None and view["round"] == 1
