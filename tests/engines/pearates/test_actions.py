@@ -46,7 +46,7 @@ def test_infested_bread_opens_every_bid_this_round() -> None:
     state = do(state, 1, "bid goldfish-3", "stop")  # later bids are open too
     assert G.view(state, 2)["bids"][1]["known"] == ["goldfish-1", "goldfish-3"]
     log = G.view(state, None)["log"]
-    assert {"seat": 1, "what": "bid", "kind": "Goldfish", "n": None} == log[-2]  # open now
+    assert log[-2] == {"seat": 1, "what": "bid", "kind": "Goldfish", "n": None}  # open now
 
 
 def test_fish_skeleton_scores_the_minus_cards_in_every_bid() -> None:
