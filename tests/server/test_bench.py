@@ -51,3 +51,12 @@ def test_a_changed_rule_shows(capsys: pytest.CaptureFixture[str]) -> None:
 def test_an_unknown_revision_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "--count", "1", "--against", "no-such-revision-xyz"]) == 2
     assert "no-such-revision-xyz" in capsys.readouterr().err
+
+
+def test_bench_prints_each_figure_for_pearates(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 13: "`./tortuga bench <game_id>` prints games/s, state size and codec cost"."""
+    assert main(["bench", "pearates", "--count", "3", "--players", "3"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.startswith("pearates: 3 players, default options, 3 random full games")
+    for figure in ("moves/game", "B mean", "us/move", "games/s"):
+        assert figure in line, figure
