@@ -19,7 +19,9 @@ and on a sample of states (the expensive checks):
 
 - illegal moves: candidates made from the legal moves' text with every deck card name and
   small numbers substituted are rejected with a specific IllegalMove code exactly when they
-  are not in ``legal``; other seats, non-seats, empty and oversized move sets are rejected;
+  are not in ``legal`` (all candidates, or a fresh random POOL_CHECKED of them at each
+  sampled state when there are more); other seats, non-seats, empty and oversized move sets
+  are rejected;
   rejected steps change nothing; a sealed prompt refuses any proper subset of its seats;
 - ``default`` returns a legal move, every bot level returns a legal move;
 - views: JSON-serializable with string keys, never the seed; non-interference: for each seat
@@ -46,6 +48,7 @@ import functools
 import hashlib
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -78,6 +81,9 @@ WORKER = Path(__file__).with_name("conformance_worker.py")
 PLAYOUTS_PER_GAME = 200
 TRACKED_PER_CASE = 1  # playouts per (game, players) whose every view is checked for names
 SAMPLE_ONE_IN = 48  # states that get the expensive checks (plus the first and the last)
+# Candidate moves checked at one sampled state: all of them up to this many, else a fresh
+# random share of this size (orderings of named cards make pools of over 10,000).
+POOL_CHECKED = 2000
 GENERIC_CODES = {MoveError.code, IllegalMove.code, MalformedMove.code}
 
 CASES = [(gid, players) for gid, game in GAMES.items() for players in game.seats]
@@ -449,6 +455,10 @@ class Harness:
         legal = {seat: game.legal(state, seat) for seat in prompt.seats}
         some = {seat: rng.choice(moves) for seat, moves in legal.items()}
         pool = list(self.pool.items())
+        if len(pool) > POOL_CHECKED:
+            # (stdlib's sampler, seeded from the case's stream: Rng.shuffled of 10,000 items
+            # would cost more than the checks)
+            pool = random.Random(rng.below(2**32)).sample(pool, POOL_CHECKED)
 
         def step_rejected(moves: dict[int, Any], what: str) -> None:
             expect_illegal(lambda: game.step(state, moves), f"{where}: step {what}")
