@@ -344,6 +344,13 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
                 assert page.locator(".pe-treasure [data-role='known']").count() > 0
                 assert carol.page.locator(".pe-treasure [data-role='known']").count() == 0
                 assert carol.page.locator(".pe-treasure .pe-card.down").count() > 0
+                # A stack with its size and its ends named, for every viewer.
+                for who_ in (page, carol.page):
+                    size = who_.evaluate("() => window.tortuga.view.treasure.length")
+                    ends = who_.locator(".pe-treasure .pe-stack .pe-where").all_inner_texts()
+                    assert len(ends) == size and ends[0] == "top" and ends[-1] == "bottom"
+                    heading = who_.locator(".pe-treasure h2").inner_text()
+                    assert f"{size} cards face down" in heading
             if page.locator("[data-role='split']").count():
                 seen["split"] = True
             if did == "keep" and not seen["shots"]:
