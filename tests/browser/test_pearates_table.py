@@ -369,6 +369,13 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
                     f"() => window.tortuga.view.bids[{seat}].size === {size}"
                 )
                 _spectator_dom_matches_its_view(carol)
+                # A shorter game: "Anybody may look at the cards removed" (seed) -- the
+                # spectator too, face up.
+                carol.page.locator(".pe-aside summary").click()
+                removed = carol.page.evaluate("() => window.tortuga.view.removed.length")
+                assert removed == 40
+                assert carol.page.locator(".pe-aside .pe-card:not(.down)").count() == removed
+                carol.page.locator(".pe-aside summary").click()
                 assert prompt_in_sight(page)
                 alice.shot(screenshot_dir, "pearates-my-bid")
                 page.set_viewport_size(PHONE)
