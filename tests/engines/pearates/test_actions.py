@@ -52,12 +52,21 @@ def test_infested_bread_opens_every_bid_this_round() -> None:
 def test_fish_skeleton_scores_the_minus_cards_in_every_bid() -> None:
     """Fish Skeleton: "each player must score all minus cards in their bid"."""
     state = table(
-        hands={1: ["fish-skeleton-2", "goldfish-1", "pearl-pepper-1"], 2: ["fish-skeleton-1"]},
+        hands={
+            1: ["fish-skeleton-2", "goldfish-1", "pearl-pepper-1"],
+            2: ["fish-skeleton-1", "empty-chest-1"],
+        },
         treasure=TREASURE,
     )
     state = do(state, 1, "bid fish-skeleton-2", "bid goldfish-1", "bid pearl-pepper-1", "stop")
+    state = do(state, 2, "bid empty-chest-1", "stop")
+    state = do(state, 1, "pass")
     state = do(state, 2, "play fish-skeleton-1", "put top")
     assert names(state.scored[1]) == ["fish-skeleton-2"]
+    assert names(state.scored[2]) == ["empty-chest-1"]
+    # the log names what was scored, the first card kind (Empty Chest) too
+    scored = [e for e in G.view(state, None)["log"] if e["what"] == "score"]
+    assert [(e["seat"], e["kind"]) for e in scored] == [(1, "Fish Skeleton"), (2, "Empty Chest")]
     # a 0 is not a minus card: the Pearl Pepper stays in the bid with the Goldfish
     assert names(state.bids[1]) == ["pearl-pepper-1", "goldfish-1"]
     assert G.view(state, None)["scored"][1] == [{"card": "fish-skeleton-2", "stack": -1}]

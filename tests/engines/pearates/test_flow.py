@@ -194,6 +194,33 @@ def test_a_mutiny_gives_the_whole_treasure_to_the_highest_bid() -> None:
     ]
 
 
+@pytest.mark.parametrize("players", [1, 8])
+def test_two_to_seven_players(players: int) -> None:
+    """ "2–7 players": one or eight seats are refused."""
+    with pytest.raises(BadOptions):
+        G.start(G.options(), players, b"seats")
+    assert list(G.seats) == [2, 3, 4, 5, 6, 7]
+
+
+def test_strict_ties_reveal_only_tied_bids() -> None:
+    """Strict ties: "tied highest bids are revealed" -- only tied ones: a lone highest bid
+    wins its Mutiny face down, seen by the start player who receives it, by nobody else."""
+    state = table(
+        players=3,
+        hands={1: ["goldfish-1", "egg-bag-6"], 2: ["ruby-rum-2"]},
+        treasure=["ruby-rum-1"],
+        options={"strict_ties": True},
+    )
+    state = do(state, 1, "bid goldfish-1", "bid egg-bag-6", "stop")
+    state = do(state, 2, "bid ruby-rum-2", "stop")
+    state = _all_pass(state, [1, 2])
+    assert names(state.received[1]) == ["ruby-rum-1"]  # 2 cards beat 1: no tie
+    assert sorted(names(state.received[0])) == ["egg-bag-6", "goldfish-1"]
+    assert G.view(state, 0)["received"][0]["known"] == ["egg-bag-6", "goldfish-1"]
+    assert G.view(state, 2)["received"][0]["known"] == []
+    assert G.view(state, None)["received"][0]["known"] == []
+
+
 def test_a_tied_mutiny_is_broken_by_the_start_player() -> None:
     """ "the highest bid takes the whole treasure (the start player breaks ties)"."""
     state = table(

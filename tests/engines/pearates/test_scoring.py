@@ -9,7 +9,7 @@ from engines.pearates.cards import value
 from engines.pearates.scoring import Pile, ranks, totals
 from engines.pearates.state import OVER, SABRE, UNSET
 
-from .helpers import G, do, ids, names, sealed, table
+from .helpers import G, do, ids, legal, names, sealed, table
 
 
 def piles(*seats: Sequence[str], stacks: dict[int, list[int]] | None = None) -> list[Pile]:
@@ -81,6 +81,8 @@ def test_banana_sabre_counts_as_the_value_you_choose() -> None:
     # one seat alone declares in the open
     assert state.phase == SABRE and G.prompt(state).seats == (0,)
     assert state.types[0] == (UNSET,)
+    # "counts as any value you choose": any printed value, -4 .. 8
+    assert legal(state, 0) == [f"sabre {v}" for v in range(-4, 9)]
     state = do(state, 0, "sabre 8")
     assert state.phase == OVER and G.totals(state)[0] == 8
     # the table reads the declaration in the log: who declared which value
