@@ -372,6 +372,11 @@ def test_a_sunk_player_shows_no_curses_and_minus_one() -> None:
     line = GAME.view(s, None)["table"][0]
     assert (line["swords"], line["gold"], line["curses"], line["zone"]) == (-1, -1, 0, [])
     assert line["status"] == "sunk"
+    # The others' lines count their visible curses (the table warns at two).
+    line = GAME.view(s, None)["table"][1]
+    assert line["status"] == "revealing" and line["curses"] == Table(s).curses(1)
+    s = beat(arrange(zones={1: ["cutlass-2", "gold-tooth-2"]}), stop=[1])
+    assert [GAME.view(s, x)["table"][1]["curses"] for x in (None, 0, 1)] == [2, 2, 2]
 
 
 def test_look_at_a_short_pile_looks_at_what_is_there() -> None:
