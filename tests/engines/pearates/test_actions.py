@@ -279,8 +279,9 @@ def test_pedestal_cabbage_bid_more_than_the_previous_player_or_pass() -> None:
     # seat 3 has no bid and one card left: one card cannot get above seat 2's three
     assert legal(state, 3) == ["pass"]
     state = do(state, 3, "pass")
-    # seat 1's previous player is seat 3 (the start player 0 takes no turn), who has no bid
-    assert "bid egg-bag-4" in legal(state, 1)
+    # seat 1's previous player is seat 3 (the start player 0 takes no turn), who has no bid:
+    # any Bid will do, and still no Play
+    assert legal(state, 1) == ["pass", "bid egg-bag-4"]
     state = do(state, 1, "bid egg-bag-4")
     assert "stop" in legal(state, 1)
 
@@ -466,3 +467,42 @@ def test_biscuit_booty_counts_each_kept_card_once_against_the_hand_limit() -> No
     assert legal(state, 1) == [f"keep {third}", f"score {third}"]
     state = sealed(state, {0: "keep goldfish-3", 1: f"keep {third}"})
     assert len(state.hands[1]) == 8 and state.scored[1] == ()
+
+
+def test_goldfish_a_player_with_only_chests_must_bid() -> None:
+    """Goldfish: "the next player must Bid or Play" -- with no action card to Play, the
+    next player must Bid (a Pass is left only to a player who can do neither)."""
+    state = table(
+        players=4,
+        hands={1: ["goldfish-1"], 2: ["filled-chest", "empty-chest-1"], 3: []},
+        treasure=TREASURE,
+    )
+    state = do(state, 1, "play goldfish-1", "put top")
+    assert legal(state, 2) == ["bid empty-chest-1", "bid filled-chest"]
+
+
+def test_bread_booty_draws_from_a_reshuffle_when_the_pile_is_empty() -> None:
+    """Bread Booty adds cards "from your hand or from the deck" (seed): in a longer game an
+    empty pile with a reshuffle left still offers the deck (the discards, reshuffled)."""
+    state = table(
+        hands={1: ["bread-booty-1", "goldfish-1"]},
+        treasure=TREASURE,
+        pile=[],
+        pile_rest=False,
+        discard=["ruby-rum-1", "ruby-rum-2"],
+        options={"reshuffles": 1},
+    )
+    state = do(state, 1, "play bread-booty-1")
+    assert "add deck top" in legal(state, 1)
+    state = do(state, 1, "add deck top")
+    assert names(state.treasure)[0] in ("ruby-rum-1", "ruby-rum-2")
+    assert state.reshuffles == 0 and len(state.pile) == 1
+    no_reshuffle = table(
+        hands={1: ["bread-booty-1", "goldfish-1"]},
+        treasure=TREASURE,
+        pile=[],
+        pile_rest=False,
+        discard=["ruby-rum-1", "ruby-rum-2"],
+    )
+    no_reshuffle = do(no_reshuffle, 1, "play bread-booty-1")
+    assert legal(no_reshuffle, 1) == ["add goldfish-1 top", "add goldfish-1 bottom"]

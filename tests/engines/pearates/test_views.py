@@ -137,5 +137,6 @@ def test_resample_moves_the_other_seats_knowledge_with_the_cards() -> None:
 
 def test_the_log_names_seat_zero() -> None:
     state = table(players=3, start=1, hands={0: ["goldfish-1"]}, treasure=TREASURE, turn=0)
+    assert G.view(state, None)["turn"] == 0  # seat 0 to move is seat 0, not nobody
     state = do(state, 0, "pass")
     assert G.view(state, None)["log"][-1] == {"seat": 0, "what": "pass", "kind": None, "n": None}
