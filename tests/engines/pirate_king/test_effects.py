@@ -165,6 +165,13 @@ def test_gain_counts_symbols_in_the_zone() -> None:
     s = arrange(zones={0: ["flintlock-1", "doubloons-1"]}, piles={0: ["merchant-scales-1"]})
     s = beat(s)
     assert Table(s).gold(0) == 2 + 3
+    # Only face-up Loot cards: not a Deckhand, not a Loot card turned face down.
+    s = arrange(
+        zones={0: ["deckhand-1a", "doubloons-1", "flintlock-1 down"]},
+        piles={0: ["merchant-scales-1"]},
+    )
+    s = beat(s)
+    assert Table(s).gold(0) == 2 + 2  # the Doubloons, and Doubloons + Scales counted
 
 
 def test_captain_effect_takes_the_token() -> None:
