@@ -24,6 +24,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from server import lobby, logs, redis_pool, scrape, web
+from server.admin.moderate import routes as moderation_routes
 from server.admin.routes import routes as admin_routes
 from server.archive.archiver import Archiver
 from server.archive.archiver import start as start_archiver
@@ -107,7 +108,12 @@ def create_app(settings: Settings) -> Starlette:
         rooms.hooks.on_started.append(clock.started)
         rooms.hooks.on_visit.append(clock.visit)
         rooms.hooks.on_seat_dropped.append(clock.seat_dropped)
-        identity = Identity(tokens, store.token_generation, settings.token_refresh_seconds)
+        identity = Identity(
+            tokens,
+            store.token_generation,
+            settings.token_refresh_seconds,
+            standing=store.user_standing,  # the generation and a site ban in one look
+        )
         app.state.services = Services(settings, tokens, rooms, sealing, hub, identity)
         app.state.identity = identity  # the history routes' reader
         app.state.leaderboard_min_games = settings.leaderboard_min_games
@@ -181,7 +187,11 @@ def create_app(settings: Settings) -> Starlette:
         WebSocketRoute("/ws", websocket),
         *([Mount("/api/history", routes=history_routes)] if settings.database_url else []),
         # The operators' console (server/admin/): accounts and the audit live in Postgres.
-        *([Mount("/admin/api", routes=admin_routes)] if settings.database_url else []),
+        *(
+            [Mount("/admin/api", routes=[*admin_routes, *moderation_routes])]
+            if settings.database_url
+            else []
+        ),
         # The browser client (server/web.py), when this checkout has it.
         *(web.routes(client) if client.is_dir() else []),
     ]

@@ -32,6 +32,19 @@ DEFAULT_TTL = 30 * 24 * 3600  # seconds a token lives (refreshed while it is use
 class BadToken(Exception):
     """The token is absent, malformed or not signed by this site."""
 
+    code = "bad-token"  # the error code of the refusal
+    status = 401  # HTTP
+    close = 4001  # websocket close code
+
+
+class Banned(BadToken):
+    """A genuine token of a user an operator banned from the site (server/moderation.py):
+    every route and socket refuses it with ``banned``."""
+
+    code = "banned"
+    status = 403
+    close = 4010
+
 
 class BadName(ValueError):
     """A display name that is empty, too long or made of control characters."""
@@ -152,15 +165,25 @@ class Identity:
         tokens: Tokens,
         generation: Callable[[str], Awaitable[int]],
         refresh_after: float,
+        standing: Callable[[str], Awaitable[tuple[int, str | None]]] | None = None,
     ) -> None:
         self.tokens = tokens
         self.generation = generation
         self.refresh_after = refresh_after
+        # The generation and a site ban (its JSON, or None) in one look (Store.user_standing).
+        self.standing = standing
 
     async def check(self, token: str | None) -> Claims:
         claims = self.tokens.claims(token)
-        if claims.gen < await self.generation(claims.user.id):
+        ban = None
+        if self.standing is not None:
+            gen, ban = await self.standing(claims.user.id)
+        else:
+            gen = await self.generation(claims.user.id)
+        if claims.gen < gen:
             raise BadToken("this token was signed out: sign in again")
+        if ban is not None:
+            raise Banned(ban_message(ban))
         return claims
 
     async def from_header(self, header: str | None) -> Claims:
@@ -172,3 +195,12 @@ class Identity:
         if at - claims.issued < self.refresh_after:
             return None
         return self.tokens.issue(claims.user, claims.gen, at)
+
+
+def ban_message(ban: str) -> str:
+    """What a banned user is told: the operators' reason (from the ban's JSON)."""
+    try:
+        reason = json.loads(ban).get("reason")
+    except (ValueError, AttributeError):
+        reason = None
+    return f"banned from this site: {reason}" if reason else "banned from this site"

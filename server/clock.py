@@ -310,6 +310,8 @@ class Clock:
                 room = await self.rooms.get(room_id)
                 if room.status != PLAYING:
                     return STALE  # in the lobby: armed again when the game starts
+                if room.seats[seat].bot is not None:
+                    return STALE  # an operator gave the seat to a bot meanwhile
                 if room.paused_at is not None:
                     return await self._later(name)
                 took = await self.rooms.presence.take_over(room_id, seat, dropped)

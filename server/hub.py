@@ -24,7 +24,7 @@ from typing import Any
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from engines.registry import GAMES
-from server import protocol
+from server import moderation, protocol
 from server.auth import User
 from server.entry import Entry, Published, from_fields, unpack
 from server.metrics import NodeMetrics
@@ -178,6 +178,7 @@ class Connection:
                     "room_state": room.summary(rooms.base_url),
                     "deadline": room.deadline,
                     "chat": await rooms.chat.history(room.id),
+                    "announce": await moderation.announcement(rooms.store, room),
                 }
             )
         self.synced = True
@@ -227,6 +228,7 @@ class Connection:
                 "seed": room.seed if room.status in ("finished", "abandoned") else None,
                 "deadline": room.deadline,
                 "chat": await self.hub.rooms.chat.history(room.id),
+                "announce": await moderation.announcement(self.hub.rooms.store, room),
             }
         )
         self.version = room.version
@@ -257,7 +259,20 @@ class Connection:
         elif message.k in ("committed", "open", "deadline"):
             if data.get("version") == self.version:
                 await self._write({"type": message.k, "room": self.room_id, **data})
-        elif message.k in ("chat", "presence", "announce", "inspected", "paused", "unpaused"):
+        elif message.k == "kicked":
+            if data.get("user") == self.user.id:
+                await self._kicked(data)
+        elif message.k in (
+            "chat",
+            "chat_hidden",
+            "presence",
+            "announce",
+            "unannounce",
+            "inspected",
+            "paused",
+            "unpaused",
+            "replaced",
+        ):
             await self._write({"type": message.k, "room": self.room_id, **data})
 
     def _unwelcome(self, status: str) -> bool:
@@ -275,6 +290,18 @@ class Connection:
             )
         )
         await self._write({"type": "left", "room": room_id, "reason": protocol.NO_SPECTATORS})
+        self.hub.drop(self)
+
+    async def _kicked(self, data: dict[str, Any]) -> None:
+        """An operator removed this socket's user from the room (server/admin/): told why
+        (``kicked {room, ban, reason}``), then out of the room like a turned-away spectator;
+        a banned user may not come back (``banned-from-room``)."""
+        room_id = self.room_id
+        frame = {"type": "kicked", "room": room_id, "ban": bool(data.get("ban"))}
+        frame["reason"] = data.get("reason")
+        await self._write(frame)
+        await self._write({"type": "left", "room": room_id, "reason": "kicked"})
+        self.seat = None  # the seat is free or a bot's now: its leaving starts no grace time
         self.hub.drop(self)
 
     async def _step(self, version: int) -> None:
@@ -385,6 +412,12 @@ class Hub:
             conns.discard(conn)
             if not conns:
                 del self.conns_of[conn.user.id]
+
+    def banned(self, user_id: str, message: str) -> None:
+        """An operator banned ``user_id`` from the site: close every socket of theirs here."""
+        for conn in list(self.conns_of.get(user_id, ())):
+            conn.send(protocol.error(protocol.BANNED, message))
+            conn.close(protocol.CLOSE_BANNED, "banned")
 
     def signed_out(self, user_id: str, gen: int) -> None:
         """``user_id`` signed out everywhere (generation ``gen``): close their sockets that
@@ -528,6 +561,8 @@ class Hub:
                 data = published.data or {}
                 if published.k == "signout" and isinstance(data.get("gen"), int):
                     self.signed_out(str(data.get("user")), data["gen"])
+                elif published.k == "ban":
+                    self.banned(str(data.get("user")), str(data.get("message") or "banned"))
                 continue
             if channel == rooms_channel:
                 targets: set[Connection] = set(self.watchers)

@@ -106,8 +106,8 @@ def handle(endpoint: Any) -> Any:
     async def wrapped(request: Request) -> Response:
         try:
             response: Response = await endpoint(request)
-        except BadToken as exc:
-            return _error(401, p.BAD_TOKEN, str(exc))
+        except BadToken as exc:  # Banned too: 403 ``banned``
+            return _error(exc.status, exc.code, str(exc))
         except RoomError as exc:
             return _error(_STATUS.get(exc.code, 400), exc.code, exc.message)
         claims = getattr(request.state, "claims", None)

@@ -65,11 +65,16 @@ TAKEBACK_TOO_LATE = "takeback-too-late"
 TAKEBACK_NOT_YOURS = "takeback-not-yours"
 TAKEBACK_REVEALS = "takeback-reveals"
 BUSY = "busy"
+# Moderation (server/moderation.py, server/admin/): an operator banned or muted the user.
+BANNED = "banned"  # banned from the site: every route (403) and socket (closed 4010)
+BANNED_FROM_ROOM = "banned-from-room"  # may not join, follow or sit in this room
+MUTED = "muted"  # chat refused (site-wide or in this room), until unmuted or it runs out
 
 # Websocket close codes (4000-4999 belong to applications).
 CLOSE_BAD_TOKEN = 4001
 CLOSE_FLOOD = 4008
 CLOSE_TOO_MANY = 4009
+CLOSE_BANNED = 4010  # an operator banned the user from the site
 CLOSE_FORBIDDEN_ORIGIN = 4003  # before the upgrade: the client sees HTTP 403
 
 RoomId = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{4,40}$")]

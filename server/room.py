@@ -97,6 +97,13 @@ class Room:
     host_name: str = ""  # the host's name when the room was made
     connected: set[int] = field(default_factory=set)
     away: set[int] = field(default_factory=set)  # seats taken over after the grace time
+    active_at: int | None = None  # epoch ms of the last step, lobby change or chat message
+    # Moderation (server/moderation.py): user id -> JSON ``{by, reason, at, ...}`` of the
+    # users an operator banned from this room (fields ``ban:<user>``) or muted in it
+    # (``mute:<user>``); the operators' announcement to this room (``announce``).
+    banned: dict[str, str] = field(default_factory=dict)
+    muted: dict[str, str] = field(default_factory=dict)
+    announcement: str | None = None
 
     @property
     def game(self) -> AnyGame:
@@ -203,7 +210,18 @@ def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = No
         host_name=text("host_name") or "",
         connected=connected,
         away=away,
+        active_at=int(raw["active_at"]) if raw.get("active_at") else None,
+        banned=_by_user(raw, BAN_FIELD),
+        muted=_by_user(raw, MUTE_FIELD),
+        announcement=text("announce") or None,
     )
+
+
+BAN_FIELD, MUTE_FIELD = "ban:", "mute:"  # room hash fields of moderation, by user id
+
+
+def _by_user(raw: Mapping[str, bytes], prefix: str) -> dict[str, str]:
+    return {k[len(prefix) :]: v.decode() for k, v in raw.items() if k.startswith(prefix)}
 
 
 def is_socket(field_name: str) -> bool:

@@ -27,6 +27,7 @@ from server.entry import START, Published, now_iso, pack
 from server.quotas import Quotas
 from server.room import (
     LOBBY,
+    PLAYING,
     RETRIES,
     Hooks,
     Room,
@@ -170,8 +171,9 @@ class Seats:
             room.rev += 1
             payload = pack(Published(k="room", room=room_id, data=room.summary(self.base_url)))
             seats = msgspec.json.encode(room.seats).decode()
+            fields = {"seats": seats, "active_at": str(now_ms())}
             if await self.store.write_meta(
-                room_id, expected_rev=room.rev - 1, fields={"seats": seats}, payload=payload
+                room_id, expected_rev=room.rev - 1, fields=fields, payload=payload, status=LOBBY
             ):
                 after = room.users()
                 seated = {u: True for u in after} | {u: False for u in before - after}
@@ -260,6 +262,58 @@ class Seats:
             room.seats[seat] = SeatInfo()
 
         return await self._lobby_change(room_id, change)
+
+    # -- the operators (server/admin/) ----------------------------------------------------
+    async def vacate(self, room_id: str, seat: int) -> Room:
+        """An operator frees a human's seat in the lobby (a kick, not the host's)."""
+
+        def change(room: Room) -> None:
+            check_seat(room, seat)
+            if room.seats[seat].user is None:
+                raise RoomError(p.SEAT_EMPTY, f"seat {seat} holds no player")
+            room.seats[seat] = SeatInfo()
+
+        return await self._lobby_change(room_id, change)
+
+    async def to_bot(self, room_id: str, seat: int, level: str) -> tuple[Room, SeatInfo]:
+        """An operator gives a human's seat to a bot: in the lobby it sits there ready; in a
+        game under way it plays the seat from now on (the bots are told at once: a move it
+        owes is made, a commitment its player made but cannot open any more is opened as
+        the default). A compare-and-set on the room's revision and status, so a start (or
+        an end) racing it makes it read again. The room, and who sat there before."""
+        for _ in range(RETRIES):
+            room = await self.reader.get(room_id, presence=True)
+            check_seat(room, seat)
+            if room.status not in (LOBBY, PLAYING):
+                raise RoomError(p.GAME_OVER, "the game is over")
+            if level not in room.game.bot_levels:
+                levels = ", ".join(room.game.bot_levels)
+                raise RoomError(p.BAD_BOT_LEVEL, f"bot levels: {levels}")
+            before = room.seats[seat]
+            if before.user is None:
+                raise RoomError(p.SEAT_EMPTY, f"seat {seat} holds no player")
+            taken = {s.name for i, s in enumerate(room.seats) if s.name and i != seat}
+            room.seats[seat] = SeatInfo(name=bot_name(seat, taken), bot=level, ready=True)
+            room.away.discard(seat)
+            room.rev += 1
+            payload = pack(Published(k="room", room=room_id, data=room.summary(self.base_url)))
+            fields = {"seats": msgspec.json.encode(room.seats).decode(), "active_at": str(now_ms())}
+            if await self.store.write_meta(
+                room_id,
+                expected_rev=room.rev - 1,
+                fields=fields,
+                payload=payload,
+                status=room.status,
+            ):
+                await self.store.clear_seat_presence(room_id, seat)
+                await self.store.seat_users(room_id, {before.user: False}, now_ms())
+                if room.status == LOBBY:
+                    await self.touch_lobby(room_id)
+                    await self.listing.changed(room)
+                else:
+                    self.hooks.turn(room_id)  # the bot plays now if the seat owes a move
+                return room, before
+        raise RoomError(p.BUSY, "the room is busy; try again")
 
     # -- the game -----------------------------------------------------------------------
     async def start(self, room_id: str, user_id: str) -> Room:

@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from server import moderation
 from server import protocol as p
 from server.auth import BadToken, Claims, Identity, Tokens
 from server.hub import Connection, Hub
@@ -100,10 +101,10 @@ async def serve(socket: WebSocket, services: Services) -> None:
     await socket.accept()
     try:
         claims = await authenticate(socket, services)
-    except BadToken as exc:
-        services.rooms.store.metrics.error_sent(p.BAD_TOKEN)
-        await socket.send_text(p.encode(p.error(p.BAD_TOKEN, str(exc))))
-        await socket.close(p.CLOSE_BAD_TOKEN, "bad token")
+    except BadToken as exc:  # Banned too: ``banned``, closed with 4010
+        services.rooms.store.metrics.error_sent(exc.code)
+        await socket.send_text(p.encode(p.error(exc.code, str(exc))))
+        await socket.close(exc.close, exc.code)
         return
     except WebSocketDisconnect:
         return
@@ -207,6 +208,9 @@ class Session:
     async def enter(self, room: Room, role: str, version: int | None) -> None:
         if self.conn.room_id is not None and self.conn.room_id != room.id:
             await self.leave_room()
+        refusal = moderation.room_refusal(room, self.conn.user.id)
+        if refusal is not None:
+            raise refusal
         if role == "spectator" and not room.spectators:
             raise RoomError(p.NO_SPECTATORS, "this room has no spectators")
         if not room.spectators and room.status != LOBBY and room.seat_of(self.conn.user.id) is None:
@@ -315,6 +319,9 @@ class Session:
         room = await self.s.rooms.get(room_id)
         if not room.spectators and room.status != LOBBY and room.seat_of(self.conn.user.id) is None:
             raise RoomError(p.NO_SPECTATORS, "this room has no spectators: only its players chat")
+        refusal = await moderation.chat_refusal(self.s.rooms.store, room, self.conn.user.id)
+        if refusal is not None:
+            raise refusal
         # One bucket per user, in Redis: every socket of the user, on every node, draws on it.
         settings = self.s.settings
         store = self.s.rooms.store

@@ -221,6 +221,7 @@ class Steps:
             "state": blob,
             "status": status,
             "deadline": "" if due is None else str(due),
+            "active_at": str(now_ms()),
         }
         if kind == START:
             fields.update(

@@ -142,6 +142,24 @@ class Keys:
         return f"{self.prefix}admin:lobby-lock"
 
     @property
+    def site_bans(self) -> str:
+        """Hash: users banned from the site (user id -> JSON ``{by, reason, at, name}``):
+        every route and socket refuses them (server/moderation.py)."""
+        return f"{self.prefix}moderation:bans"
+
+    @property
+    def site_mutes(self) -> str:
+        """Hash: users muted on the whole site (user id -> JSON ``{by, reason, at, until,
+        name}``; ``until`` epoch ms or null): their chat is refused in every room."""
+        return f"{self.prefix}moderation:mutes"
+
+    @property
+    def site_announcement(self) -> str:
+        """String: the operators' current announcement to every room (JSON ``{text, at,
+        until}``), expiring with it: snapshots carry it, so a reload still shows it."""
+        return f"{self.prefix}admin:announcement"
+
+    @property
     def users_channel(self) -> str:
         """Pub/sub channel: a user signed out everywhere (``{user, gen}``): every node
         closes that user's sockets opened with an older token."""
@@ -259,11 +277,12 @@ end
 return result
 """
 
-# KEYS: room ; ARGV: expected rev, channel, payload, hash pairs...
+# KEYS: room ; ARGV: expected rev, channel, payload, expected status ('' = any), hash pairs...
 _WRITE_META = """
 if redis.call('HGET', KEYS[1], 'rev') ~= ARGV[1] then return 0 end
+if ARGV[4] ~= '' and redis.call('HGET', KEYS[1], 'status') ~= ARGV[4] then return 0 end
 local pairs = {}
-for i = 4, #ARGV do pairs[#pairs + 1] = ARGV[i] end
+for i = 5, #ARGV do pairs[#pairs + 1] = ARGV[i] end
 if #pairs > 0 then redis.call('HSET', KEYS[1], unpack(pairs)) end
 redis.call('HINCRBY', KEYS[1], 'rev', 1)
 redis.call('PUBLISH', ARGV[2], ARGV[3])
@@ -322,16 +341,45 @@ if count == tonumber(ARGV[5]) then return 'all' end
 return 'ok'
 """
 
-# KEYS: room, chat ; ARGV: message (JSON), keep (how many), channel, payload.
+# KEYS: room, chat ; ARGV: message (JSON), keep (how many), channel, payload, now (ms).
 # Keep the message in the room's capped chat list and publish it; the list expires with
-# the room (a finished room's keys have a TTL).
+# the room (a finished room's keys have a TTL). The room's last activity is now.
 _CHAT = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'active_at', ARGV[5])
 redis.call('RPUSH', KEYS[2], ARGV[1])
 redis.call('LTRIM', KEYS[2], -tonumber(ARGV[2]), -1)
 local ttl = redis.call('TTL', KEYS[1])
 if ttl > 0 then redis.call('EXPIRE', KEYS[2], ttl) end
 redis.call('PUBLISH', ARGV[3], ARGV[4])
+return 1
+"""
+
+# KEYS: chat ; ARGV: message id, channel, payload. Take the message with that id out of the
+# room's kept chat and publish the payload; the message as it was kept, or false.
+_HIDE_CHAT = """
+for _, raw in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  local ok, message = pcall(cjson.decode, raw)
+  if ok and type(message) == 'table' and message['id'] == ARGV[1] then
+    redis.call('LREM', KEYS[1], 1, raw)
+    redis.call('PUBLISH', ARGV[2], ARGV[3])
+    return raw
+  end
+end
+return false
+"""
+
+# KEYS: room ; ARGV: field, value ('' = delete it), channel, payload ('' = none).
+# One bookkeeping field of an existing room (a ban, a mute, its announcement), published;
+# nothing for a room that is gone (so no stub hash without a TTL is left behind). 1 if done.
+_ROOM_FIELD = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if ARGV[2] == '' then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+else
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+end
+if ARGV[4] ~= '' then redis.call('PUBLISH', ARGV[3], ARGV[4]) end
 return 1
 """
 
@@ -523,6 +571,8 @@ class Store:
         self._extend = self._script(_EXTEND)
         self._pause = self._script(_PAUSE)
         self._unpause = self._script(_UNPAUSE)
+        self._hide_chat = self._script(_HIDE_CHAT)
+        self._room_field = self._script(_ROOM_FIELD)
 
     def _script(self, text: str) -> Any:
         """A script of this store; a room's publication in it is sharded on a cluster."""
@@ -601,11 +651,24 @@ class Store:
         return won
 
     async def write_meta(
-        self, room_id: str, *, expected_rev: int, fields: Mapping[str, str], payload: bytes
+        self,
+        room_id: str,
+        *,
+        expected_rev: int,
+        fields: Mapping[str, str],
+        payload: bytes,
+        status: str = "",
     ) -> bool:
-        """Compare-and-set lobby fields on the room's revision; True if this call won."""
+        """Compare-and-set seat fields on the room's revision (and its ``status`` when one is
+        given); True if this call won."""
         pairs = [x for item in fields.items() for x in item]
-        args: list[bytes | str] = [str(expected_rev), self.keys.channel(room_id), payload, *pairs]
+        args: list[bytes | str] = [
+            str(expected_rev),
+            self.keys.channel(room_id),
+            payload,
+            status,
+            *pairs,
+        ]
         return bool(await self._meta(keys=[self.keys.room(room_id)], args=args))
 
     async def touch_lobby(self, room_id: str, seconds: int) -> bool:
@@ -764,11 +827,13 @@ class Store:
         return {k.decode(): v.decode() for k, v in raw.items()}
 
     # -- chat ---------------------------------------------------------------------------
-    async def chat(self, room_id: str, message: bytes, keep: int, payload: bytes) -> bool:
-        """Keep ``message`` among the room's last ``keep`` and publish ``payload``; False
-        if the room is gone."""
+    async def chat(
+        self, room_id: str, message: bytes, keep: int, payload: bytes, at_ms: int = 0
+    ) -> bool:
+        """Keep ``message`` among the room's last ``keep`` and publish ``payload`` (the
+        room's last activity: ``at_ms``); False if the room is gone."""
         k = self.keys
-        args: list[bytes | str] = [message, str(keep), k.channel(room_id), payload]
+        args: list[bytes | str] = [message, str(keep), k.channel(room_id), payload, str(at_ms)]
         return bool(await self._chat(keys=[k.room(room_id), k.chat(room_id)], args=args))
 
     async def take_token(self, key: str, now_ms: int, rate: float, burst: int) -> bool:
@@ -777,6 +842,63 @@ class Store:
         ttl = max(1, int(burst / rate) + 1) if rate > 0 else 24 * 3600
         args: list[int | str] = [now_ms, repr(float(rate)), burst, min(ttl, 24 * 3600)]
         return bool(await self._bucket(keys=[key], args=args))
+
+    async def hide_chat(self, room_id: str, message_id: str, payload: bytes) -> bytes | None:
+        """Take the message ``message_id`` out of the room's kept chat and publish
+        ``payload``; the message as it was kept, or None if it is not (or no longer) there."""
+        k = self.keys
+        args: list[bytes | str] = [message_id, k.channel(room_id), payload]
+        raw: Any = await self._hide_chat(keys=[k.chat(room_id)], args=args)
+        return raw if isinstance(raw, bytes) else (raw.encode() if raw else None)
+
+    async def room_field(
+        self, room_id: str, field: str, value: str | None, payload: bytes = b""
+    ) -> bool:
+        """Set (or with None delete) one bookkeeping field of an existing room and publish
+        ``payload`` on its channel (none if empty); False if the room is gone."""
+        k = self.keys
+        args: list[bytes | str] = [field, value or "", k.channel(room_id), payload]
+        return bool(await self._room_field(keys=[k.room(room_id)], args=args))
+
+    async def clear_seat_presence(self, room_id: str, seat: int) -> None:
+        """Forget that ``seat`` was dropped or taken over (it is a bot's now)."""
+        await self.redis.hdel(self.keys.presence(room_id), f"drop:{seat}", f"away:{seat}")
+
+    # -- moderation (server/moderation.py) -------------------------------------------------
+    async def user_standing(self, user_id: str) -> tuple[int, str | None]:
+        """The user's token generation and their site ban (JSON) if any, in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.get(self.keys.user_gen(user_id))
+        pipe.hget(self.keys.site_bans, user_id)
+        gen, ban = await pipe.execute()
+        return (int(gen) if gen is not None else 0), _s(ban)
+
+    async def site_list(self, key: str) -> dict[str, str]:
+        """A site-wide moderation hash (``Keys.site_bans`` or ``site_mutes``): user -> JSON."""
+        raw: Any = await self.redis.hgetall(key)
+        return {str(_s(k)): str(_s(v)) for k, v in raw.items()}
+
+    async def site_entry(self, key: str, user_id: str) -> str | None:
+        return _s(await self.redis.hget(key, user_id))
+
+    async def set_site_entry(self, key: str, user_id: str, value: str | None) -> bool:
+        """Set (or with None remove) a user's entry; True if it changed the hash's members."""
+        if value is None:
+            return bool(await self.redis.hdel(key, user_id))
+        return bool(await self.redis.hset(key, user_id, value))
+
+    async def publish_users(self, payload: bytes) -> None:
+        """A publication to every node about users (sign-outs, bans)."""
+        await self.redis.publish(self.keys.users_channel, payload)
+
+    async def announcement(self) -> str | None:
+        return _s(await self.redis.get(self.keys.site_announcement))
+
+    async def set_announcement(self, value: str | None, ttl_ms: int = 0) -> None:
+        if value is None:
+            await self.redis.delete(self.keys.site_announcement)
+        else:
+            await self.redis.set(self.keys.site_announcement, value, px=max(1, ttl_ms))
 
     async def chat_history(self, room_id: str) -> list[bytes]:
         """The room's recent chat messages, oldest first."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import String, cast, or_, select
 
 from server.archive.db import Database
 from server.archive.models import AdminAudit
@@ -55,7 +55,8 @@ async def search(
     before: int | None = None,
     limit: int = 50,
 ) -> list[dict[str, Any]]:
-    """Newest first; ``text`` is a case-insensitive substring of the target or the reason;
+    """Newest first; ``text`` is a case-insensitive substring of the target, the reason or
+    the details (a user id, a hidden chat message, a node's name);
     ``before``: entries with a smaller id (the next page)."""
     query = select(AdminAudit).order_by(AdminAudit.id.desc()).limit(limit)
     if admin:
@@ -66,7 +67,13 @@ async def search(
         query = query.where(AdminAudit.target == target)
     if text:
         pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        query = query.where(or_(AdminAudit.target.ilike(pattern), AdminAudit.reason.ilike(pattern)))
+        query = query.where(
+            or_(
+                AdminAudit.target.ilike(pattern),
+                AdminAudit.reason.ilike(pattern),
+                cast(AdminAudit.details, String).ilike(pattern),
+            )
+        )
     if before is not None:
         query = query.where(AdminAudit.id < before)
     async with db.session() as s:

@@ -4,19 +4,49 @@ connected -- never a hand: a room's hidden state is not part of these views."""
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
+from server import moderation
 from server import protocol as p
-from server.room import Room, RoomError, is_socket, parse_room
+from server.room import PLAYING, Room, RoomError, is_socket, parse_room
 from server.rooms import RoomService
 
 MAX_ROOMS = 2000  # rooms one listing scans at most
 
 
-def room_view(room: Room, presence: dict[str, str]) -> dict[str, Any]:
-    """One room as the console lists it (allow-listed: no state, no seeds, no hands)."""
+def _listed(entries: dict[str, str]) -> list[dict[str, Any]]:
+    """The bans or mutes of a room that hold, by user: ``[{user, by, reason, at, until}]``."""
+    out = []
+    for user, raw in sorted(entries.items()):
+        found = moderation.live(raw)
+        if found is not None:
+            out.append({"user": user, **found})
+    return out
+
+
+def _takeover(presence: dict[str, str], seat: int, grace_ms: int) -> int | None:
+    """When the stand-in takes the dropped ``seat`` over (epoch ms), or None."""
+    raw = presence.get(f"drop:{seat}")
+    try:
+        return int(float(raw) * 1000) + grace_ms if raw else None
+    except ValueError:
+        return None
+
+
+def room_view(
+    room: Room,
+    presence: dict[str, str],
+    turn: dict[str, Any] | None = None,
+    grace_ms: int = 0,
+) -> dict[str, Any]:
+    """One room as the console lists it (allow-listed: no state, no seeds, no hands).
+    ``turn``: what the game waits for now (server/turns.py), for its pending deadline."""
     spectators = sum(1 for k, v in presence.items() if is_socket(k) and v == "-")
+    pending = None
+    if turn is not None:
+        pending = {"stage": turn["stage"], "owe": turn["owe"], "deadline": turn["deadline"]}
     return {
         "id": room.id,
         "game": room.engine,
@@ -33,7 +63,14 @@ def room_view(room: Room, presence: dict[str, str]) -> dict[str, Any]:
         "reason": room.ended_reason,
         "deadline": room.deadline,
         "paused_at": room.paused_at,
+        # The last step, lobby change or chat message (epoch ms; the start or the creation
+        # for a room older than the field).
+        "last_activity": room.active_at,
+        "pending": pending,  # {stage, owe, deadline}: what a game under way waits for
         "spectators": spectators,
+        "banned": _listed(room.banned),
+        "muted": _listed(room.muted),
+        "announcement": moderation.live(room.announcement),
         "seats": [
             {
                 "seat": i,
@@ -42,17 +79,25 @@ def room_view(room: Room, presence: dict[str, str]) -> dict[str, Any]:
                 "bot": s.bot,
                 "connected": i in room.connected,
                 "stand_in": i in room.away,
+                # A human seat without a socket: when its stand-in takes over (epoch ms).
+                "takeover_at": None
+                if s.bot is not None or i in room.connected or i in room.away
+                else _takeover(presence, i, grace_ms),
             }
             for i, s in enumerate(room.seats)
         ],
     }
 
 
-async def one_room(rooms: RoomService, room_id: str) -> dict[str, Any]:
+async def one_room(rooms: RoomService, room_id: str, grace_ms: int = 0) -> dict[str, Any]:
     raw, presence = await rooms.store.load_room_and_presence(room_id)
     if raw is None or "engine" not in raw:
         raise RoomError(p.NO_SUCH_ROOM, "there is no such room")
-    return room_view(parse_room(raw, presence), presence)
+    room = parse_room(raw, presence)
+    turn = None
+    if room.status == PLAYING and room.state is not None:
+        turn = await rooms.turns.turn_of(room)
+    return room_view(room, presence, turn, grace_ms)
 
 
 def _matches(view: dict[str, Any], status: str | None, game: str | None, q: str | None) -> bool:
@@ -62,25 +107,38 @@ def _matches(view: dict[str, Any], status: str | None, game: str | None, q: str 
         return False
     if q:
         words = [view["id"], view["host_name"], *(s["name"] or "" for s in view["seats"])]
+        words += [s["user"] or "" for s in view["seats"]]  # a user id (from the audit, a chat)
         return any(q.lower() in w.lower() for w in words)
     return True
 
 
 async def all_rooms(
-    rooms: RoomService, *, status: str | None = None, game: str | None = None, q: str | None = None
+    rooms: RoomService,
+    *,
+    status: str | None = None,
+    game: str | None = None,
+    q: str | None = None,
+    grace_ms: int = 0,
 ) -> list[dict[str, Any]]:
     """Every room, newest first, filtered by status, game and a search in the room id, the
-    host's and the seats' names."""
+    host's and the seats' names and user ids."""
     out = []
     for room_id in await rooms.store.all_room_ids(MAX_ROOMS):
         try:
-            view = await one_room(rooms, room_id)
+            view = await one_room(rooms, room_id, grace_ms)
         except RoomError:
             continue  # gone since the scan
         if _matches(view, status, game, q):
             out.append(view)
     out.sort(key=lambda v: str(v["created_at"]), reverse=True)
     return out
+
+
+def _json(raw: str | None) -> Any:
+    try:
+        return json.loads(raw) if raw else None
+    except ValueError:
+        return {"by": "?", "reason": raw}
 
 
 def _int(value: str | None) -> int | None:
@@ -92,6 +150,7 @@ async def nodes(rooms: RoomService) -> list[dict[str, Any]]:
     expired, dead after (a reaped node stays listed until its info expires). Alive ones
     first, then by name."""
     now = int(time.time() * 1000)
+    draining = await rooms.store.draining_nodes()
     out = []
     for name, expires, count, info in await rooms.store.live_nodes():
         started, beat = _int(info.get("started_ms")), _int(info.get("beat_ms"))
@@ -112,6 +171,8 @@ async def nodes(rooms: RoomService) -> list[dict[str, Any]]:
                 "sockets": _int(info.get("sockets")),
                 # Rooms with a socket on it now (the heartbeat), else its room index's size.
                 "rooms": _int(info.get("rooms")) if "rooms" in info else count,
+                # Draining (SIGTERM, or an admin asked): {by, reason, at}, else null.
+                "draining": _json(draining.get(name)),
             }
         )
     out.sort(key=lambda n: (not n["alive"], n["instance"]))

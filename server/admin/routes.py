@@ -10,6 +10,7 @@ is written to the audit (server/admin/audit.py).
 from __future__ import annotations
 
 import hmac
+import json
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -30,6 +31,8 @@ from server.text import BadText, clean_text
 WINDOW_SECONDS = 900.0  # login attempts refill over this long
 MAX_BODY = 4096
 MAX_ANNOUNCEMENT = 500  # characters
+DEFAULT_ANNOUNCE_MINUTES = 60  # how long an announcement stands unless told
+MAX_ANNOUNCE_MINUTES = 7 * 24 * 60
 CLOSED_BY_ADMIN = "admin"  # an abandoned game's ``reason`` when an admin closed it
 AUTOMATION = "automation"  # the admin of TORTUGA_ADMIN_TOKEN (accounts.RESERVED)
 
@@ -51,6 +54,10 @@ def _db(request: Request) -> Database:
 def _services(request: Request) -> Services:
     services: Services = request.app.state.services
     return services
+
+
+def _grace_ms(request: Request) -> int:
+    return int(_services(request).settings.grace_seconds * 1000)
 
 
 def _address(request: Request) -> str:
@@ -168,13 +175,15 @@ async def rooms_list(request: Request, session: sessions.Session) -> Response:
         status=q.get("status") or None,
         game=q.get("game") or None,
         q=q.get("q") or None,
+        grace_ms=_grace_ms(request),
     )
     return JSONResponse({"rooms": found})
 
 
 async def room_detail(request: Request, session: sessions.Session) -> Response:
     try:
-        room = await console.one_room(_services(request).rooms, request.path_params["room"])
+        rooms = _services(request).rooms
+        room = await console.one_room(rooms, request.path_params["room"], _grace_ms(request))
     except RoomError as exc:
         return _error(404, exc.code, exc.message)
     return JSONResponse({"room": room})
@@ -243,41 +252,57 @@ async def close_room(request: Request, session: sessions.Session) -> Response:
 
 
 class Announcement(msgspec.Struct, forbid_unknown_fields=True):
-    text: str
+    text: str = ""
     room: str | None = None  # None: every room
+    minutes: int = DEFAULT_ANNOUNCE_MINUTES  # how long it stands (snapshots carry it)
+    clear: bool = False  # take the standing announcement down instead
 
 
 async def announce(request: Request, session: sessions.Session) -> Response:
     """A message from the operators to one room or to every room: an ``announce`` frame
-    on each room's channel, so every socket in it gets it, on whichever node."""
+    on each room's channel, so every socket in it gets it, on whichever node. It stands for
+    ``minutes`` (kept in Redis: a snapshot -- a reload, a new socket -- carries it) unless
+    cleared earlier (``clear``: an ``unannounce`` frame)."""
     body = await request.body()
     if len(body) > MAX_BODY:
         return _error(413, "too-large", "the request body is too large")
     try:
         form = msgspec.json.decode(body, type=Announcement)
-        text = clean_text(form.text, MAX_ANNOUNCEMENT)
+        text = "" if form.clear else clean_text(form.text, MAX_ANNOUNCEMENT)
     except (msgspec.DecodeError, BadText) as exc:
-        return _error(400, "bad-request", f"expected {{text, room?}}: {exc}")
+        return _error(400, "bad-request", f"expected {{text, room?, minutes?}}: {exc}")
+    if not 1 <= form.minutes <= MAX_ANNOUNCE_MINUTES:
+        return _error(400, "bad-request", f"minutes: from 1 to {MAX_ANNOUNCE_MINUTES}")
     rooms = _services(request).rooms
+    store = rooms.store
     if form.room is not None:
         try:
             targets = [(await rooms.get(form.room)).id]
         except RoomError as exc:
             return _error(404, exc.code, exc.message)
     else:
-        targets = await rooms.store.all_room_ids(console.MAX_ROOMS)
-    await audit.write(
-        _db(request),
-        session.admin,
-        "announce",
-        target=form.room,
-        details={"text": text, "rooms": len(targets)},
-    )
-    data = {"text": text, "at": datetime.now(UTC).isoformat(timespec="seconds")}
+        targets = await store.all_room_ids(console.MAX_ROOMS)
+    details: dict[str, Any] = {"rooms": len(targets)}
+    if not form.clear:
+        details.update(text=text, minutes=form.minutes)
+    action = "clear-announcement" if form.clear else "announce"
+    await audit.write(_db(request), session.admin, action, target=form.room, details=details)
+    at = datetime.now(UTC).isoformat(timespec="seconds")
+    until = int(time.time() * 1000) + form.minutes * 60_000
+    data: dict[str, Any] = {"text": text, "at": at, "until": until}
+    kind = "unannounce" if form.clear else "announce"
+    if form.clear:
+        data = {"at": at}
+    standing = None if form.clear else json.dumps(data, separators=(",", ":"))
+    if form.room is None:
+        await store.set_announcement(standing, form.minutes * 60_000)
     for room_id in targets:
-        payload = pack(Published(k="announce", room=room_id, data=data))
-        await rooms.store.publish(rooms.store.keys.channel(room_id), payload)
-    return JSONResponse({"rooms": len(targets)})
+        payload = pack(Published(k=kind, room=room_id, data=data))
+        if form.room is not None:
+            await store.room_field(room_id, "announce", standing, payload)
+        else:
+            await store.publish(store.keys.channel(room_id), payload)
+    return JSONResponse({"rooms": len(targets), "until": None if form.clear else until})
 
 
 async def reveal(request: Request, session: sessions.Session) -> Response:

@@ -94,8 +94,8 @@ async def _answer(request: Request, query: Query) -> Response:
     over" become errors, and so does a bad token."""
     try:
         reader = await _reader(request)
-    except BadToken as exc:
-        return _error(401, "bad-token", str(exc))
+    except BadToken as exc:  # Banned too: 403 ``banned``
+        return _error(exc.status, exc.code, str(exc))
     async with _db(request).session() as session:
         try:
             return _json(await query(session, reader))
