@@ -287,7 +287,7 @@ async def announce(request: Request, session: sessions.Session) -> Response:
         details.update(text=text, minutes=form.minutes)
     action = "clear-announcement" if form.clear else "announce"
     await audit.write(_db(request), session.admin, action, target=form.room, details=details)
-    at = datetime.now(UTC).isoformat(timespec="seconds")
+    at = datetime.now(UTC).isoformat(timespec="milliseconds")
     until = int(time.time() * 1000) + form.minutes * 60_000
     data: dict[str, Any] = {"text": text, "at": at, "until": until}
     kind = "unannounce" if form.clear else "announce"

@@ -10,13 +10,16 @@ version. A node that stops cleanly signs off and leaves the list."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from typing import Any
 
 import httpx
+import pytest
+import websockets
 from admin_helpers import admin_token, bearer
 from test_clock import clock_of
-from tortuga_client import Node, seat_players
+from tortuga_client import Client, Node, seat_players
 
 from server.version import version
 
@@ -81,3 +84,57 @@ async def test_nodes_show_sockets_rooms_version_uptime_and_death(
     await c.stop()
     gone = await _until(a, token, lambda n: "c" not in n)
     assert c_view["c"]["alive"] is True and set(gone) >= {"a"}
+
+
+async def test_an_admin_drains_a_node_from_another_node(
+    start: Any, admin_url: str, admin_name: str, admin_db: Any
+) -> None:
+    """Issue 14, "drain a node (it tells its sockets to reconnect elsewhere and takes no new
+    ones)": the request reaches node a; node b sees its field of ``nodes:draining`` within a
+    heartbeat (server/drain.py), sends its socket ``reconnect``, turns a new socket away
+    (``reconnect``, then 1012) and says it is not ready; node a still serves. Audited."""
+    from server.admin import audit
+
+    a = await start("a", database_url=admin_url, **FAST)
+    b = await start("b", database_url=admin_url, **FAST)
+    table = await seat_players([a, b], 2)
+    token = await admin_token(a, admin_name)
+    nodes = await _until(a, token, lambda n: n.get("b", {}).get("alive"))
+    instance = nodes["b"]["instance"]
+    assert nodes["b"]["draining"] is None
+    path = f"/admin/api/nodes/{instance}/drain"
+    async with httpx.AsyncClient(base_url=a.url) as http:
+        for headers in ({}, bearer("adm_" + "y" * 43)):
+            r = await http.post(path, json={"reason": "kernel update"}, headers=headers)
+            assert r.status_code == 401 and r.json()["error"]["code"] == "not-admin"
+        r = await http.post(path, json={"reason": ""}, headers=bearer(token))
+        assert r.status_code == 400 and r.json()["error"]["code"] == "reason-required"
+        r = await http.post(
+            "/admin/api/nodes/zz.000000/drain", json={"reason": "x"}, headers=bearer(token)
+        )
+        assert r.status_code == 404 and r.json()["error"]["code"] == "no-such-node"
+        assert not [e for e in await audit.search(admin_db, admin=admin_name, action="drain")]
+        r = await http.post(path, json={"reason": "kernel update"}, headers=bearer(token))
+        assert r.status_code == 200, r.text
+        assert r.json()["draining"]["by"] == admin_name
+        again = await http.post(path, json={"reason": "again"}, headers=bearer(token))
+        assert again.status_code == 409 and again.json()["error"]["code"] == "draining"
+    moved = table.clients[1]  # its socket is on node b
+    hint = await moved.wait(lambda f: f["type"] == "reconnect", timeout=10)
+    assert hint["reason"] == "draining" and hint["within_ms"] >= 0
+    assert not [f for f in table.clients[0].frames if f["type"] == "reconnect"]  # node a
+    async with httpx.AsyncClient(base_url=b.url) as http:
+        assert (await http.get("/readyz")).status_code == 503
+    ws = await websockets.connect(b.ws_url)  # turned away before its first frame
+    assert json.loads(await ws.recv())["type"] == "reconnect"
+    with pytest.raises(websockets.ConnectionClosed):
+        await ws.recv()
+    assert ws.close_code == 1012
+    # The player follows the hint to node a and resumes the room there.
+    back = await Client.connect(a, token=moved.token, user=moved.user)
+    await back.send("join", room=table.id)
+    await back.of("snapshot")
+    listed = (await _nodes(a, token))["b"]
+    assert listed["draining"]["reason"] == "kernel update" and listed["alive"]
+    [entry] = await audit.search(admin_db, admin=admin_name, action="drain")
+    assert entry["details"] == {"instance": instance} and entry["reason"] == "kernel update"
