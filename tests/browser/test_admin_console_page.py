@@ -95,9 +95,9 @@ def test_an_admin_sees_the_live_rooms(
         page.wait_for_selector(f'tr[data-room="{code}"]', state="detached")
         page.get_by_label("Status").select_option("playing")
         row.wait_for()
-        page.get_by_label("Search (room, host, seat)").fill("nobody-at-all")
+        page.get_by_label("Search (room, host, seat, user id)").fill("nobody-at-all")
         page.wait_for_selector(f'tr[data-room="{code}"]', state="detached")
-        page.get_by_label("Search (room, host, seat)").fill("alic")
+        page.get_by_label("Search (room, host, seat, user id)").fill("alic")
         row.wait_for()
         page.screenshot(path=str(screenshot_dir / "admin-rooms-1280x800.png"))
 
@@ -274,10 +274,10 @@ def test_an_admin_reveals_announces_and_closes_from_the_console(
         page.get_by_label("Action").fill("")
         page.get_by_label("Room", exact=True).fill(code)
         shown(len(steps) - 1)  # the login names no room
-        page.get_by_label("Search (room or reason)").fill("cheat")
+        page.get_by_label("Search (room, reason, user, text)").fill("cheat")
         shown(1)
         assert rows.first.get_attribute("data-action") == "reveal"
-        page.get_by_label("Search (room or reason)").fill("")
+        page.get_by_label("Search (room, reason, user, text)").fill("")
         page.get_by_label("Room", exact=True).fill("")
         # A page at a time: 10 per page, the older ones on demand.
         token = page.evaluate("sessionStorage.getItem('tortuga.admin.token')")

@@ -1,8 +1,10 @@
 // The operators' console (/admin, issue 14): an admin signs in with an admin account (never a
 // player's identity) and sees every room of the site, refreshed every few seconds, filtered by
 // status and game and searched by room, host or seat name; a room's seats and the actions on
-// it (close, announce, reveal its hidden state -- each audited with its reason); announcements
-// to every room, the lobby lock, the live nodes and the audit log. The admin session token
+// it (close, announce, reveal its hidden state, kick, ban, give a seat to a bot, mute, hide a
+// chat message -- each audited with its reason); announcements to every room (standing until
+// they expire or are cleared), the lobby lock, the site's bans and mutes, the live nodes (and
+// draining one) and the audit log. The admin session token
 // lives in sessionStorage under its own key, apart from the player's identity. Every name and
 // text goes in as text (dom.js h()). Routes: docs/PROTOCOL.md, "Admin routes".
 
@@ -13,8 +15,11 @@ const TOKEN_KEY = "tortuga.admin.token";
 const REFRESH_MS = 3000;
 const STATUSES = ["", "lobby", "playing", "finished", "abandoned"];
 const AUDIT_PAGES = [10, 50, 200];
-const ROOM_COLUMNS = ["admin.col.room", "admin.col.game", "admin.col.status", "admin.col.clock", "admin.col.host", "admin.col.seats", "admin.col.watching"];
-const NODE_COLUMNS = ["admin.node.instance", "admin.node.alive", "admin.node.sockets", "admin.node.rooms", "admin.node.version", "admin.node.started", "admin.node.uptime"];
+const ROOM_COLUMNS = ["admin.col.room", "admin.col.game", "admin.col.status", "admin.col.clock", "admin.col.activity", "admin.col.host", "admin.col.seats", "admin.col.watching"];
+const NODE_COLUMNS = ["admin.node.instance", "admin.node.alive", "admin.node.sockets", "admin.node.rooms", "admin.node.version", "admin.node.started", "admin.node.uptime", "admin.node.draining"];
+const SEAT_COLUMNS = ["admin.seat.seat", "admin.seat.name", "admin.seat.bot", "admin.seat.connected", "admin.seat.stand_in", "admin.seat.actions"];
+const SANCTION_COLUMNS = ["admin.mod.user", "admin.mod.reason", "admin.mod.by", "admin.mod.until", "admin.mod.actions"];
+const ANNOUNCE_MINUTES = [15, 60, 240, 1440];
 const AUDIT_COLUMNS = ["admin.audit.at", "admin.audit.admin", "admin.audit.action", "admin.audit.room", "admin.audit.reason", "admin.audit.text"];
 const SHORT = { dateStyle: "short", timeStyle: "medium" }; // entries per page the audit offers
 // The actions the audit knows today (a suggestion list: the filter takes any action name).
@@ -29,6 +34,15 @@ const AUDIT_ACTIONS = [
   "extend",
   "lock-lobby",
   "unlock-lobby",
+  "kick",
+  "ban",
+  "unban",
+  "replace",
+  "mute",
+  "unmute",
+  "hide-chat",
+  "drain",
+  "clear-announcement",
 ];
 
 class AdminError extends Error {
@@ -65,6 +79,18 @@ function uptime(seconds) {
   if (hrs) return t("admin.node.uptime.hours", { h: hrs, min });
   if (min) return t("admin.node.uptime.minutes", { min });
   return t("admin.node.uptime.seconds", { s: seconds });
+}
+
+/** What an audit entry's details say in a line: an announcement's or a hidden message's text,
+ * the user acted on (and seat), the node drained. */
+function auditDetails(d) {
+  const parts = [];
+  if (d.user) parts.push(d.name ? `${d.name} (${d.user})` : d.user);
+  if (typeof d.seat === "number") parts.push(t("admin.audit.seat", { seat: d.seat + 1 }));
+  if (d.scope) parts.push(t(`admin.audit.scope.${d.scope}`));
+  if (d.instance) parts.push(d.instance);
+  if (d.text) parts.push(`“${d.text}”`);
+  return parts.join(" · ");
 }
 
 const yesNo = (value) => (value ? t("admin.yes") : t("admin.no"));
@@ -117,7 +143,7 @@ export class AdminPage {
   /** The signed-in console: its tabs, then ``content``. */
   shell(tab, ...content) {
     this.stop();
-    const tabs = ["rooms", "nodes", "audit"].map((name) =>
+    const tabs = ["rooms", "moderation", "nodes", "audit"].map((name) =>
       h(
         "button",
         {
@@ -140,6 +166,7 @@ export class AdminPage {
 
   show(tab) {
     if (tab === "nodes") this.showNodes();
+    else if (tab === "moderation") this.showModeration();
     else if (tab === "audit") this.showAudit();
     else this.showRooms();
   }
@@ -204,6 +231,7 @@ export class AdminPage {
             gameTitle(r.game, r.title),
             h("span", { class: `status status-${r.status}` }, t(`admin.status.${r.status}`)),
             this.clockCell(r),
+            r.last_activity ? formatDate(new Date(r.last_activity), { timeStyle: "medium" }) : "",
             r.host_name || "",
             h(
               "div",
@@ -268,16 +296,42 @@ export class AdminPage {
   }
 
   announceForm(roomId) {
-    return this.textForm({
+    const minutes = h(
+      "select",
+      { name: "announce-minutes" },
+      ANNOUNCE_MINUTES.map((m) => h("option", { value: String(m), selected: m === 60 }, t(`admin.announce.for.${m}`))),
+    );
+    const form = this.textForm({
       cls: "admin-announce",
       label: roomId ? t("admin.announce.room") : t("admin.announce.all"),
       button: t("admin.announce.send"),
       long: true,
+      extra: h("label", { class: "admin-extend-by" }, t("admin.announce.stands"), " ", minutes),
       act: async (text) => {
-        const answer = await call("POST", "/announce", roomId ? { room: roomId, text } : { text });
+        const body = { text, minutes: Number(minutes.value), ...(roomId ? { room: roomId } : {}) };
+        const answer = await call("POST", "/announce", body);
         return t("admin.announce.sent", { count: answer.rooms });
       },
     });
+    const said = form.querySelector(".admin-said");
+    const clear = h(
+      "button",
+      {
+        type: "button",
+        class: "secondary admin-unannounce",
+        onclick: async () => {
+          try {
+            await call("POST", "/announce", { clear: true, ...(roomId ? { room: roomId } : {}) });
+            said.textContent = t("admin.announce.cleared");
+          } catch (err) {
+            this.failed(err, said);
+          }
+        },
+      },
+      t("admin.announce.clear"),
+    );
+    form.insertBefore(clear, said);
+    return form;
   }
 
   lobbyPanel() {
@@ -310,6 +364,7 @@ export class AdminPage {
     this.detail = h("div", { class: "admin-room" }, h("p", {}, t("common.loading")));
     this.clockPanel = h("section", { class: "panel admin-clock" }, h("h3", {}, t("admin.clock.title")));
     this.clockShown = undefined; // the clock panel is drawn again only when the pause changes
+    this.chatShown = undefined; // the chat lines are drawn again only when they change
     this.clockSaid = h("p", { class: "admin-said", role: "status" });
     const path = `/rooms/${encodeURIComponent(roomId)}`;
     const reveal = h("div", { class: "admin-reveal" });
@@ -337,11 +392,24 @@ export class AdminPage {
       },
       t("admin.reveal.ask"),
     );
+    // One reason for the actions on seats, users and chat lines (kept while the rest redraws).
+    this.modReason = h("input", { name: "mod-reason", maxlength: 500, autocomplete: "off", dataset: { key: "mod-reason" } });
+    this.modSaid = h("p", { class: "admin-said", role: "status" });
+    this.chatList = h("div", { class: "admin-chat" });
     this.shell(
       "rooms",
       h("p", {}, h("button", { type: "button", class: "secondary", onclick: () => this.showRooms() }, t("admin.back"))),
       h("h2", {}, t("admin.room.title", { room: roomId })),
-      this.detail,
+      h(
+        "section",
+        { class: "panel admin-moderate" },
+        h("h3", {}, t("admin.mod.title")),
+        h("label", { class: "admin-mod-reason" }, t("admin.mod.reason_label"), " ", this.modReason),
+        this.modSaid,
+        this.detail,
+        h("h3", {}, t("admin.chat.title")),
+        this.chatList,
+      ),
       this.clockPanel,
       h("section", { class: "panel" }, h("h3", {}, t("admin.announce.title")), this.announceForm(roomId)),
       h("section", { class: "panel" }, h("h3", {}, t("admin.reveal.title")), askReveal, reveal),
@@ -368,9 +436,11 @@ export class AdminPage {
   async refreshRoom() {
     const roomId = this.roomId;
     try {
-      const { room } = await call("GET", `/rooms/${encodeURIComponent(roomId)}`);
+      const path = `/rooms/${encodeURIComponent(roomId)}`;
+      const [{ room }, { messages }] = await Promise.all([call("GET", path), call("GET", `${path}/chat`)]);
       if (roomId !== this.roomId || !this.detail.isConnected) return;
       this.drawClock(room);
+      const live = room.status === "lobby" || room.status === "playing";
       replaceChildren(
         this.detail,
         h(
@@ -382,31 +452,160 @@ export class AdminPage {
           room.reason ? ` (${room.reason})` : "",
           " · ",
           t("admin.room.spectators", { count: room.spectators }),
+          room.last_activity ? ` · ${t("admin.room.activity", { time: formatDate(new Date(room.last_activity), { timeStyle: "medium" }) })}` : "",
         ),
+        room.announcement
+          ? h("p", { class: "admin-standing" }, t("admin.announce.standing", { text: room.announcement.text, until: formatDate(new Date(room.announcement.until), { timeStyle: "short" }) }))
+          : null,
         h(
-          "table",
-          { class: "admin-seats" },
-          headRow(["admin.seat.seat", "admin.seat.name", "admin.seat.bot", "admin.seat.connected", "admin.seat.stand_in"]),
+          "div",
+          { class: "table-scroll" },
           h(
-            "tbody",
-            {},
-            room.seats.map((s) =>
-              h(
-                "tr",
-                {},
-                h("td", {}, String(s.seat + 1)),
-                h("td", {}, s.name || "—"),
-                h("td", {}, s.bot || t("admin.no")),
-                h("td", {}, yesNo(s.connected)),
-                h("td", {}, yesNo(s.stand_in)),
+            "table",
+            { class: "admin-seats" },
+            headRow(SEAT_COLUMNS),
+            h(
+              "tbody",
+              {},
+              room.seats.map((s) =>
+                row(SEAT_COLUMNS, { dataset: { seat: String(s.seat) } }, [
+                  String(s.seat + 1),
+                  s.name || "—",
+                  s.bot || t("admin.no"),
+                  yesNo(s.connected),
+                  s.stand_in ? t("admin.yes") : s.takeover_at ? t("admin.seat.takeover", { time: formatDate(new Date(s.takeover_at), { timeStyle: "medium" }) }) : t("admin.no"),
+                  s.user && live ? this.seatActions(room, s) : "",
+                ]),
               ),
             ),
           ),
         ),
+        this.sanctionList("admin.mod.room_bans", room.banned, (u) => ({ path: `/users/${encodeURIComponent(u.user)}/unban`, body: { room: room.id }, label: "admin.mod.unban" })),
+        this.sanctionList("admin.mod.room_mutes", room.muted, (u) => ({ path: `/users/${encodeURIComponent(u.user)}/unmute`, body: { room: room.id }, label: "admin.mod.unmute" })),
       );
+      this.drawChat(room, messages);
     } catch (err) {
       this.failed(err, this.detail);
     }
+  }
+
+  /** Run a moderation action with the reason typed above the seats; what happened is said
+   * in the panel's status line, and the room is read again. */
+  async moderate(path, body, done) {
+    const reason = this.modReason.value.trim();
+    if (!reason) {
+      this.modSaid.textContent = t("error.reason-required");
+      this.modReason.focus();
+      return;
+    }
+    this.modSaid.textContent = "";
+    try {
+      const answer = await call("POST", path, { ...body, reason });
+      this.modSaid.textContent = done(answer);
+      this.modReason.value = "";
+      if (this.roomId) await this.refreshRoom();
+    } catch (err) {
+      this.failed(err, this.modSaid);
+    }
+  }
+
+  /** The buttons of a human's seat: kick, ban from the room, give the seat to a bot, mute
+   * here or everywhere, ban from the site. */
+  seatActions(room, seat) {
+    const user = encodeURIComponent(seat.user);
+    const roomPath = `/rooms/${encodeURIComponent(room.id)}`;
+    const who = seat.name || seat.user;
+    const button = (key, cls, act) => h("button", { type: "button", class: ["small", cls], dataset: { act: key }, onclick: act }, t(`admin.mod.${key}`));
+    return h(
+      "div",
+      { class: "admin-seat-actions" },
+      button("kick", "secondary", () => this.moderate(`${roomPath}/kick`, { user: seat.user }, (a) => a.bot ? t("admin.mod.kicked_bot", { name: who, bot: a.bot }) : t("admin.mod.kicked", { name: who }))),
+      button("ban_room", "secondary", () => this.moderate(`/users/${user}/ban`, { room: room.id, name: seat.name }, () => t("admin.mod.banned_room", { name: who }))),
+      room.status === "playing"
+        ? button("replace", "secondary", () => this.moderate(`${roomPath}/replace`, { seat: seat.seat }, (a) => t("admin.mod.replaced", { seat: seat.seat + 1, bot: a.name })))
+        : null,
+      button("mute_room", "secondary", () => this.moderate(`/users/${user}/mute`, { room: room.id, name: seat.name }, () => t("admin.mod.muted_room", { name: who }))),
+      button("mute_site", "secondary", () => this.moderate(`/users/${user}/mute`, { name: seat.name }, () => t("admin.mod.muted_site", { name: who }))),
+      button("ban_site", "danger", () => this.moderate(`/users/${user}/ban`, { name: seat.name }, () => t("admin.mod.banned_site", { name: who }))),
+    );
+  }
+
+  /** A list of bans or mutes (``[{user, name, reason, by, until}]``) with a button each to
+   * lift it: ``lift(entry)`` is ``{path, body, label}``; ``act(path, body, entry)`` runs it
+   * (the room's reason field by default). Nothing when the list is empty. */
+  sanctionList(titleKey, entries, lift, act = null) {
+    if (!entries || !entries.length) return null;
+    const run = act || ((path, body, e) => this.moderate(path, body, () => t("admin.mod.lifted", { name: e.name || e.user })));
+    return h(
+      "div",
+      { class: "admin-sanctions" },
+      h("h4", {}, t(titleKey)),
+      h(
+        "table",
+        { class: "admin-sanction-list" },
+        headRow(SANCTION_COLUMNS),
+        h(
+          "tbody",
+          {},
+          entries.map((e) => {
+            const how = lift(e);
+            return row(SANCTION_COLUMNS, { dataset: { user: e.user } }, [
+              e.name ? `${e.name} (${e.user})` : e.user,
+              e.reason || "",
+              e.by || "",
+              e.until ? formatDate(new Date(e.until), SHORT) : t("admin.mod.for_good"),
+              h("button", { type: "button", class: "small secondary", onclick: () => run(how.path, how.body, e) }, t(how.label)),
+            ]);
+          }),
+        ),
+      ),
+    );
+  }
+
+  /** The room's kept chat, each line with a button to hide it (the audit keeps its text). */
+  drawChat(room, messages) {
+    const shown = messages.filter((m) => m.id);
+    const key = shown.map((m) => m.id).join(",");
+    if (key === this.chatShown) return;
+    this.chatShown = key;
+    replaceChildren(
+      this.chatList,
+      shown.length
+        ? h(
+            "ul",
+            { class: "admin-chat-lines" },
+            shown.map((m) =>
+              h(
+                "li",
+                { dataset: { message: m.id } },
+                h("span", { class: "from" }, `${m.name}:`),
+                " ",
+                h("span", { class: "text" }, m.text),
+                " ",
+                h(
+                  "button",
+                  {
+                    type: "button",
+                    class: "small secondary",
+                    onclick: () => this.moderate(`/rooms/${encodeURIComponent(room.id)}/chat/hide`, { id: m.id }, () => t("admin.chat.hidden")),
+                  },
+                  t("admin.chat.hide"),
+                ),
+                " ",
+                h(
+                  "button",
+                  {
+                    type: "button",
+                    class: "small secondary",
+                    onclick: () => this.moderate(`/users/${encodeURIComponent(m.user)}/mute`, { room: room.id, name: m.name }, () => t("admin.mod.muted_room", { name: m.name })),
+                  },
+                  t("admin.mod.mute_room"),
+                ),
+              ),
+            ),
+          )
+        : h("p", { class: "muted" }, t("admin.chat.empty")),
+    );
   }
 
   /** The room's clocks: paused or running (and the deadline the table waits for), and the
@@ -472,14 +671,19 @@ export class AdminPage {
   clockCell(room) {
     if (room.status !== "playing") return "";
     if (room.paused_at) return h("span", { class: "clock-paused" }, t("admin.clock.paused_short"));
-    if (room.deadline) return formatDate(new Date(room.deadline), { timeStyle: "medium" });
+    const due = room.pending ? room.pending.deadline : room.deadline;
+    if (due) {
+      const stage = room.pending ? t(`admin.stage.${room.pending.stage}`) : "";
+      return `${formatDate(new Date(due), { timeStyle: "medium" })}${stage ? ` (${stage})` : ""}`;
+    }
     return "—";
   }
 
   clockState(room) {
     if (room.status !== "playing") return t("admin.clock.no_game");
     if (room.paused_at) return t("admin.clock.paused", { since: formatDate(new Date(room.paused_at), { timeStyle: "medium" }) });
-    if (room.deadline) return t("admin.clock.running_until", { time: formatDate(new Date(room.deadline), { timeStyle: "medium" }) });
+    const due = room.pending ? room.pending.deadline : room.deadline;
+    if (due) return t("admin.clock.running_until", { time: formatDate(new Date(due), { timeStyle: "medium" }) });
     return t("admin.clock.running");
   }
 
@@ -499,15 +703,111 @@ export class AdminPage {
     );
   }
 
+  // -- the site's bans and mutes ----------------------------------------------------------------
+  /** Bans and mutes on the whole site: a form to ban or mute a user by id (from a room's
+   * seats, a chat line or the audit), and the lists with a button to lift each. */
+  showModeration() {
+    this.roomId = null;
+    const reason = h("input", { name: "site-reason", maxlength: 500, required: true, autocomplete: "off" });
+    const said = h("p", { class: "admin-said", role: "status" });
+    const lists = h("div", { class: "admin-site-lists" }, h("p", {}, t("common.loading")));
+    let load = async () => {};
+    const act = async (path, body, done) => {
+      const why = reason.value.trim();
+      if (!why) {
+        said.textContent = t("error.reason-required");
+        reason.focus();
+        return;
+      }
+      said.textContent = "";
+      try {
+        const answer = await call("POST", path, { ...body, reason: why });
+        said.textContent = done(answer);
+        reason.value = "";
+        await load();
+      } catch (err) {
+        this.failed(err, said);
+      }
+    };
+    const user = h("input", { name: "mod-user", maxlength: 64, required: true, autocomplete: "off", placeholder: "g_…" });
+    const what = h("select", { name: "mod-what" }, ["ban", "mute"].map((w) => h("option", { value: w }, t(`admin.mod.site_${w}`))));
+    const minutes = h(
+      "select",
+      { name: "mod-minutes" },
+      ["", "60", "1440", "10080"].map((m) => h("option", { value: m }, m ? t(`admin.mod.for.${m}`) : t("admin.mod.for_good"))),
+    );
+    const form = h(
+      "form",
+      {
+        class: "admin-action admin-site-form",
+        onsubmit: (ev) => {
+          ev.preventDefault();
+          const id = user.value.trim();
+          if (!id) return;
+          const body = what.value === "mute" && minutes.value ? { minutes: Number(minutes.value) } : {};
+          act(`/users/${encodeURIComponent(id)}/${what.value}`, body, () => t(what.value === "ban" ? "admin.mod.banned_site" : "admin.mod.muted_site", { name: id }));
+        },
+      },
+      h("label", {}, t("admin.mod.user_id"), " ", user),
+      h("label", { class: "admin-extend-by" }, t("admin.mod.what"), " ", what),
+      h("label", { class: "admin-extend-by" }, t("admin.mod.how_long"), " ", minutes),
+      h("label", {}, t("admin.reason"), " ", reason),
+      h("button", { type: "submit", class: "danger" }, t("admin.mod.apply")),
+      said,
+    );
+    load = async () => {
+      try {
+        const { bans, mutes } = await call("GET", "/moderation");
+        const lifted = (e) => () => t("admin.mod.lifted", { name: e.name || e.user });
+        replaceChildren(
+          lists,
+          this.sanctionList("admin.mod.site_bans", bans, (e) => ({ path: `/users/${encodeURIComponent(e.user)}/unban`, body: {}, label: "admin.mod.unban" }), (path, body, e) => act(path, body, lifted(e))) ||
+            h("p", { class: "muted" }, t("admin.mod.no_bans")),
+          this.sanctionList("admin.mod.site_mutes", mutes, (e) => ({ path: `/users/${encodeURIComponent(e.user)}/unmute`, body: {}, label: "admin.mod.unmute" }), (path, body, e) => act(path, body, lifted(e))) ||
+            h("p", { class: "muted" }, t("admin.mod.no_mutes")),
+        );
+      } catch (err) {
+        this.failed(err, lists);
+      }
+    };
+    this.shell("moderation", h("h2", {}, t("admin.tab.moderation")), h("p", { class: "muted" }, t("admin.mod.intro")), h("section", { class: "panel" }, form), lists);
+    load();
+  }
+
   // -- nodes and audit -------------------------------------------------------------------------
   showNodes() {
     this.roomId = null;
     const body = h("tbody");
     const said = h("p", { role: "status" });
+    const reason = h("input", { name: "drain-reason", maxlength: 500, autocomplete: "off", dataset: { key: "drain-reason" } });
+    const drainSaid = h("p", { class: "admin-said", role: "status" });
+    const drain = async (instance) => {
+      const why = reason.value.trim();
+      if (!why) {
+        drainSaid.textContent = t("error.reason-required");
+        reason.focus();
+        return;
+      }
+      try {
+        await call("POST", `/nodes/${encodeURIComponent(instance)}/drain`, { reason: why });
+        drainSaid.textContent = t("admin.node.drain_asked", { node: instance });
+        reason.value = "";
+        load();
+      } catch (err) {
+        this.failed(err, drainSaid);
+      }
+    };
     this.shell(
       "nodes",
       h("h2", {}, t("admin.tab.nodes")),
       said,
+      h(
+        "section",
+        { class: "panel admin-drain" },
+        h("p", { class: "muted" }, t("admin.node.drain_intro")),
+        h("label", { class: "admin-mod-reason" }, t("admin.reason"), " ", reason),
+        drainSaid,
+      ),
       h(
         "table",
         { class: "admin-nodes" },
@@ -530,6 +830,11 @@ export class AdminPage {
               h("code", {}, n.version || ""),
               n.started_at ? formatDate(new Date(n.started_at), SHORT) : "",
               n.uptime_seconds == null ? "" : uptime(n.uptime_seconds),
+              n.draining
+                ? h("span", { class: "node-draining" }, t("admin.node.draining_by", { by: n.draining.by, reason: n.draining.reason || "" }))
+                : n.alive
+                  ? h("button", { type: "button", class: "small danger", dataset: { act: "drain" }, onclick: () => drain(n.instance) }, t("admin.node.drain"))
+                  : "",
             ]),
           ),
         );
@@ -569,7 +874,7 @@ export class AdminPage {
         h("code", {}, e.action),
         e.target ? h("button", { type: "button", class: "link", onclick: () => this.showRoom(e.target) }, e.target) : "",
         e.reason || "",
-        e.details && e.details.text ? e.details.text : "",
+        auditDetails(e.details || {}),
       ]);
     const load = async (more = false) => {
       const mine = ++asked;

@@ -12,16 +12,18 @@
 import { identity } from "./store.js";
 
 const CLOSE_BAD_TOKEN = 4001;
+const CLOSE_BANNED = 4010; // the site's operators banned this user: no reconnecting
 const CLOSE_SERVICE_RESTART = 1012;
 const RESTART_SPREAD_MS = 1000;
 
 export class Connection {
-  constructor(token, { onmessage, onopen, onstate, onbadtoken } = {}) {
+  constructor(token, { onmessage, onopen, onstate, onbadtoken, onbanned } = {}) {
     this.token = token;
     this.onmessage = onmessage || (() => {});
     this.onopen = onopen || (() => {});
     this.onstate = onstate || (() => {});
     this.onbadtoken = onbadtoken || (() => {});
+    this.onbanned = onbanned || (() => {});
     this.ws = null;
     this.attempt = 0;
     this.closed = false;
@@ -101,6 +103,12 @@ export class Connection {
       this.ws = null;
       if (this.closed) {
         this.setState("offline");
+        return;
+      }
+      if (ev.code === CLOSE_BANNED) {
+        this.closed = true;
+        this.setState("offline");
+        this.onbanned();
         return;
       }
       if (ev.code === CLOSE_BAD_TOKEN) {

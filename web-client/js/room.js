@@ -159,6 +159,7 @@ export class RoomPage {
         this.conn = null;
         this.start();
       },
+      onbanned: () => { this.removed = { site: true, reason: this.removed && this.removed.reason }; this.render(); },
     });
     this.ticker = setInterval(() => this.tick(), 1000);
     document.addEventListener("keydown", (ev) => this.onKey(ev));
@@ -201,6 +202,10 @@ export class RoomPage {
       presence: () => this.onPresence(msg),
       chat: () => this.onChat(msg),
       announce: () => this.onAnnounce(msg),
+      unannounce: () => { this.announcements = []; this.render(); },
+      chat_hidden: () => this.onChatHidden(msg),
+      replaced: () => this.onReplaced(msg),
+      kicked: () => this.onKicked(msg),
       inspected: () => this.onAnnounce({ text: t("room.inspected"), at: msg.at }),
       deadline: () => this.onDeadline(msg),
       paused: () => { this.paused = true; this.onAnnounce({ text: t("room.paused") }); },
@@ -223,6 +228,7 @@ export class RoomPage {
     this.seat = msg.seat ?? (this.view ? this.view.seat : null) ?? null;
     if (msg.presence) this.onPresence(msg.presence, false);
     if (Array.isArray(msg.chat)) this.takeChat(msg.chat);
+    this.takeStanding(msg.announce);
     this.takeback = null;
     this.autoSit();
     this.rememberLobbySeat();
@@ -363,7 +369,44 @@ export class RoomPage {
 
   /** The chat history a snapshot or a resume carries (the last messages, oldest first). */
   takeChat(list) {
-    this.chat = list.map((m) => ({ name: m.name, text: m.text, at: m.at, user: m.user })).slice(-100);
+    this.chat = list.map((m) => ({ id: m.id, name: m.name, text: m.text, at: m.at, user: m.user })).slice(-100);
+  }
+
+  /** The operators' standing announcement a snapshot or resume carries (or null): shown
+   * again after a reload until it expires or is cleared. */
+  takeStanding(standing) {
+    if (standing === undefined) return;
+    this.announcements = this.announcements.filter((a) => !a.standing);
+    if (standing && typeof standing.text === "string" && !this.announcements.some((a) => a.text === standing.text)) {
+      this.announcements.push({ text: standing.text, at: standing.at, until: standing.until, standing: true });
+    }
+  }
+
+  /** An operator hid a chat message: it leaves the log. */
+  onChatHidden(msg) {
+    this.chat = this.chat.filter((m) => m.id !== msg.id);
+    this.render();
+  }
+
+  /** An operator gave a seat to a bot: it plays that seat from now on. */
+  onReplaced(msg) {
+    const text = t("room.replaced", { seat: msg.seat + 1, name: msg.name || t("common.bot") });
+    this.flash(text, "note");
+    announce(text);
+  }
+
+  /** An operator took this player out of the room (and maybe banned them from it). */
+  onKicked(msg) {
+    this.removed = { ban: !!msg.ban, reason: msg.reason || "" };
+    announce(this.removedText());
+    if (this.conn) this.conn.close();
+    this.render();
+  }
+
+  removedText() {
+    const r = this.removed || {};
+    if (r.site) return t("room.banned_site");
+    return t(r.ban ? "room.banned_room" : "room.kicked");
   }
 
   /** The room summary and the seed fields that come with snapshots, rooms and resumes. */
@@ -384,6 +427,7 @@ export class RoomPage {
     this.version = Math.max(this.version ?? 0, msg.version ?? 0);
     if (msg.deadline !== undefined) this.moveDeadline = msg.deadline;
     if (Array.isArray(msg.chat)) this.takeChat(msg.chat);
+    this.takeStanding(msg.announce);
     this.afterView();
     this.render();
   }
@@ -467,8 +511,8 @@ export class RoomPage {
   onChat(msg) {
     const data = msg.data || msg;
     // A message may come both in a snapshot's history and live, around a (re)join.
-    if (this.chat.some((m) => m.at === data.at && m.user === data.user && m.text === data.text)) return;
-    this.chat.push({ name: data.name, text: data.text, at: data.at, user: data.user });
+    if (this.chat.some((m) => (data.id && m.id === data.id) || (m.at === data.at && m.user === data.user && m.text === data.text))) return;
+    this.chat.push({ id: data.id, name: data.name, text: data.text, at: data.at, user: data.user });
     if (this.chat.length > 100) this.chat.shift();
     this.render();
   }
@@ -486,15 +530,18 @@ export class RoomPage {
   /** A message from the site's operators: shown above the table until dismissed. */
   onAnnounce(msg) {
     if (typeof msg.text !== "string") return;
-    this.announcements.push({ text: msg.text, at: msg.at });
+    if (this.announcements.some((a) => a.text === msg.text && a.at === msg.at)) return;
+    this.announcements.push({ text: msg.text, at: msg.at, until: msg.until });
     if (this.announcements.length > 3) this.announcements.shift();
     this.render();
   }
 
   announcementBanner() {
-    if (!this.announcements.length) return null;
+    const now = Date.now();
+    const shown = this.announcements.filter((a) => !(typeof a.until === "number" && a.until <= now));
+    if (!shown.length) return null;
     return h("section", { class: "panel announce", role: "status", "aria-label": t("room.announce_aria") },
-      this.announcements.map((a) => h("p", {}, h("strong", {}, t("room.announce_from")), " ", a.text)),
+      shown.map((a) => h("p", {}, h("strong", {}, t("room.announce_from")), " ", a.text)),
       h("button", { type: "button", class: "small", onclick: () => { this.announcements = []; this.render(); } },
         t("room.announce_dismiss")));
   }
@@ -544,6 +591,17 @@ export class RoomPage {
     if (code === "no-spectators" && !this.joined) {
       this.closedToSpectators = true;
       this.conn.close();
+      this.render();
+      return;
+    }
+    if (code === "banned-from-room") {
+      this.removed = { ban: true, reason: (this.removed && this.removed.reason) || "" };
+      if (this.conn) this.conn.close();
+      this.render();
+      return;
+    }
+    if (code === "banned") {
+      this.removed = { site: true, reason: "" };
       this.render();
       return;
     }
@@ -797,7 +855,7 @@ export class RoomPage {
 
   render() {
     const body = this.frame();
-    const bottom = !!(this.room && !this.notFound && !this.closedToSpectators);
+    const bottom = !!(this.room && !this.notFound && !this.closedToSpectators && !this.removed);
     this.bottomEl.hidden = !bottom;
     // A game whose deals are table talk (Pearates) keeps the chat beside the table.
     this.el.classList.toggle("table-talk", !!(bottom && this.view && this.game && this.game.tableTalk));
@@ -812,6 +870,14 @@ export class RoomPage {
       replaceChildren(body, h("div", { class: "panel" },
         h("h1", {}, t("room.no_such_room")),
         h("p", {}, t("room.no_such_room_text", { code: groupCode(this.code) })),
+        h("p", {}, h("a", { href: "/" }, t("common.back_to_lobby")))));
+      return;
+    }
+    if (this.removed) {
+      replaceChildren(body, h("div", { class: "panel removed", role: "alert" },
+        h("h1", {}, `${this.roomTitle()} ${groupCode(this.code)}`),
+        h("p", {}, this.removedText()),
+        this.removed.reason ? h("p", {}, h("strong", {}, t("room.removed_reason")), " ", this.removed.reason) : null,
         h("p", {}, h("a", { href: "/" }, t("common.back_to_lobby")))));
       return;
     }
