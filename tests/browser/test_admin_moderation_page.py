@@ -1,8 +1,9 @@
 """The console's moderation (issue 14): from a room's page an admin hides a chat line (it
 leaves both players' chat; the audit keeps its text), mutes a player in the room (their
 chat is refused, in their words), kicks them mid-game (their page says why; the other
-player is told a bot took the seat), and finds each step in the audit; the site's bans and
-mutes have a page of their own. Desktop and phone screenshots."""
+player is told a bot took the seat), announces (the other player still sees it after a
+reload), and finds each step in the audit; the site's bans and mutes have a page of their
+own. Desktop and phone screenshots."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.browser
 RUDE = "you all cheat, losers"
 
 
-def test_an_admin_hides_a_line_mutes_and_kicks_from_the_console(
+def test_an_admin_hides_a_line_mutes_kicks_and_announces_from_the_console(
     site: str, chromium: Any, database_url: str, screenshot_dir: Path
 ) -> None:
     name = f"op-{secrets.token_hex(3)}"
@@ -99,20 +100,32 @@ def test_an_admin_hides_a_line_mutes_and_kicks_from_the_console(
         bob.page.set_viewport_size({"width": 390, "height": 844})
         bob.page.screenshot(path=str(screenshot_dir / "admin-kicked-player-390x844.png"))
 
+        # An announcement stands: Alice reloads her page and still sees it.
+        notice = "Final table at 20:00 UTC"
+        announce = page.locator("form.admin-announce")
+        announce.get_by_label("Message to this room's players").fill(notice)
+        announce.get_by_role("button", name="Send the announcement").click()
+        announce.locator(".admin-said", has_text="Sent to 1 room.").wait_for()
+        alice.page.locator(".announce", has_text=notice).wait_for()
+        alice.page.reload()
+        alice.page.locator(".announce", has_text=notice).wait_for()
+        alice.page.screenshot(path=str(screenshot_dir / "admin-announce-after-reload-1280x800.png"))
+
         # The audit lists each step, with the hidden line's text.
         page.get_by_role("button", name="Audit log").click()
         page.get_by_label("Admin", exact=True).fill(name)
         page.get_by_label("Room", exact=True).fill(code)
         rows = page.locator("table.admin-audit tbody tr")
         page.wait_for_function(
-            "() => document.querySelectorAll('table.admin-audit tbody tr').length === 3"
+            "() => document.querySelectorAll('table.admin-audit tbody tr').length === 4"
         )
-        assert [rows.nth(i).get_attribute("data-action") for i in range(3)] == [
+        assert [rows.nth(i).get_attribute("data-action") for i in range(4)] == [
+            "announce",
             "kick",
             "mute",
             "hide-chat",
         ]
-        assert RUDE in rows.nth(2).inner_text() and "insults" in rows.nth(2).inner_text()
+        assert RUDE in rows.nth(3).inner_text() and "insults" in rows.nth(3).inner_text()
         page.get_by_label("Search (room, reason, user, text)").fill("losers")
         page.wait_for_function(
             "() => document.querySelectorAll('table.admin-audit tbody tr').length === 1"

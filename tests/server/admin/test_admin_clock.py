@@ -180,13 +180,15 @@ async def test_a_deadline_that_came_due_during_a_pause_fires_once_after_the_resu
         await start("a", database_url=admin_url, **FAST),
         await start("b", database_url=admin_url, **FAST),
     ]
+    # Signed in before the deal: the 3 s start at the deal, and a login (argon2) on a busy
+    # machine took longer than that -- the deadline fired before the pause (a flaky test).
+    token = await admin_token(nodes[0], admin_name)
     table = await started(nodes, 3, deadlines={"move": 3, "commit": 3, "reveal": 3})
     rooms = clock_of(nodes[0]).rooms
     room = await rooms.get(table.id)
     turn = await rooms.turns.turn_of(room)
     assert turn is not None
     name = f"{turn['stage']}|{table.id}|{room.version}"
-    token = await admin_token(nodes[0], admin_name)
     base = f"/admin/api/rooms/{table.id}"
     async with httpx.AsyncClient(base_url=nodes[0].url) as http:
         r = await http.post(f"{base}/pause", json={"reason": "test"}, headers=bearer(token))
