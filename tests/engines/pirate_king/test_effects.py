@@ -324,6 +324,22 @@ def test_other_players_effects_clockwise_from_the_captain() -> None:
     assert [e.card for e in t.zones[0]] == [c("deckhand-1a"), c("wilson"), c("coin-purse-1a")]
 
 
+def test_clockwise_means_increasing_seats_from_the_captain() -> None:
+    """ "they are resolved clockwise, starting with the pirate who holds the Captain token",
+    with four players so that clockwise and its reverse differ: the Captain is seat 1 and
+    seats 0 and 2 each have an "other players" effect waiting. Clockwise from seat 1 comes
+    seat 2 first (1, 2, 3, 0): seat 0 reveals Wilson and owes its Give while its own effect
+    still waits -- seat 2 has revealed nothing yet."""
+    s = arrange(4, piles={0: ["wilson", "deckhand-1a"], 2: ["deckhand-3a"]}, captain=1)
+    t = Table(s)
+    assert t.clockwise() == [1, 2, 3, 0]
+    t.others = [(0, c("sea-witch")), (2, c("sea-witch"))]
+    assert t.settle() is False
+    assert [e.card for e in t.zones[0]] == [c("wilson")]
+    assert t.pending[0] is not None and t.pending[0].kind == GIVE
+    assert t.zones[2] == [] and len(t.zones[1]) == len(t.zones[3]) == 1
+
+
 def test_a_copy_after_a_copy_copies_what_it_copied() -> None:
     """**house**: a Copy after a Copy copies "the previously revealed card, including all its
     symbols" -- the symbols it shows, those of the card it copied."""

@@ -82,6 +82,12 @@ def test_a_tie_for_the_win_is_decided_by_the_captain() -> None:
     outcome = GAME.outcome(s)
     assert outcome is not None and outcome.ranks == (2, 1, 3)
     assert GAME.view(s, 0)["winner"] == 1
+    # Seat 0 crowned: a winner numbered 0 is still named.
+    s = GAME.step(
+        final({0: ["kraken"], 1: ["leviathan-1", "map-fragment-1"]}, captain=2),
+        {2: SeatMove("crown", 0)},
+    )
+    assert [GAME.view(s, x)["winner"] for x in (None, 0, 1, 2)] == [0, 0, 0, 0]
 
 
 def test_the_captains_crown_counts_in_a_tie() -> None:

@@ -30,6 +30,8 @@ EXAMPLES: list[tuple[Move, str, dict[str, object]]] = [
     ),
     (SeatMove("crown", 0), "crown 0", {"crown": 0}),
     (Order((2, 0, 1)), "order 2 0 1", {"order": [2, 0, 1]}),
+    (Order((1, 0)), "order 1 0", {"order": [1, 0]}),  # the shortest tie: two seats
+    (Order((4, 3, 2, 1, 0)), "order 4 3 2 1 0", {"order": [4, 3, 2, 1, 0]}),  # all five
     (Take("kraken"), "take kraken", {"take": "kraken"}),
     (
         Take("flintlock-1", "parrot-2"),

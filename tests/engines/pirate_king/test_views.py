@@ -256,3 +256,14 @@ def test_the_pirates_left_show_while_picking_and_no_winner_before_the_end() -> N
         assert move.card not in GAME.view(state, None)["pirates"]
     view = GAME.view(state, None)
     assert view["pirates"] == [] and view["winner"] is None and view["round"] == 1
+
+
+def test_each_piles_curse_profile_is_public_and_exact() -> None:
+    """ "Which cards are in a pile is public (every card a player owns was seen when it was
+    taken), so a pile's profile by curses is shown": how many of its cards show 0, 1 and 2
+    curses -- never which card is where."""
+    s = arrange(piles={0: ["kraken", "grog-1", "deckhand-1a", "leviathan-1", "cutlass-1"]})
+    for seat in (None, 0, 1):
+        line = GAME.view(s, seat)["table"][0]
+        assert line["pile"] == 5 and line["pile_curses"] == [1, 2, 2]
+        assert GAME.view(s, seat)["table"][1]["pile_curses"] == [4, 0, 0]  # plain(1)
