@@ -149,6 +149,16 @@ def test_an_admin_hides_a_line_mutes_kicks_and_announces_from_the_console(
         page.get_by_label("Reason (kept in the audit log)").fill("sorted out")
         listed.get_by_role("button", name="Unmute").click()
         page.get_by_text("Nobody is muted on the whole site.").wait_for()
+        # A site ban: Bob's lobby says so (its socket was refused, closed 4010, no retries).
+        page.get_by_label("User id").fill(bob_id)
+        page.locator('select[name="mod-what"]').select_option("ban")
+        page.get_by_label("Reason (kept in the audit log)").fill("ban evasion")
+        page.get_by_role("button", name="Apply (audited)").click()
+        page.locator(f'.admin-sanction-list tr[data-user="{bob_id}"]').wait_for()
+        bob.open("/")
+        bob.page.locator(".banned-note").wait_for()
+        assert "banned you from this site" in bob.page.locator(".banned-note").inner_text()
+        bob.page.screenshot(path=str(screenshot_dir / "admin-banned-lobby-390x844.png"))
         page.get_by_role("button", name="Rooms").click()
         page.get_by_role("button", name=code).click()
         page.locator('table.admin-seats tr[data-seat="0"]').get_by_role(

@@ -47,6 +47,8 @@ export class LobbyPage {
       onmessage: (m) => this.onMessage(m),
       onstate: (s) => setConnState(s),
       onbadtoken: () => { identity.clearIf(this.conn && this.conn.token); location.reload(); },
+      // The site's operators banned this user: said once, at the top (nothing else works).
+      onbanned: () => { this.banned = true; this.render(); },
     });
     this.render();
     this.refreshMine();
@@ -113,6 +115,7 @@ export class LobbyPage {
     this.mineEl = h("div", { id: "my-rooms" });
     replaceChildren(this.el,
       h("h1", {}, t("lobby.title")),
+      this.banned ? h("p", { class: "error-box banned-note", role: "alert" }, t("room.banned_site")) : null,
       h("div", { class: "grid2" },
         h("div", {}, this.createForm()),
         h("div", {},
