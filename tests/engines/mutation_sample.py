@@ -11,8 +11,9 @@ run is repeatable while the package's code stays the same.
         --seed 13 -- tests/engines/pearates --ignore=tests/engines/pearates/test_bots.py \\
         --ignore=tests/engines/pearates/test_options_conformance.py
 
-Prints one JSON line per mutant, then ``caught N of M``. A survivor is either a gap in the
-tests or an equivalent mutant (a change nothing can observe); say which.
+Prints one JSON line per mutant, then ``caught N of M``; a mutant whose tests run past
+``--timeout`` seconds (an endless loop) is caught, as ``"timeout"``. A survivor is either a
+gap in the tests or an equivalent mutant (a change nothing can observe); say which.
 """
 
 from __future__ import annotations
@@ -115,6 +116,12 @@ def main() -> int:
     parser.add_argument("--count", type=int, default=80)
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--skip", nargs="*", default=["__init__.py", "bots.py"])
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=900,
+        help="seconds per mutant; a run that takes longer hangs: caught (an endless loop)",
+    )
     parser.add_argument("tests", nargs="+", help="pytest arguments (after --)")
     args = parser.parse_args()
     files = sorted(
@@ -136,6 +143,7 @@ def main() -> int:
             original = (ROOT / args.package / name).read_text()
             source, what = mutate(original, k)
             target.write_text(source)
+            dead: bool | str
             try:
                 run = subprocess.run(
                     [
@@ -152,12 +160,14 @@ def main() -> int:
                     env={**os.environ, "PYTHONPATH": str(copy)},
                     capture_output=True,
                     text=True,
-                    timeout=900,
+                    timeout=args.timeout,
                 )
+                dead = run.returncode != 0
+            except subprocess.TimeoutExpired:
+                dead = "timeout"  # the tests never finish: the mutant is noticed
             finally:
                 target.write_text(original)
-            dead = run.returncode != 0
-            caught += dead
+            caught += bool(dead)
             print(json.dumps({"file": name, **what, "caught": dead}), flush=True)
     print(f"caught {caught} of {len(sample)}")
     return 0
