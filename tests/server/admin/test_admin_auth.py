@@ -5,6 +5,7 @@ session; login attempts are rate-limited per account and per address in Redis.""
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import subprocess
 import sys
@@ -18,10 +19,27 @@ from sqlalchemy.exc import DBAPIError
 from tortuga_client import SECRET, Node, guest
 
 from server.admin import accounts, audit, sessions
+from server.admin.moderate import routes as moderation_routes
+from server.admin.routes import routes as admin_routes
 from server.archive.db import Database
 
 ROOT = Path(__file__).resolve().parents[3]
-ROUTES = [("POST", "/admin/api/logout"), ("GET", "/admin/api/me"), ("GET", "/admin/api/audit")]
+
+
+def _every_route() -> list[tuple[str, str]]:
+    """Every admin route but the login, as served (path parameters filled in): each must
+    refuse anything but a live admin session, before it reads a body or a room."""
+    out = []
+    for route in [*admin_routes, *moderation_routes]:
+        if route.path == "/login":
+            continue
+        path = re.sub(r"\{[^}]+\}", "X1", route.path)
+        for method in sorted((route.methods or {"GET"}) - {"HEAD"}):
+            out.append((method, f"/admin/api{path}"))
+    return out
+
+
+ROUTES = _every_route()
 
 
 async def _codes(node: Node, headers: dict[str, str]) -> list[tuple[int, str]]:
