@@ -711,3 +711,71 @@ def test_the_sabre_is_declared_by_a_click(chromium: Any, web_only_url: str) -> N
         assert reveal["phase"] == phase and reveal["move"] == choice
     finally:
         context.close()
+
+
+# -- every action prompt (a scripted server, views from the real engine) -------------------
+ASKS = ("put", "add", "give", "discard", "target", "steal", "take", "winner")
+
+
+def _action_views() -> dict[str, dict[str, Any]]:
+    """Seat 0's view at an open prompt of each kind the actions ask (top or bottom, from
+    hand or deck, which bid, which player), from games of random bots with the "more
+    actions" expansion (the engine itself)."""
+    from engines.rng import Rng
+
+    game = GAMES["pearates"]
+    options = game.options({"more_actions": True})
+    found: dict[str, dict[str, Any]] = {}
+    for n in range(200):
+        seed = bytes([n % 256, n // 256]) * 16
+        state = game.start(options, 3, seed)
+        rng = Rng(seed, "test-asks")
+        while game.outcome(state) is None and len(found) < len(ASKS):
+            prompt = game.prompt(state)
+            if not prompt.sealed and prompt.seats == (0,):
+                verbs = {str(m).split()[0] for m in game.legal(state, 0)}
+                for verb in verbs & set(ASKS) - set(found):
+                    found[verb] = game.view(state, 0)
+            moves = {
+                s: game.bot("random")(game.view(state, s), game.legal(state, s), rng)
+                for s in prompt.seats
+            }
+            state = game.step(state, moves)
+        if len(found) == len(ASKS):
+            return found
+    raise AssertionError(f"not every prompt in 200 games: {sorted(set(ASKS) - set(found))}")
+
+
+def test_every_action_prompt_offers_exactly_the_legal_moves(
+    chromium: Any, web_only_url: str
+) -> None:
+    """ "Action prompts (top or bottom, from hand or deck, which bid, which player)": for
+    each kind, the prompt's buttons are exactly the view's legal moves, and a click sends
+    the move it shows."""
+    context = chromium.new_context(viewport=DESKTOP)
+    identity = json.dumps({"token": "tok", "user": USER})
+    context.add_init_script(f"localStorage.setItem('tortuga.identity', {json.dumps(identity)});")
+    page = context.new_page()
+    page.route(f"**/api/rooms/{CODE}", lambda route: route.fulfill(json=_pe_summary()))
+    try:
+        for verb, view in _action_views().items():
+            script = Script([_pe_frame("snapshot", 5, view)])
+            page.route_web_socket("**/ws", script.handler)
+            page.goto(f"{web_only_url}/r/{CODE}")
+            buttons = page.locator(".pe-prompt button[data-move]")
+            buttons.first.wait_for()
+            shown = [
+                json.loads(buttons.nth(i).get_attribute("data-move") or "{}")
+                for i in range(buttons.count())
+            ]
+            assert sorted(map(json.dumps, shown)) == sorted(map(json.dumps, view["legal"])), verb
+            pick = next(i for i, m in enumerate(shown) if m["move"] == verb)
+            buttons.nth(pick).click()
+            for _ in range(100):
+                if any(m["type"] == "act" for m in script.sent):
+                    break
+                page.wait_for_timeout(20)
+            act = next(m for m in script.sent if m["type"] == "act")
+            assert act["move"] == shown[pick] and act["version"] == 5, verb
+    finally:
+        context.close()
