@@ -66,6 +66,13 @@ def dead_letter_keys(keys: Keys) -> list[str]:
     return [keys.archive_dead(stream) for stream in (*keys.archive_streams, keys.archive_legacy)]
 
 
+def brief(error: BaseException, limit: int = 300) -> str:
+    """An error's first line, cut short: a failed statement's SQL (a batch of events
+    is thousands of placeholders) stays out of the logs, one line per retry of each lane."""
+    text = str(error).strip().splitlines()
+    return text[0][:limit] if text else ""
+
+
 def default_consumer() -> str:
     return f"{socket.gethostname()}-{os.getpid()}"
 
@@ -386,7 +393,7 @@ class Archiver:
                 self.consumer,
                 lane.stream,
                 type(error).__name__,
-                error,
+                brief(error),
                 lane.failures,
                 delay,
             )

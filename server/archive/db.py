@@ -42,6 +42,7 @@ def make_engine(url: str | URL) -> AsyncEngine:
         pool_size=5,
         max_overflow=5,
         connect_args={"timeout": 5},  # seconds to connect: an unreachable server fails fast
+        hide_parameters=True,  # an error's text never carries the rows (names, moves) to logs
     )
 
 
