@@ -42,7 +42,7 @@ from server.quotas import Limits, Quotas
 from server.redis_pool import Client
 from server.reveal import Sealing
 from server.rooms import RoomService
-from server.session import Services, serve
+from server.session import Floodgate, Services, serve
 from server.settings import Settings
 from server.store import Keys, Store
 from server.version import version
@@ -114,7 +114,10 @@ def create_app(settings: Settings) -> Starlette:
             settings.token_refresh_seconds,
             standing=store.user_standing,  # the generation and a site ban in one look
         )
-        app.state.services = Services(settings, tokens, rooms, sealing, hub, identity)
+        gate = Floodgate(
+            settings.rate_per_second, settings.rate_burst, settings.flood_cooldown_seconds
+        )
+        app.state.services = Services(settings, tokens, rooms, sealing, hub, identity, gate)
         app.state.identity = identity  # the history routes' reader
         app.state.leaderboard_min_games = settings.leaderboard_min_games
         app.state.clock = clock

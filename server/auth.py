@@ -174,7 +174,11 @@ class Identity:
         self.standing = standing
 
     async def check(self, token: str | None) -> Claims:
-        claims = self.tokens.claims(token)
+        return await self.current(self.tokens.claims(token))
+
+    async def current(self, claims: Claims) -> Claims:
+        """``claims`` (of a token whose signature was checked) unless signed out since, or
+        its user banned."""
         ban = None
         if self.standing is not None:
             gen, ban = await self.standing(claims.user.id)

@@ -2,13 +2,17 @@
 
 Every frame is checked before anything else happens (size, rate, JSON, type, fields); a
 refused frame gets an ``error`` naming the rule, with the ``ref`` the client gave, and
-changes nothing. A socket that keeps flooding is closed with code 4008.
+changes nothing. A user's sockets on a node share one message budget (``Floodgate``); a
+socket that keeps flooding is closed with code 4008 (one that sends a frame too big to read,
+by uvicorn with 1009), and its user may open no other socket on that node for
+``flood_cooldown_seconds``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +40,9 @@ MOVE_FRAMES: dict[type, str] = {
 
 log = logging.getLogger("tortuga.session")
 
+CLOSE_TOO_BIG = 1009  # RFC 6455 "message too big": uvicorn's close past ``ws_max_size``
+REF_OF_REFUSED = 1024  # bytes: a rate-limited frame longer than this is answered without its ref
+
 
 class TokenBucket:
     """``rate`` tokens per second, at most ``burst`` saved up."""
@@ -56,6 +63,53 @@ class TokenBucket:
         return False
 
 
+class Floodgate:
+    """A node's message budget per user, and who is shut out for flooding.
+
+    All the sockets of one user on this node draw on one ``TokenBucket`` (``rate`` a
+    second, ``burst`` saved up): opening more sockets buys no more messages. A user whose
+    socket was closed for flooding (``CLOSE_FLOOD``) may open none on this node for
+    ``cooldown`` seconds: a flooder that reconnects at once is turned away after its
+    ``auth``, before it costs anything more."""
+
+    def __init__(self, rate: float, burst: int, cooldown: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.cooldown = cooldown
+        self._buckets: dict[str, tuple[TokenBucket, int]] = {}  # user -> (bucket, sockets)
+        self._shut: dict[str, float] = {}  # user -> until (monotonic)
+
+    def bucket(self, user: str) -> TokenBucket:
+        """The user's bucket, for one more of its sockets (``release`` when it closes)."""
+        bucket, sockets = self._buckets.get(user) or (TokenBucket(self.rate, self.burst), 0)
+        self._buckets[user] = (bucket, sockets + 1)
+        return bucket
+
+    def release(self, user: str) -> None:
+        bucket, sockets = self._buckets[user]
+        if sockets <= 1:
+            del self._buckets[user]
+        else:
+            self._buckets[user] = (bucket, sockets - 1)
+
+    def shut(self, user: str) -> None:
+        now = time.monotonic()
+        if len(self._shut) > 1000:  # forget the ones whose time is over
+            self._shut = {u: t for u, t in self._shut.items() if t > now}
+        self._shut[user] = now + self.cooldown
+
+    def shut_for(self, user: str) -> float:
+        """Seconds the user is still shut out for (0: not)."""
+        until = self._shut.get(user)
+        if until is None:
+            return 0.0
+        left = until - time.monotonic()
+        if left <= 0:
+            del self._shut[user]
+            return 0.0
+        return left
+
+
 @dataclass
 class Services:
     settings: Settings
@@ -64,6 +118,7 @@ class Services:
     sealing: Sealing
     hub: Hub
     identity: Identity
+    gate: Floodgate
 
 
 class _Auth(msgspec.Struct, tag_field="type", tag="auth", forbid_unknown_fields=True):
@@ -87,7 +142,18 @@ async def authenticate(socket: WebSocket, services: Services) -> Claims:
         auth = msgspec.json.decode(frame, type=_Auth)
     except msgspec.DecodeError:
         raise BadToken("the first frame is auth {token}") from None
-    return await services.identity.check(auth.token)
+    claims = services.tokens.claims(auth.token)
+    shut = services.gate.shut_for(claims.user.id)
+    if shut:  # before anything that costs a round trip
+        raise ShutOut(shut)
+    return await services.identity.current(claims)
+
+
+class ShutOut(Exception):
+    """The user was closed for flooding on this node a moment ago (``Floodgate``)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"closed for flooding: no new socket for {math.ceil(seconds)} s")
 
 
 async def serve(socket: WebSocket, services: Services) -> None:
@@ -105,6 +171,11 @@ async def serve(socket: WebSocket, services: Services) -> None:
         services.rooms.store.metrics.error_sent(exc.code)
         await socket.send_text(p.encode(p.error(exc.code, str(exc))))
         await socket.close(exc.close, exc.code)
+        return
+    except ShutOut as exc:
+        services.rooms.store.metrics.error_sent(p.RATE_LIMITED)
+        await socket.send_text(p.encode(p.error(p.RATE_LIMITED, str(exc))))
+        await socket.close(p.CLOSE_FLOOD, "flooding")
         return
     except WebSocketDisconnect:
         return
@@ -154,14 +225,19 @@ class Session:
     def __init__(self, conn: Connection, services: Services) -> None:
         self.conn = conn
         self.s = services
-        settings = services.settings
-        self.bucket = TokenBucket(settings.rate_per_second, settings.rate_burst)
+        self.bucket = services.gate.bucket(conn.user.id)  # shared by the user's sockets
         self.strikes = 0
 
     def error(self, code: str, message: str, ref: p.Ref = None) -> None:
         self.conn.send(p.error(code, message, ref))
 
     async def receive_all(self) -> None:
+        try:
+            await self._receive_all()
+        finally:
+            self.s.gate.release(self.conn.user.id)
+
+    async def _receive_all(self) -> None:
         settings = self.s.settings
         socket = self.conn.socket
         while True:
@@ -170,13 +246,20 @@ class Session:
             except (WebSocketDisconnect, RuntimeError):
                 return
             if message["type"] == "websocket.disconnect":
+                if message.get("code") == CLOSE_TOO_BIG:
+                    # A frame past ``ws_max_size`` (uvicorn closed the socket): no client of
+                    # ours sends one. Its user is shut out as a flooder is.
+                    log.warning("frame too big", extra={"conn": self.conn.id})
+                    self.s.gate.shut(self.conn.user.id)
                 return
             frame: str | bytes = message.get("text") or message.get("bytes") or b""
             if not self.bucket.take():
                 self.strikes += 1
-                self.error(p.RATE_LIMITED, "slow down", p.ref_of(frame))
+                # The ref of a small frame only: a refused frame costs no parsing to speak of.
+                self.error(p.RATE_LIMITED, "slow down", p.ref_of(frame, REF_OF_REFUSED))
                 if self.strikes >= settings.flood_strikes:
                     log.warning("flood", extra={"conn": self.conn.id, "user": self.conn.user.id})
+                    self.s.gate.shut(self.conn.user.id)
                     self.conn.close(p.CLOSE_FLOOD, "flooding")
                     return
                 continue

@@ -91,9 +91,10 @@ class Settings:
     grace_seconds: float = 60.0  # a dropped player's seat is held this long
     max_frame_bytes: int = 16 * 1024  # a websocket frame, and an HTTP request body
     max_json_depth: int = 32  # nesting of arrays and objects in a frame or a body
-    rate_per_second: float = 20.0  # messages per socket, sustained
+    rate_per_second: float = 20.0  # messages per user on a node (all its sockets), sustained
     rate_burst: int = 40
     flood_strikes: int = 20  # rate-limited messages before the socket is closed
+    flood_cooldown_seconds: float = 30.0  # then its user may open no socket on the node
     chat_max_chars: int = 500
     chat_per_second: float = 1.0  # chat messages per user (all sockets, all nodes), sustained
     chat_burst: int = 5
@@ -178,6 +179,7 @@ class Settings:
             archive_every_versions=int(_env("TORTUGA_ARCHIVE_EVERY_VERSIONS", "50") or 50),
             archive_rescue_seconds=_float("TORTUGA_ARCHIVE_RESCUE_SECONDS", 5.0),
             max_frame_bytes=_int("TORTUGA_MAX_FRAME_BYTES", 16 * 1024),
+            flood_cooldown_seconds=_float("TORTUGA_FLOOD_COOLDOWN_SECONDS", 30.0),
             max_json_depth=_int("TORTUGA_MAX_JSON_DEPTH", 32),
             chat_per_second=_float("TORTUGA_CHAT_PER_SECOND", 1.0),
             chat_burst=_int("TORTUGA_CHAT_BURST", 5),

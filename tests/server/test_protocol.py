@@ -6,10 +6,13 @@ key of the room exactly as it was (``dump`` before and after).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from typing import Any
 
 import pytest
+import websockets
 from tortuga_client import (
     Client,
     Node,
@@ -19,6 +22,7 @@ from tortuga_client import (
     dump,
     guest,
     latest,
+    open_socket,
     seat_players,
 )
 
@@ -91,6 +95,68 @@ async def test_flood_is_limited_then_closed(start: Any) -> None:
     assert c.closed is not None and c.closed[0] == 4008
     pongs = [f for f in c.frames if f["type"] == "pong"]
     assert 4 <= len(pongs) <= 6
+
+
+async def test_a_users_sockets_share_one_budget(start: Any) -> None:
+    """Opening more sockets buys no more messages: a user's sockets on a node draw on one
+    bucket (``rate_burst`` saved up), another user's on their own."""
+    node = await start("a", rate_per_second=0.5, rate_burst=6, flood_strikes=100)
+    first = await Client.connect(node, "Many")
+    second = await Client.connect(node, token=first.token, user=first.user)
+    other = await Client.connect(node, "Other")
+    for i in range(5):
+        for c in (first, second, other):
+            await c.send("ping", t=i)
+    for c in (first, second, other):  # every ping answered: a pong or a refusal
+        await c.wait(lambda f, c=c: len(c.frames) == 6, 10)  # type: ignore[misc]
+    answers = [f["type"] for c in (first, second) for f in c.frames if f["type"] != "hello"]
+    assert 6 <= answers.count("pong") <= 7  # the burst, and at most one refilled
+    assert answers.count("error") == 10 - answers.count("pong")
+    assert [f["type"] for f in other.frames[1:]] == ["pong"] * 5
+
+
+async def test_a_flooder_is_shut_out_for_a_while(start: Any) -> None:
+    """A socket closed for flooding (4008) shuts its user out of the node for
+    ``flood_cooldown_seconds``: a new socket gets ``rate-limited`` and 4008 after its auth,
+    until the time is over; other users are not affected."""
+    node = await start(
+        "a", rate_per_second=1.0, rate_burst=5, flood_strikes=5, flood_cooldown_seconds=1.5
+    )
+    flood = await Client.connect(node, "Flood")
+    for i in range(20):
+        with contextlib.suppress(Exception):
+            await flood.send("ping", t=i)
+    await flood._reader
+    assert flood.closed is not None and flood.closed[0] == 4008
+    again = await open_socket(node.ws_url, flood.token)
+    refused = json.loads(await again.recv())
+    assert refused["type"] == "error" and refused["code"] == "rate-limited", refused
+    with pytest.raises(websockets.ConnectionClosed) as closed:
+        await again.recv()
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4008
+    bystander = await Client.connect(node, "Bystander")
+    await bystander.send("ping", t=1)
+    assert (await bystander.of("pong"))["t"] == 1
+    await asyncio.sleep(1.6)  # the cooldown is over
+    back = await Client.connect(node, token=flood.token, user=flood.user)
+    await back.send("ping", t=2)
+    assert (await back.of("pong"))["t"] == 2
+
+
+async def test_a_frame_too_big_to_read_shuts_its_user_out(start: Any) -> None:
+    """A frame past what uvicorn reads (``ws_max_size``, 64 KB) is cut with 1009 before the
+    app sees it; no client of ours sends one, so its user is shut out as a flooder is."""
+    node = await start("a", flood_cooldown_seconds=30.0)
+    big = await Client.connect(node, "Big")
+    with contextlib.suppress(Exception):
+        await big.send("chat", text="x" * 100_000)
+    await big._reader
+    assert big.closed is not None and big.closed[0] == 1009
+    again = await open_socket(node.ws_url, big.token)
+    assert json.loads(await again.recv())["code"] == "rate-limited"
+    with pytest.raises(websockets.ConnectionClosed) as closed:
+        await again.recv()
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4008
 
 
 @pytest.mark.parametrize("token", ["", "garbage", "a.b"])
