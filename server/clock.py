@@ -42,7 +42,9 @@ deadline member that comes early is moved to the time the room recorded (``deadl
 What is added after a write (a reveal deadline, a grace time, a bot run after a phase
 opened) could be lost if the node died between the two; every ``sweep_seconds`` each node
 re-arms the rooms it has sockets in (``arm``: the current deadline, the grace times of
-dropped seats, and the bots' turn), and so does any join.
+dropped seats, and the bots' turn), and so does any join. The same goes for the step that
+resolves a sealed phase, written after the last opening by the node that stored it: a
+phase found open with every opening in is resolved by ``arm`` (``Sealing.resolve``).
 
 Presence survives node death through heartbeats: every node instance scores itself in
 ``Keys.nodes`` with the time its heartbeat expires (``node_ttl_seconds`` ahead, refreshed
@@ -64,7 +66,7 @@ import logging
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
-from server.reveal import DEFAULT, Sealing
+from server.reveal import DEFAULT, Sealing, opened_all
 from server.room import ABANDONED, FINISHED, LOBBY, PLAYING, Room, RoomError, now_ms, phase_name
 from server.rooms import RoomService
 from server.store import member, stamp
@@ -221,8 +223,14 @@ class Clock:
         prompt = game.prompt(game.decode(room.state))
         if prompt.sealed:
             seal = await self.store.load_seal(room_id)
-            same = seal.get("phase") == phase_name(prompt, room.version)
-            if same and seal.get("open") == "1":
+            phase = phase_name(prompt, room.version)
+            same = seal.get("phase") == phase
+            if same and seal.get("open") == "1" and opened_all(prompt.seats, seal):
+                # Every opening is in, yet the phase is not resolved: the node that stored
+                # the last one died before it wrote the step. Resolve it (idempotent).
+                log.warning("complete phase left unresolved", extra={"room": room_id})
+                await self.sealing.resolve(room_id, phase)
+            elif same and seal.get("open") == "1":
                 if seal.get("open_by"):
                     name = member("reveal", room_id, room.version)
                     await self.store.schedule(name, int(seal["open_by"]))

@@ -38,6 +38,12 @@ def _owed_reveals(seats: tuple[int, ...], seal: dict[str, str]) -> int:
     return sum(1 for seat in seats if seal.get(f"c:{seat}") != DEFAULT)
 
 
+def opened_all(seats: tuple[int, ...], seal: dict[str, str]) -> bool:
+    """Whether every seat of the phase has its opening in ``seal`` (a seat defaulted at
+    commit time needs none): the phase is ready to resolve."""
+    return all(f"r:{s}" in seal or seal.get(f"c:{s}") == DEFAULT for s in seats)
+
+
 def canonical_json(move: Any) -> str:
     return json.dumps(move, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 

@@ -310,3 +310,44 @@ async def test_pearates_hand_or_score_stays_with_each_player(
                 continue
             shown = frame.get("moves") or frame.get("event", {}).get("moves") or {}
             assert set(shown) <= {str(seat)}, (seat, frame["type"], shown)
+
+
+async def test_a_complete_phase_left_unresolved_is_resolved_on_the_next_visit(
+    two: list[Node], redis_client: Any, redis_prefix: str
+) -> None:
+    """The node that stores a phase's last opening writes the step that resolves it; if it
+    dies in between (found by the SIGKILL drill, tests/server/test_drills.py), the phase
+    is complete but never resolved, and a game without deadlines waits forever. Here node
+    a stores the last opening and "dies" before resolving (its ``resolve`` does nothing);
+    the next visit of the room (a player resuming on node b) resolves it, once."""
+    from test_clock import clock_of
+
+    table = await started(two, 2)  # seat 0 on a, seat 1 on b
+    zero, one = table.clients
+    phase = "bid@1"
+    moves = {0: {"bid": 1}, 1: {"bid": 0}}
+    salts = {}
+    for seat, client in ((0, zero), (1, one)):
+        salt, dig = salted(phase, seat, moves[seat])
+        salts[seat] = salt
+        assert (await client.call("commit", phase=phase, digest=dig))["type"] == "ok"
+    await one.seen(lambda f: f["type"] == "open")
+    assert (await one.call("reveal", phase=phase, move=moves[1], salt=salts[1]))["type"] == "ok"
+    sealing = clock_of(two[0]).sealing
+
+    async def died(room_id: str, phase: str) -> bool:
+        return False
+
+    sealing.resolve = died  # type: ignore[method-assign]
+    assert (await zero.call("reveal", phase=phase, move=moves[0], salt=salts[0]))["type"] == "ok"
+    await asyncio.sleep(0.3)
+    assert one.versions() == [1]  # stuck: both opened, nothing resolved
+    back = await Client.connect(two[1], token=zero.token, user=zero.user)
+    await back.send("resume", room=table.id, version=1)
+    revealed = await back.wait(lambda f: f["type"] == "revealed", timeout=10)
+    assert revealed["moves"] == {"0": moves[0], "1": moves[1]}
+    await one.has_version(2)
+    await asyncio.sleep(0.3)
+    entries = await redis_client.xrange(f"{redis_prefix}room:{{{table.id}}}:log")
+    assert [e[1][b"v"] for e in entries] == [b"1", b"2"]
+    assert [f["type"] for f in one.frames].count("revealed") == 1
