@@ -14,47 +14,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
-import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import redis.asyncio as aioredis
-from tortuga_client import Client, autoplay, create_room, free_port, guest, start_node
+from own_services import OwnRedis
+from tortuga_client import Client, autoplay, create_room, guest, start_node
 
-from server.embedded import redis_binary
 from server.store import Keys, Store
-
-
-class OwnRedis:
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.port = free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.binary = shutil.which("redis-server") or redis_binary()
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [
-                self.binary,
-                "--port", str(self.port),
-                "--bind", "127.0.0.1",
-                "--dir", str(self.folder),
-                "--appendonly", "yes",
-                "--appendfsync", "always",
-                "--save", "",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-
-    def kill(self) -> None:
-        assert self.process is not None
-        self.process.kill()
-        self.process.wait(10)
 
 
 @pytest.fixture
@@ -68,21 +36,8 @@ def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
             server.kill()
 
 
-async def _answers(url: str) -> None:
-    client = aioredis.Redis.from_url(url)
-    try:
-        for _ in range(200):
-            with contextlib.suppress(Exception):
-                if await client.ping():
-                    return
-            await asyncio.sleep(0.05)
-        raise AssertionError("the test's Redis did not answer")
-    finally:
-        await client.aclose()
-
-
 async def test_a_game_survives_a_redis_restart(own_redis: OwnRedis) -> None:
-    await _answers(own_redis.url)
+    await own_redis.answers()
     prefix = f"test-{secrets.token_hex(4)}:"
     node = await start_node(own_redis.url, prefix, "a", guests_per_address_per_hour=0)
     try:
