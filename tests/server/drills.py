@@ -21,8 +21,9 @@ from tortuga_client import Client, Node, choose, final_records, salted, seat_pla
 from engines.rng import Rng
 from server.reveal import digest
 
-# Refusals a player may get when it sends again what its dead node may have handled.
-RESENT = {"stale-version", "already-committed", "already-revealed"}
+# Refusals a player may get when it sends again what its dead node may have handled: the
+# move is in already, or the moment has passed (the phase was resolved meanwhile).
+RESENT = {"stale-version", "already-committed", "already-revealed", "not-sealed", "wrong-phase"}
 
 
 class Player:

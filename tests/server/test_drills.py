@@ -88,7 +88,11 @@ async def _play_all(
     tasks = [asyncio.ensure_future(p._play()) for p in players]
     done, pending = await asyncio.wait(tasks, timeout=timeout, return_when=asyncio.FIRST_EXCEPTION)
     failed = [t for t in done if t.exception() is not None]
-    if failed or pending:
+    for t in pending if failed else ():
+        t.cancel()
+    if failed:
+        raise failed[0].exception()  # type: ignore[misc]
+    if pending:
         for t in pending:
             t.cancel()
         stuck = []
@@ -106,8 +110,6 @@ async def _play_all(
                 f"committed {p.committed} revealed {p.revealed} errors {p.errors} "
                 f"seal {seal}: {seen[-8:]}"
             )
-        if failed:
-            raise AssertionError("\n".join(stuck)) from failed[0].exception()
         raise AssertionError(f"not over in {timeout} s:\n" + "\n".join(stuck))
     return [t.result() for t in tasks]
 
