@@ -227,9 +227,10 @@ class Clock:
             same = seal.get("phase") == phase
             if same and seal.get("open") == "1" and opened_all(prompt.seats, seal):
                 # Every opening is in, yet the phase is not resolved: the node that stored
-                # the last one died before it wrote the step. Resolve it (idempotent).
-                log.warning("complete phase left unresolved", extra={"room": room_id})
-                await self.sealing.resolve(room_id, phase)
+                # the last one died before it wrote the step, or is writing it now. Resolve
+                # it (a compare-and-set: one of the two writes it).
+                if await self.sealing.resolve(room_id, phase):
+                    log.warning("resolved a phase left complete", extra={"room": room_id})
             elif same and seal.get("open") == "1":
                 if seal.get("open_by"):
                     name = member("reveal", room_id, room.version)
