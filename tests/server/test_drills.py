@@ -445,14 +445,14 @@ async def test_a_flood_of_bad_frames(redis_url: str, redis_prefix: str, redis_cl
     )
     try:
         n: Node = node  # type: ignore[assignment]
-        quiet = await tables(n, 6, lambda: n, rounds=3, pace=0.05)
+        quiet = await tables(n, 6, lambda: n, rounds=2, pace=0.03)
         cpu, began = _cpu_seconds(node.process.pid), time.monotonic()
         await start_all(quiet)
         await _play_all(quiet, 90)
         base = latencies([p for _, ps in quiet for p in ps])
         base_cpu = (_cpu_seconds(node.process.pid) - cpu) / (time.monotonic() - began)
 
-        loud = await tables(n, 6, lambda: n, rounds=3, pace=0.05)
+        loud = await tables(n, 6, lambda: n, rounds=2, pace=0.03)
         flood = subprocess.Popen(
             [sys.executable, str(HERE / "flooder.py"), node.url, "40", "5", "10", "60"],
             stdin=subprocess.PIPE,  # closed: the flood stops
