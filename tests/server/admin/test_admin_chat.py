@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 from admin_helpers import admin_token, bearer
 from test_admin_moderation import _code, _get, _post, _refused_without_admin, _two
 from test_protocol import started
@@ -17,6 +18,7 @@ from server.admin import audit
 from server.archive.db import Database
 
 
+@pytest.mark.cluster
 async def test_a_hidden_message_leaves_every_chat_and_stays_in_the_audit(
     start: Any, admin_url: str, admin_name: str, admin_db: Database
 ) -> None:
@@ -62,10 +64,11 @@ async def test_a_hidden_message_leaves_every_chat_and_stays_in_the_audit(
     assert (entry["action"], entry["reason"]) == ("hide-chat", "abuse")
     assert entry["details"]["text"] == "the host cheats, ask me how"
     assert entry["details"]["user"] == rude.user["id"]
-    found = await audit.search(admin_db, text="ASK ME HOW")
+    found = await audit.search(admin_db, admin=admin_name, text="ASK ME HOW")
     assert [e["id"] for e in found] == [entry["id"]]
 
 
+@pytest.mark.cluster
 async def test_muted_in_one_room_or_on_the_whole_site_until_unmuted(
     start: Any, admin_url: str, admin_name: str, admin_db: Database
 ) -> None:
@@ -116,6 +119,7 @@ async def test_muted_in_one_room_or_on_the_whole_site_until_unmuted(
     assert found[-1]["target"] == one.id and found[-1]["details"]["minutes"] == 30
 
 
+@pytest.mark.cluster
 async def test_an_announcement_stands_across_a_reload_until_cleared(
     start: Any, admin_url: str, admin_name: str, admin_db: Database
 ) -> None:

@@ -92,6 +92,7 @@ async def test_kick_in_the_lobby_frees_the_seat_and_tells_the_player_why(
     assert (await victim.call("sit", seat=1))["type"] == "ok"
 
 
+@pytest.mark.cluster
 async def test_kick_mid_game_gives_the_seat_to_a_bot_that_plays_on(
     start: Any, admin_url: str, admin_name: str, admin_db: Database
 ) -> None:
@@ -149,6 +150,7 @@ async def test_replace_a_seat_with_a_bot_mid_game_everyone_is_told(
     assert all(v["outcome"] is not None for v in views)
 
 
+@pytest.mark.cluster
 async def test_a_room_ban_keeps_the_user_out_until_lifted(
     start: Any, admin_url: str, admin_name: str, admin_db: Database
 ) -> None:
@@ -182,6 +184,7 @@ async def test_a_room_ban_keeps_the_user_out_until_lifted(
     assert actions == ["unban", "ban"]
 
 
+@pytest.mark.cluster
 async def test_a_site_ban_closes_the_users_sockets_and_every_route_refuses_them(
     start: Any, admin_url: str, admin_name: str, admin_db: Database
 ) -> None:
