@@ -1,5 +1,7 @@
 """The lobby's seats: making a room, sitting, standing, readiness, the host's bots and
-kicks, and the start (the deal: version 1, through server/steps.py).
+kicks, and the start (the deal: version 1, through server/steps.py); and the operators'
+hand on seats (server/admin/): a kick in the lobby, a human's seat given to a bot (mid-game
+too).
 
 Every seat change is a compare-and-set on the room's revision (``rev``), retried on a lost
 race; the start is one too, so a seat change racing the start makes the start re-check
@@ -307,9 +309,9 @@ class Seats:
             ):
                 await self.store.clear_seat_presence(room_id, seat)
                 await self.store.seat_users(room_id, {before.user: False}, now_ms())
+                await self.listing.changed(room)
                 if room.status == LOBBY:
                     await self.touch_lobby(room_id)
-                    await self.listing.changed(room)
                 else:
                     self.hooks.turn(room_id)  # the bot plays now if the seat owes a move
                 return room, before
