@@ -20,6 +20,7 @@ import contextlib
 import os
 import pwd
 import shutil
+import stat
 import subprocess
 import tempfile
 import warnings
@@ -104,6 +105,17 @@ def _system_user() -> str | None:
     return "pgserver"
 
 
+def _let_read(bin_folder: Path) -> None:
+    """Let another user reach and run pgserver's binaries (what pgserver does as root)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from pgserver.utils import ensure_folder_permissions, ensure_prefix_permissions
+    ensure_prefix_permissions(bin_folder)
+    read = stat.S_IRGRP | stat.S_IROTH
+    ensure_folder_permissions(bin_folder, read | stat.S_IXGRP | stat.S_IXOTH)
+    ensure_folder_permissions(bin_folder.parent / "lib", read)
+
+
 class OwnPostgres:
     def __init__(self) -> None:
         self.bin = postgres_bin()
@@ -115,6 +127,8 @@ class OwnPostgres:
         if self.user is not None:
             entry = pwd.getpwnam(self.user)
             os.chown(self.folder, entry.pw_uid, entry.pw_gid)
+            if not str(self.bin).startswith("/usr/"):
+                _let_read(self.bin)  # pgserver's, in a folder of root's
         self._run(
             "initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust",
             "--encoding=UTF8", "--no-sync",
