@@ -249,6 +249,9 @@ def test_the_pirates_left_show_while_picking_and_no_winner_before_the_end() -> N
         for seat in (None, 0, 1, 2):
             view = GAME.view(state, seat)
             assert len(view["pirates"]) == left and view["winner"] is None
+            # Each seat's own legal moves (the picker's Pirates), none for a spectator.
+            own = [m.to_json() for m in GAME.legal(state, seat)] if seat is not None else []
+            assert view["legal"] == own
         (seat,) = GAME.prompt(state).seats
         move = GAME.legal(state, seat)[0]
         state = GAME.step(state, {seat: move})
