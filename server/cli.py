@@ -203,6 +203,7 @@ def cmd_loadtest(args: argparse.Namespace) -> int:
         workers=args.workers,
         processes=args.processes,
         report=Path(args.report) if args.report else None,
+        against=args.against,
     )
     try:
         result = loadtest.campaign(plan, options)
@@ -315,6 +316,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="idle sockets to hold: memory per socket, with a latency probe meanwhile",
     )
     load.add_argument("--probe-rooms", type=int, default=4, help="rooms of the idle probe")
+    load.add_argument(
+        "--against",
+        default=None,
+        metavar="REV",
+        help="also start a node of REV (a git revision, or a folder with its checkout) and "
+        "play every step against both, alternately: before/after in one run",
+    )
     load.add_argument(
         "--report", default="loadtest-report.html", help="the HTML report ('' for none)"
     )

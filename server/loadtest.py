@@ -71,6 +71,9 @@ class Plan:
     rounds: int | None = None  # None: the game's default options
     pace: float = 0.0  # seconds each client thinks before each move, commit or reveal
     timeout: float = 300.0  # per room, from its creation to its game over
+    # The protocol of older revisions (the baseline of ``--against``): the token in the
+    # socket's URL instead of an ``auth`` frame, ``ready`` without deal entropy.
+    legacy: bool = False
 
     def url(self, seat: int) -> str:
         return self.urls[seat % len(self.urls)]
@@ -168,8 +171,11 @@ class Player:
 
     async def connect(self) -> None:
         url = self.table.plan.url(self.seat).replace("http", "ws", 1).rstrip("/") + "/ws"
-        self.ws = await connect(url, max_size=2**24)
-        await self.send("auth", token=self.token)
+        if self.table.plan.legacy:
+            self.ws = await connect(f"{url}?token={self.token}", max_size=2**24)
+        else:
+            self.ws = await connect(url, max_size=2**24)
+            await self.send("auth", token=self.token)
         await self.until(lambda f: f["type"] == "hello")
 
     async def send(self, type_: str, **fields: Any) -> None:
@@ -313,7 +319,10 @@ class Table:
             await player.send("join", room=code)
             await player.until(lambda f: f["type"] == "snapshot")
             await player.call("sit", seat=player.seat)
-            await player.call("ready", entropy=os.urandom(32).hex())
+            if plan.legacy:
+                await player.call("ready")
+            else:
+                await player.call("ready", entropy=os.urandom(32).hex())
         self.tally.first_start = min(self.tally.first_start, time.time())
         await host.send("start")
         async with asyncio.TaskGroup() as players:  # one fails: the others stop too
@@ -379,10 +388,15 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 @contextlib.contextmanager
 def own_node(
-    env: dict[str, str] | None = None, timeout: float = 180.0, workers: int | None = None
+    env: dict[str, str] | None = None,
+    timeout: float = 180.0,
+    workers: int | None = None,
+    checkout: Path | None = None,
 ) -> Iterator[Node]:
     """``tortuga serve`` in a child process on a free port while it runs, then SIGTERM (it
-    stops its embedded servers too) and its temporary data folder removed."""
+    stops its embedded servers too) and its temporary data folder removed. ``checkout``:
+    serve from that source tree (another revision's worktree: the baseline of
+    ``--against``) with this environment's Python and packages."""
     port = _free_port()
     data = Path(tempfile.mkdtemp(prefix="tortuga-loadtest-"))
     environment = {
@@ -392,13 +406,20 @@ def own_node(
         "TORTUGA_PUBLIC_URL": f"http://127.0.0.1:{port}/",
         **(env or {}),
     }
+    if checkout is not None:
+        environment["PYTHONPATH"] = str(checkout)
     command = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1"]
     command += ["--port", str(port)]
     if workers is not None:
         command += ["--workers", str(workers)]
     log = (data / "serve.log").open("wb")
     process = subprocess.Popen(
-        command, env=environment, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_more_files
+        command,
+        env=environment,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        preexec_fn=_more_files,
+        cwd=checkout,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -410,9 +431,25 @@ def own_node(
         shutil.rmtree(data, ignore_errors=True)
 
 
-def memory(pid: int) -> int:
-    """Resident bytes of the Python processes of ``pid``'s tree (a node and its workers; not
-    the embedded Redis or Postgres it may have started)."""
+def legacy_protocol(url: str) -> bool:
+    """Whether the node at ``url`` speaks the older protocol (the token in the socket's URL,
+    answered with ``hello`` at once); today's refuses a token there (``auth`` frame)."""
+
+    async def probe() -> bool:
+        async with httpx.AsyncClient(timeout=30) as http:
+            r = await http.post(f"{url}/api/guest", json={"name": "protocol probe"})
+            r.raise_for_status()
+            token = r.json()["token"]
+        ws_url = url.replace("http", "ws", 1) + f"/ws?token={token}"
+        async with connect(ws_url) as ws:
+            first = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        return bool(first.get("type") == "hello")
+
+    return asyncio.run(probe())
+
+
+def _tree(pid: int) -> set[int]:
+    """``pid`` and its descendants."""
     parents: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -424,10 +461,52 @@ def memory(pid: int) -> int:
         more = {child for child, parent in parents.items() if parent in tree} - tree
         tree |= more
         grew = bool(more)
+    return tree
+
+
+def _python(pid: int) -> bool:
+    return Path(f"/proc/{pid}/comm").read_text().startswith("python")
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) used so far by the Python processes of ``pid``'s tree (a
+    node and its workers; not the Redis or Postgres it may have started)."""
     total = 0
-    for member_pid in tree:
+    for member_pid in _tree(pid):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            if _python(member_pid):
+                stat = Path(f"/proc/{member_pid}/stat").read_text()
+                fields = stat[stat.rindex(")") + 2 :].split()
+                total += int(fields[11]) + int(fields[12])  # utime, stime (clock ticks)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def redis_cpu_seconds(url: str) -> float | None:
+    """CPU time Redis used so far (``INFO cpu``; None on a cluster or when unreachable)."""
+    from server.redis_pool import is_cluster
+
+    if is_cluster(url):
+        return None
+    import redis
+
+    try:
+        client = redis.Redis.from_url(url)
+        try:
+            info: Any = client.info("cpu")
+        finally:
+            client.close()
+    except redis.RedisError:
+        return None
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
+def memory(pid: int) -> int:
+    """Resident bytes of the Python processes of ``pid``'s tree (a node and its workers; not
+    the embedded Redis or Postgres it may have started)."""
+    total = 0
+    for member_pid in _tree(pid):
         with contextlib.suppress(OSError):
-            if not (Path(f"/proc/{member_pid}/comm").read_text().startswith("python")):
+            if not _python(member_pid):
                 continue
             for line in Path(f"/proc/{member_pid}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
@@ -695,50 +774,124 @@ class Options:
     workers: int | None = None  # node processes of a node started here (None: serve's default)
     processes: int | None = None  # client processes (None: the number of cores)
     report: Path | None = None  # the HTML report
+    # A git revision (or a folder holding another revision's checkout) whose node is
+    # started beside this one and played at every step too, alternately: before/after.
+    against: str | None = None
+
+
+@dataclass(frozen=True)
+class Step:
+    """One load step played against one node, and what the node spent on it."""
+
+    report: Report
+    rss: int | None  # the node's memory after the step (None: a node given by URL)
+    cpu: float | None  # CPU seconds the node's processes used during the step
+    redis_cpu: float | None  # CPU seconds Redis used during the step
+    load: float  # the machine's 1-minute load average at the end of the step
+
+    def per_move_ms(self, seconds: float | None) -> float | None:
+        moves = self.report.tally.moves
+        return None if seconds is None or not moves else seconds * 1000 / moves
+
+    def lines(self) -> list[str]:
+        out = self.report.lines()
+        sockets = self.report.plan.rooms * self.report.plan.players
+        spent = []
+        if self.rss is not None:
+            spent.append(f"memory after the step {self.rss / 2**20:.0f} MiB ({sockets} sockets)")
+        node_ms, redis_ms = self.per_move_ms(self.cpu), self.per_move_ms(self.redis_cpu)
+        if node_ms is not None:
+            spent.append(f"CPU {node_ms:.2f} ms per move")
+        if redis_ms is not None:
+            spent.append(f"Redis CPU {redis_ms:.2f} ms per move")
+        spent.append(f"load average {self.load:.1f}")
+        out.append("node: " + ", ".join(spent))
+        return out
+
+
+def best(steps: Sequence[Step]) -> Step | None:
+    """The step with the most moves per second: the node's saturation."""
+    return max(steps, key=lambda s: s.report.moves_per_second, default=None)
 
 
 @dataclass
 class Campaign:
-    """Every step of one run, the raw limit and the idle measurement."""
+    """Every step of one run, the raw limit and the idle measurement; with ``against``,
+    every step played against the other revision's node too."""
 
     plan: Plan
     options: Options
-    steps: list[tuple[Report, int | None]] = field(default_factory=list)  # (report, node RSS)
+    steps: list[Step] = field(default_factory=list)
     raw: Raw | None = None
     idle: Idle | None = None
     started_node: bool = False
+    label: str = "working tree"
+    against: str | None = None  # the other node's label (its short revision)
+    against_steps: list[Step] = field(default_factory=list)
 
     @property
     def finished(self) -> bool:
-        reports = [r for r, _ in self.steps] + ([self.idle.probe] if self.idle else [])
+        reports = [s.report for s in self.steps + self.against_steps]
+        reports += [self.idle.probe] if self.idle else []
         return all(r.tally.finished == r.tally.rooms for r in reports)
 
     @property
     def best(self) -> Report | None:
         """The step with the most moves per second."""
-        return max((r for r, _ in self.steps), key=lambda r: r.moves_per_second, default=None)
+        step = best(self.steps)
+        return step.report if step is not None else None
 
     def lines(self) -> list[str]:
         out: list[str] = []
-        for k, (report, rss) in enumerate(self.steps):
-            if len(self.steps) > 1:
-                out.append(f"-- step {k + 1}/{len(self.steps)}: {report.plan.rooms} rooms")
-            out += report.lines()
-            if rss is not None:
-                sockets = report.plan.rooms * report.plan.players
-                out.append(f"node memory after the step: {rss / 2**20:.0f} MiB ({sockets} sockets)")
+        for k, step in enumerate(self.steps):
+            if len(self.steps) > 1 or self.against:
+                out.append(f"-- step {k + 1}/{len(self.steps)}: {step.report.plan.rooms} rooms")
+            if self.against:
+                other = self.against_steps[k]
+                out += [f"[{self.against}] {line}" for line in other.lines()]
+                out += [f"[{self.label}] {line}" for line in step.lines()]
+            else:
+                out += step.lines()
+        mine, theirs = best(self.steps), best(self.against_steps)
+        if self.against and mine is not None and theirs is not None:
+            a, b = theirs.report.moves_per_second, mine.report.moves_per_second
+            out.append(
+                f"saturation: [{self.against}] {a:.1f} moves/s ({theirs.report.plan.rooms} "
+                f"rooms), [{self.label}] {b:.1f} moves/s ({mine.report.plan.rooms} rooms): "
+                + (f"{b / a:.2f}x" if a else "no baseline moves")
+            )
+            cpu_a = _mean_per_move(self.against_steps, "cpu")
+            cpu_b = _mean_per_move(self.steps, "cpu")
+            if cpu_a and cpu_b:
+                out.append(
+                    f"node CPU per move over every step: [{self.against}] {cpu_a:.2f} ms, "
+                    f"[{self.label}] {cpu_b:.2f} ms: {cpu_a / cpu_b:.2f}x less"
+                )
+            redis_a = _mean_per_move(self.against_steps, "redis_cpu")
+            redis_b = _mean_per_move(self.steps, "redis_cpu")
+            if redis_a and redis_b:
+                out.append(
+                    f"Redis CPU per move over every step: [{self.against}] {redis_a:.2f} ms, "
+                    f"[{self.label}] {redis_b:.2f} ms: {redis_a / redis_b:.2f}x less"
+                )
         if self.raw is not None:
-            raw, best = self.raw, self.best
+            raw, top = self.raw, self.best
             out.append(
                 f"raw limit (websocket echo + one Redis compare-and-set per message, same "
                 f"uvicorn and deflate setting, {self.options.workers or os.cpu_count()} "
                 f"worker(s), {raw.sockets} sockets): {raw.per_second:.0f} messages/s"
                 + (f" ({raw.errors} sockets failed)" if raw.errors else "")
             )
-            if best is not None and raw.per_second:
+            if top is not None and raw.per_second:
                 out.append(
-                    f"ratio: {best.moves_per_second:.0f} moves/s ({best.plan.rooms} rooms) = "
-                    f"{best.moves_per_second / raw.per_second:.2f} of the raw limit"
+                    f"ratio: {top.moves_per_second:.0f} moves/s ({top.plan.rooms} rooms) = "
+                    f"{top.moves_per_second / raw.per_second:.2f} of the raw limit"
+                )
+            if theirs is not None and raw.per_second:
+                speed = theirs.report.moves_per_second
+                out.append(
+                    f"ratio [{self.against}]: {speed:.0f} moves/s = "
+                    f"{speed / raw.per_second:.2f} of the raw limit"
                 )
         if self.idle is not None:
             idle = self.idle
@@ -757,20 +910,131 @@ class Campaign:
         return out
 
 
+def _mean_per_move(steps: Sequence[Step], what: str) -> float | None:
+    """CPU milliseconds per move over all ``steps`` (``what``: "cpu" or "redis_cpu")."""
+    spent: list[float | None] = [getattr(s, what) for s in steps]
+    moves = sum(s.report.tally.moves for s in steps)
+    if not moves or any(x is None for x in spent):
+        return None
+    return sum(x or 0.0 for x in spent) * 1000 / moves
+
+
+@contextlib.contextmanager
+def checkout_of(against: str) -> Iterator[tuple[Path, str]]:
+    """A source tree of ``against`` and its label (short revision): the folder itself if it
+    is one, else a detached ``git worktree`` of the revision for the run (then removed)."""
+    root = Path(__file__).resolve().parents[1]
+
+    def short(folder: Path) -> str:
+        done = subprocess.run(
+            ["git", "-C", str(folder), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+        )
+        return done.stdout.strip() or folder.name
+
+    folder = Path(against)
+    if folder.is_dir():
+        yield folder.resolve(), short(folder)
+        return
+    tree = Path(tempfile.mkdtemp(prefix="tortuga-against-")) / "tree"
+    subprocess.run(
+        ["git", "-C", str(root), "worktree", "add", "--detach", str(tree), against],
+        check=True,
+        capture_output=True,
+    )
+    try:
+        yield tree, short(tree)
+    finally:
+        subprocess.run(
+            ["git", "-C", str(root), "worktree", "remove", "--force", str(tree)],
+            capture_output=True,
+        )
+        shutil.rmtree(tree.parent, ignore_errors=True)
+
+
+async def _postgres_admin(url: str, sql: str) -> None:
+    import asyncpg  # type: ignore[import-untyped]
+    from sqlalchemy.engine import make_url
+
+    u = make_url(url)
+    conn = await asyncpg.connect(
+        user=u.username,
+        password=u.password,
+        host=u.query.get("host") or u.host,
+        port=u.port,
+        database=u.database,
+    )
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+@contextlib.contextmanager
+def scratch_database(url: str) -> Iterator[str]:
+    """A new database beside ``url``'s (another revision has another schema) while the
+    run lasts; its URL."""
+    from sqlalchemy.engine import make_url
+
+    name = f"tortuga_against_{os.urandom(4).hex()}"
+    asyncio.run(_postgres_admin(url, f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(url).set(database=name).render_as_string(hide_password=False)
+    finally:
+        asyncio.run(_postgres_admin(url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+POOL_FOR_OLDER = 2000  # an older revision's Redis pool (it raised at 100), set by URL
+
+
+def _against_env(env: dict[str, str], database: str) -> dict[str, str]:
+    """The other revision's node: its own key space and database; its Redis pool raised by
+    URL (older revisions' pools raised instead of waiting when they ran out)."""
+    from server.redis_pool import is_cluster
+
+    url = env["TORTUGA_REDIS_URL"]
+    if not is_cluster(url) and "max_connections=" not in url:
+        url += ("&" if "?" in url else "?") + f"max_connections={POOL_FOR_OLDER}"
+    prefix = env.get("TORTUGA_REDIS_PREFIX", os.environ.get("TORTUGA_REDIS_PREFIX", ""))
+    return {
+        **env,
+        "TORTUGA_REDIS_URL": url,
+        "TORTUGA_REDIS_PREFIX": f"{prefix}against:",
+        "TORTUGA_DATABASE_URL": database,
+    }
+
+
 def campaign(plan: Plan, options: Options, node_env: dict[str, str] | None = None) -> Campaign:
     """The raw limit, then the idle sockets with their probe, then each load step, against
-    one node (started here unless ``plan.urls``); the HTML report if asked for."""
+    one node (started here unless ``plan.urls``); with ``options.against``, that revision's
+    node is started too and each step is played against both, one after the other (which
+    goes first alternates). The HTML report if asked for."""
     check(plan)
     result = Campaign(plan, options, started_node=not plan.urls)
     env = dict(node_env or {})
     steps = options.steps or (plan.rooms,)
     with contextlib.ExitStack() as stack:
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
         if "TORTUGA_REDIS_URL" not in env and not os.environ.get("TORTUGA_REDIS_URL"):
-            from server import embedded  # one Redis for the node and the raw limit
+            from server import embedded  # one Redis for the nodes and the raw limit
 
-            folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
             env["TORTUGA_REDIS_URL"] = embedded.start_redis(folder)
             stack.callback(embedded.stop)
+        redis_url = env.get("TORTUGA_REDIS_URL") or os.environ["TORTUGA_REDIS_URL"]
+        env["TORTUGA_REDIS_URL"] = redis_url
+        against_env: dict[str, str] | None = None
+        checkout: Path | None = None
+        if options.against:
+            checkout, result.against = stack.enter_context(checkout_of(options.against))
+            database = env.get("TORTUGA_DATABASE_URL") or os.environ.get("TORTUGA_DATABASE_URL")
+            if not database:
+                from server import embedded  # one Postgres, a database for each node
+
+                database = embedded.start_postgres(folder)
+                env["TORTUGA_DATABASE_URL"] = database
+                stack.callback(embedded.stop)
+            against_env = _against_env(env, stack.enter_context(scratch_database(database)))
         processes = options.processes or os.cpu_count() or 1
         pool = stack.enter_context(_pool(processes))
         for future in [pool.submit(_ready) for _ in range(processes)]:
@@ -783,21 +1047,51 @@ def campaign(plan: Plan, options: Options, node_env: dict[str, str] | None = Non
         else:
             nodes = [stack.enter_context(own_node(env, workers=options.workers))]
             plan = replace(plan, urls=(nodes[0].url,))
-        if raw is not None:  # measured while the node idles, and stopped before the games
+        other: tuple[Plan, Node] | None = None
+        if against_env is not None:
+            node = stack.enter_context(own_node(against_env, checkout=checkout))
+            legacy = legacy_protocol(node.url)
+            other = (replace(plan, urls=(node.url,), legacy=legacy), node)
+        if raw is not None:  # measured while the nodes idle, and stopped before the games
             sockets = options.raw_sockets or min(400, max(steps) * plan.players)
             result.raw = raw.measure(sockets, options.raw_seconds, pool, processes)
             raw.stop()
         if options.idle > 0:
             probe = replace(plan, rooms=options.probe_rooms)
             result.idle = hold_idle(nodes[0], options.idle, probe, processes, pool)
-        for rooms in steps:
-            report = run(replace(plan, rooms=rooms), processes, pool=pool)
-            report = replace(report, started_node=result.started_node)
-            pid = nodes[0].pid
-            result.steps.append((report, memory(pid) if pid else None))
+        # Redis's own CPU is read only when the node runs here (on the Redis given to it).
+        redis_of_node = redis_url if result.started_node else None
+        for k, rooms in enumerate(steps):
+            turns = [(plan, nodes[0], result.steps)]
+            if other is not None:
+                turns.append((other[0], other[1], result.against_steps))
+                if k % 2 == 0:
+                    turns.reverse()  # the older node first at odd steps, last at even ones
+            for node_plan, node, into in turns:
+                into.append(
+                    _step(replace(node_plan, rooms=rooms), node, redis_of_node, processes, pool)
+                )
     if options.report is not None:
         options.report.write_text(html_report(result))
     return result
+
+
+def _step(
+    plan: Plan, node: Node, redis_url: str | None, processes: int, pool: ProcessPoolExecutor
+) -> Step:
+    """One load step against ``node``, with the CPU it and Redis spent meanwhile."""
+    cpu = cpu_seconds(node.pid) if node.pid else None
+    redis_cpu = redis_cpu_seconds(redis_url) if redis_url else None
+    report = run(plan, processes, pool=pool)
+    if node.pid:
+        report = replace(report, started_node=True)
+    spent = cpu_seconds(node.pid) - cpu if node.pid and cpu is not None else None
+    redis_after = redis_cpu_seconds(redis_url) if redis_url else None
+    redis_spent = (
+        redis_after - redis_cpu if redis_after is not None and redis_cpu is not None else None
+    )
+    rss = memory(node.pid) if node.pid else None
+    return Step(report, rss, spent, redis_spent, os.getloadavg()[0])
 
 
 # -- the HTML report ---------------------------------------------------------------------------
@@ -879,44 +1173,47 @@ def _svg_chart(
 
 def html_report(result: Campaign) -> str:
     """One self-contained page: the latency-over-load curve and moves/s per step (inline
-    SVG), the table of every step, the raw limit, idle memory, and the text report."""
-    reports = [r for r, _ in result.steps]
+    SVG; with ``against``, the other revision's too), the table of every step, the raw
+    limit, idle memory, and the text report."""
+    reports = [s.report for s in result.steps]
+    others = [s.report for s in result.against_steps]
     labels = [f"{r.plan.rooms} rooms" for r in reports]
 
     def pct(values: list[float], p: float) -> float | None:
         return percentile(values, p) if values else None
 
-    latency = _svg_chart(
-        "Latency over load",
-        labels,
-        [
-            ("move p50", "#1f77b4", [pct(r.tally.move_ms, 50) for r in reports]),
-            ("move p99", "#d62728", [pct(r.tally.move_ms, 99) for r in reports]),
-            ("reveal fan-out p99", "#2ca02c", [pct(r.tally.fanout_ms, 99) for r in reports]),
-        ],
-        "ms",
-    )
+    series = [
+        ("move p50", "#1f77b4", [pct(r.tally.move_ms, 50) for r in reports]),
+        ("move p99", "#d62728", [pct(r.tally.move_ms, 99) for r in reports]),
+        ("reveal fan-out p99", "#2ca02c", [pct(r.tally.fanout_ms, 99) for r in reports]),
+    ]
+    speeds = [("moves/s", "#9467bd", [r.moves_per_second for r in reports])]
+    if result.against:
+        name = result.against
+        series.append((f"move p99 [{name}]", "#ff9896", [pct(r.tally.move_ms, 99) for r in others]))
+        speeds.append((f"moves/s [{name}]", "#c5b0d5", [r.moves_per_second for r in others]))
+    latency = _svg_chart("Latency over load", labels, series, "ms")
     raw = result.raw.per_second if result.raw is not None else None
     throughput = _svg_chart(
-        "Moves per second",
-        labels,
-        [("moves/s", "#9467bd", [r.moves_per_second for r in reports])],
-        "moves/s",
-        line=("raw limit", raw) if raw else None,
+        "Moves per second", labels, speeds, "moves/s", line=("raw limit", raw) if raw else None
     )
     rows = []
-    for report, rss in result.steps:
-        t = report.tally
+    labelled = [(result.label, s) for s in result.steps]
+    labelled += [(result.against or "", s) for s in result.against_steps]
+    for label, step in labelled:
+        report, t = step.report, step.report.tally
 
         def cell(values: list[float], p: float) -> str:
             return f"{percentile(values, p):.1f}" if values else "-"
 
         errors = ", ".join(f"{c} {n}" for c, n in sorted(t.errors.items())) or "none"
+        cpu = step.per_move_ms(step.cpu)
         rows.append(
             "<tr>"
             + "".join(
                 f"<td>{html.escape(str(v))}</td>"
                 for v in (
+                    label,
                     f"{report.plan.rooms} ({report.plan.rooms * report.plan.players})",
                     f"{t.finished}/{t.rooms}",
                     f"{report.moves_per_second:.1f}",
@@ -925,13 +1222,16 @@ def html_report(result: Campaign) -> str:
                     cell(t.move_ms, 99),
                     cell(t.fanout_ms, 50),
                     cell(t.fanout_ms, 99),
-                    "-" if rss is None else f"{rss / 2**20:.0f}",
+                    "-" if step.rss is None else f"{step.rss / 2**20:.0f}",
+                    "-" if cpu is None else f"{cpu:.2f}",
+                    f"{step.load:.1f}",
                     errors,
                 )
             )
             + "</tr>"
         )
     head = (
+        "node",
         "rooms (sockets)",
         "games over",
         "moves/s",
@@ -941,6 +1241,8 @@ def html_report(result: Campaign) -> str:
         "fan-out p50 ms",
         "fan-out p99 ms",
         "node MiB",
+        "node CPU ms/move",
+        "load average",
         "errors",
     )
     text = "\n".join(result.lines())

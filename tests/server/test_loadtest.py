@@ -1,9 +1,11 @@
 """``tortuga loadtest``: a tiny run -- the raw limit for half a second, 6 idle sockets with a
 one-room probe, then 2 rooms of 3 websocket clients, 1 round, against a node it starts
-itself -- plays every game to the end, reports what it measured and writes the HTML report."""
+itself and, alternately, against a node of another revision (``--against``) -- plays every
+game to the end, reports what it measured and writes the HTML report."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,7 @@ def test_a_tiny_load_test(
         workers=1,
         processes=2,
         report=tmp_path / "report.html",
+        against="HEAD",  # a git worktree of HEAD made for the run: today's protocol
     )
     result = loadtest.campaign(
         plan,
@@ -35,8 +38,8 @@ def test_a_tiny_load_test(
         },
     )
     assert result.started_node and result.finished
-    [(report, rss)] = result.steps
-    tally = report.tally
+    [step] = result.steps
+    report, rss, tally = step.report, step.rss, step.report.tally
     assert report.processes == 2
     assert (tally.rooms, tally.finished) == (2, 2), report.lines()
     assert not tally.errors, tally.errors
@@ -46,6 +49,8 @@ def test_a_tiny_load_test(
     assert len(tally.fanout_ms) == 2 * 3  # one reveal per room reached all three sockets
     assert all(ms >= 0 for ms in tally.move_ms + tally.fanout_ms)
     assert rss is not None and rss > 0  # the node's memory, read from /proc
+    assert step.cpu is not None and step.cpu > 0  # and its CPU time
+    assert step.redis_cpu is not None and step.redis_cpu >= 0  # Redis's, from INFO
     lines = report.lines()
     assert lines[1] == f"games finished: 2/2 in {report.seconds:.1f} s"
     assert "moves/s" in lines[2]
@@ -67,6 +72,23 @@ def test_a_tiny_load_test(
     assert page.startswith("<!doctype html>")
     assert page.count("<svg") == 2 and "Latency over load" in page and "<polyline" in page
     assert "raw limit" in page and "2 (6)" in page
+    # Before/after: the other revision's node, in a key space and a database of its own,
+    # played the same step; the comparison at saturation is printed.
+    assert result.against
+    [theirs] = result.against_steps
+    assert (theirs.report.tally.rooms, theirs.report.tally.finished) == (2, 2)
+    assert not theirs.report.tally.errors and not theirs.report.plan.legacy
+    assert theirs.cpu is not None and theirs.cpu > 0
+    assert theirs.report.plan.urls != report.plan.urls
+    assert any(line.startswith(f"[{result.against}] games finished: 2/2") for line in text)
+    assert any(line.startswith("[working tree] games finished: 2/2") for line in text)
+    assert any(line.startswith("saturation: ") and line.endswith("x") for line in text)
+    assert any(line.startswith("node CPU per move over every step: ") for line in text)
+    assert any(line.startswith(f"ratio [{result.against}]: ") for line in text)
+    assert f"moves/s [{result.against}]" in page
+    # The worktree made for the run is gone again.
+    listed = subprocess.run(["git", "worktree", "list"], capture_output=True, text=True).stdout
+    assert "tortuga-against-" not in listed
 
 
 def test_percentiles_are_nearest_rank() -> None:
@@ -88,4 +110,4 @@ def test_failures_are_counted_by_kind(capsys: pytest.CaptureFixture[str]) -> Non
     assert main([*argv, "--raw-seconds", "0", "--report", ""]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out[1].startswith("games finished: 0/1")
-    assert out[-1] == "errors: client-ConnectError 1"
+    assert "errors: client-ConnectError 1" in out
