@@ -275,13 +275,12 @@ class Clock:
         while not self._stop.is_set():
             try:
                 now = now_ms()
-                claimed, more = await self.store.claim_clock(now, self.lease_ms, BATCH)
+                claimed, more, nxt = await self.store.claim_clock(now, self.lease_ms, BATCH)
                 for key, name in claimed:
                     await self._limit.acquire()
                     self._spawn(self._handle(key, name, now + self.lease_ms))
                 if more:
                     continue
-                nxt = await self.store.next_due()
                 wait = self.poll if nxt is None else min(self.poll, (nxt - now_ms()) / 1000)
             except asyncio.CancelledError:
                 raise

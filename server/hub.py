@@ -18,6 +18,7 @@ import contextlib
 import itertools
 import logging
 from collections import OrderedDict, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -440,6 +441,16 @@ class Hub:
                 while len(self._entries) > ENTRY_CACHE:
                     self._entries.popitem(last=False)
             return [self._entries[(room_id, v)] for v in wanted if (room_id, v) in self._entries]
+
+    def written(self, room_id: str, version: int, fields: Mapping[str, bytes | str]) -> None:
+        """This node wrote ``version`` of ``room_id`` (``fields``: its log entry): kept for
+        this node's sockets of the room, as if read from the log (none: nothing kept)."""
+        if room_id not in self.by_room or (room_id, version) in self._entries:
+            return
+        raw = {k: v.encode() if isinstance(v, str) else v for k, v in fields.items()}
+        self._entries[(room_id, version)] = from_fields(raw)
+        while len(self._entries) > ENTRY_CACHE:
+            self._entries.popitem(last=False)
 
     def rendered(self, entry: Entry, seat: int | None) -> list[str]:
         """The frames of ``entry`` for ``seat`` (None: a spectator), encoded. A view depends

@@ -62,9 +62,13 @@ class Sealing:
         self.store = rooms.store
         self._tasks: set[asyncio.Task[None]] = set()
 
-    async def _phase(self, room_id: str, seat: int, phase: str) -> tuple[Room, Any, Any]:
-        """The room, game and state of a sealed phase that ``seat`` takes part in."""
-        room = await self.rooms.get(room_id)
+    async def _phase(
+        self, room_id: str, seat: int, phase: str, room: Room | None = None
+    ) -> tuple[Room, Any, Any]:
+        """The room, game and state of a sealed phase that ``seat`` takes part in (``room``:
+        as the caller has just read it)."""
+        if room is None or room.id != room_id:
+            room = await self.rooms.get(room_id)
         game, state = playing(room)
         prompt = game.prompt(state)
         if not prompt.sealed:
@@ -76,13 +80,21 @@ class Sealing:
         return room, game, state
 
     async def commit(
-        self, room_id: str, seat: int, phase: str, digest_hex: str, *, proxy: bool = False
+        self,
+        room_id: str,
+        seat: int,
+        phase: str,
+        digest_hex: str,
+        *,
+        proxy: bool = False,
+        room: Room | None = None,
     ) -> None:
         """Store one seat's digest. The commit that completes the set opens the phase and,
         if the room has a reveal deadline, sets it (``open_by``, epoch ms) in the same
         script that opens the phase, and on the clock. ``proxy``: a stand-in commits for
-        the seat's absent player (the resolution lists the seat in ``proxies``)."""
-        room, game, state = await self._phase(room_id, seat, phase)
+        the seat's absent player (the resolution lists the seat in ``proxies``). ``room``:
+        the room as the caller has just read it (the script checks its version)."""
+        room, game, state = await self._phase(room_id, seat, phase, room)
         owed = game.prompt(state).seats
         seconds = room.deadlines.get("reveal")
         open_by = now_ms() + int(seconds * 1000) if seconds else None
@@ -116,7 +128,7 @@ class Sealing:
             raise RoomError(p.ALREADY_COMMITTED, "this seat has committed already")
         if result == "wrong-phase":
             raise RoomError(p.WRONG_PHASE, "the phase is over")
-        log.info("commit", extra={"room": room_id, "seat": seat, "phase": phase})
+        log.debug("commit", extra={"room": room_id, "seat": seat, "phase": phase})
         if result == "open":
             if open_by is not None:
                 await self.store.schedule(member("reveal", room_id, room.version), open_by)
@@ -146,10 +158,25 @@ class Sealing:
         return any(f"p:{s}" in seal for s in seats)
 
     async def reveal(
-        self, room_id: str, seat: int, phase: str, move: Any, salt: str, *, proxy: bool = False
+        self,
+        room_id: str,
+        seat: int,
+        phase: str,
+        move: Any,
+        salt: str,
+        *,
+        proxy: bool = False,
+        read: tuple[Room, dict[str, str]] | None = None,
     ) -> None:
-        room, game, state = await self._phase(room_id, seat, phase)
-        seal = await self.store.load_seal(room_id)
+        """Store one seat's opening; the one that completes the set resolves the phase.
+        ``read``: the room and its seal as the caller has just read them (one round trip;
+        the script checks the version and the phase)."""
+        if read is not None and read[0].id == room_id:
+            room, game, state = await self._phase(room_id, seat, phase, read[0])
+            seal = read[1]
+        else:
+            room, game, state = await self._phase(room_id, seat, phase)
+            seal = await self.store.load_seal(room_id)
         if seal.get("phase") != phase and (await self.rooms.get(room_id)).version != room.version:
             raise RoomError(p.WRONG_PHASE, "the phase is over")
         if seal.get("phase") != phase or seal.get("open") != "1":
@@ -184,14 +211,18 @@ class Sealing:
             raise RoomError(p.NOT_OPEN, "every seat commits before anyone reveals")
         if result == "wrong-phase":
             raise RoomError(p.WRONG_PHASE, "the phase is over")
-        log.info("reveal", extra={"room": room_id, "seat": seat, "phase": phase})
+        log.debug("reveal", extra={"room": room_id, "seat": seat, "phase": phase})
         if result == "all":
-            await self.resolve(room_id, phase)
+            # The script found the room at ``room.version``: its state is the phase's.
+            await self.resolve(room_id, phase, room)
 
-    async def resolve(self, room_id: str, phase: str) -> bool:
+    async def resolve(self, room_id: str, phase: str, room: Room | None = None) -> bool:
         """Step the engine once with every opened move. Idempotent: True only for the
-        call that wrote the version; False if the phase is not complete or already done."""
-        room = await self.rooms.get(room_id)
+        call that wrote the version; False if the phase is not complete or already done.
+        ``room``: the room at the phase's version, if the caller has it (the write is a
+        compare-and-set on that version all the same)."""
+        if room is None or room.id != room_id:
+            room = await self.rooms.get(room_id)
         game, state = playing(room)
         prompt = game.prompt(state)
         if not prompt.sealed or phase != phase_name(prompt, room.version):

@@ -286,6 +286,16 @@ class Hooks:
         default_factory=list
     )
     on_seat_dropped: list[Callable[[str, int, float], None]] = field(default_factory=list)
+    # A step this node wrote (room, version, its log fields): the hub keeps the entry for
+    # its own sockets instead of reading it back from the log.
+    on_written: list[Callable[[str, int, Mapping[str, bytes | str]], None]] = field(
+        default_factory=list
+    )
+
+    def written(self, room_id: str, version: int, fields: Mapping[str, bytes | str]) -> None:
+        """This node won ``version`` of ``room_id`` with the log entry ``fields``."""
+        for hook in self.on_written:
+            hook(room_id, version, fields)
 
     def turn(self, room_id: str) -> None:
         """Tell the listeners (bots) that seats of ``room_id`` may owe a move."""
@@ -326,6 +336,13 @@ class RoomReader:
         if raw is None or "engine" not in raw:
             raise RoomError(p.NO_SUCH_ROOM, "there is no such room")
         return parse_room(raw, seen)
+
+    async def get_with_seal(self, room_id: str) -> tuple[Room, dict[str, str]]:
+        """The room and its seal hash (the sealed phase under way), in one round trip."""
+        raw, seal = await self.store.load_room_and_seal(room_id)
+        if raw is None or "engine" not in raw:
+            raise RoomError(p.NO_SUCH_ROOM, "there is no such room")
+        return parse_room(raw), seal
 
     async def find(self, code: str, *, presence: bool = False) -> Room:
         """The room a person's code names: as written, else (typed in lower case or in

@@ -324,16 +324,23 @@ class Session:
 
     async def my_seat(self, claimed: int | None) -> tuple[str, int]:
         """The room and the sender's own seat (players only)."""
+        room, seat = await self.my_room(claimed)
+        return room.id, seat
+
+    async def my_room(self, claimed: int | None, room: Room | None = None) -> tuple[Room, int]:
+        """The room as just read (or ``room``, read by the caller) and the sender's own
+        seat (players only). The move's handler goes by this read: one per move."""
         room_id = self.room_id()
         if self.conn.role != "player":
             raise RoomError(p.NOT_A_PLAYER, "spectators do not play")
-        room = await self.s.rooms.get(room_id)
+        if room is None:
+            room = await self.s.rooms.get(room_id)
         seat = room.seat_of(self.conn.user.id)
         if seat is None:
             raise RoomError(p.NOT_SEATED, "you have no seat here")
         if claimed is not None and claimed != seat:
             raise RoomError(p.NOT_YOUR_SEAT, f"your seat is {seat}")
-        return room_id, seat
+        return room, seat
 
     # -- dispatch -------------------------------------------------------------------------
     async def dispatch(self, m: p.Inbound) -> None:
@@ -374,19 +381,22 @@ class Session:
             case p.Kick():
                 await rooms.seats.kick(self.room_id(), user.id, m.seat)
             case p.Act():
-                room_id, seat = await self.my_seat(m.seat)
-                await rooms.steps.act(room_id, seat, m.move, m.version)
+                room, seat = await self.my_room(m.seat)
+                await rooms.steps.act(room.id, seat, m.move, m.version, room=room)
             case p.Takeback():
                 room_id, seat = await self.my_seat(None)
                 await rooms.steps.takeback(room_id, seat, m.version)
             case p.Abandon():
                 await rooms.ending.abandon(self.room_id(), user.id, "host")
             case p.Commit():
-                room_id, seat = await self.my_seat(m.seat)
-                await self.s.sealing.commit(room_id, seat, m.phase, m.digest)
+                room, seat = await self.my_room(m.seat)
+                await self.s.sealing.commit(room.id, seat, m.phase, m.digest, room=room)
             case p.Reveal():
-                room_id, seat = await self.my_seat(m.seat)
-                await self.s.sealing.reveal(room_id, seat, m.phase, m.move, m.salt)
+                room, seal = await rooms.get_with_seal(self.room_id())
+                room, seat = await self.my_room(m.seat, room)
+                await self.s.sealing.reveal(
+                    room.id, seat, m.phase, m.move, m.salt, read=(room, seal)
+                )
             case p.Chat():
                 await self.chat(m)
             case p.WatchRooms():

@@ -42,6 +42,10 @@ from server.store import member
 log = logging.getLogger("tortuga.rooms")
 
 
+ACTIVITY_NOTE_MS = 10_000  # a game's activity in its users' "my rooms", at most this often
+NOTED_ROOMS = 100_000  # rooms whose last note a node remembers
+
+
 class _Unset:
     """``advance``'s deadline when the writer does not choose it (computed from the room)."""
 
@@ -69,6 +73,7 @@ class Steps:
         self.ending = ending
         self.room_ttl = room_ttl
         self.archive_every = archive_every
+        self._noted: dict[str, int] = {}  # room -> when its users' "my rooms" were noted
 
     async def act(
         self,
@@ -78,13 +83,17 @@ class Steps:
         version: int | None = None,
         *,
         proxy: bool = False,
+        room: Room | None = None,
     ) -> int:
         """One open move by ``seat``; the version it produced. The engine checks it against
         the fresh state on every try: a lost race is retried unless the mover named the
         version it saw (then ``stale-version``). ``proxy``: a stand-in (the grace-time bot)
-        moves for the seat's absent player; the step lists the seat in ``proxies``."""
+        moves for the seat's absent player; the step lists the seat in ``proxies``.
+        ``room``: the room as the caller has just read it (the first try goes by it; a
+        stale one only loses the compare-and-set, and the next try reads afresh)."""
         for _ in range(RETRIES):
-            room = await self.reader.get(room_id)
+            if room is None or room.id != room_id:
+                room = await self.reader.get(room_id)
             game, state = playing(room)
             if version is not None and version != room.version:
                 raise RoomError(p.STALE_VERSION, f"the room is at version {room.version}")
@@ -103,6 +112,7 @@ class Steps:
                 return room.version + 1
             if version is not None:
                 raise RoomError(p.STALE_VERSION, "another move came first")
+            room = None
         raise RoomError(p.BUSY, "the room is busy; try again")
 
     async def play_default(
@@ -278,12 +288,13 @@ class Steps:
             later.append(rescue)
         if later:
             await self.store.schedule_many(later)
+        log_fields = to_fields(entry)
         won = await self.store.write_step(
             room.id,
             expected_version=room.version,
             expected_rev=expected_rev,
             fields=fields,
-            log_fields=to_fields(entry),
+            log_fields=log_fields,
             new_version=version,
             payload=step_notice(room.id, version),
             ttl=self.room_ttl if status == FINISHED else 0,
@@ -291,15 +302,14 @@ class Steps:
         )
         if not won:
             return False
-        log.info(
+        self.hooks.written(room.id, version, log_fields)
+        log.debug(  # every step is in the room's log stream already
             "step",
             extra={"room": room.id, "version": version, "kind": kind, "seats": entry.seats},
         )
         if kind == START or status == FINISHED:
             await self.listing.changed(await self.reader.get(room.id))
-        await self.store.seat_users(
-            room.id, {u: status != FINISHED for u in room.users()}, now_ms()
-        )
+        await self._note_activity(room, status, kind)
         if status == FINISHED:
             await self.ending.archive_end(rescue)
         else:
@@ -308,6 +318,21 @@ class Steps:
             if bots_owe or won == 2:
                 self.hooks.turn(room.id)
         return True
+
+    async def _note_activity(self, room: Room, status: str, kind: str) -> None:
+        """Keep the seated users' "my rooms" in order: the room's activity time in each
+        user's set, noted at the start, then at most every ``ACTIVITY_NOTE_MS`` by this node
+        (not one write per step), and the room taken out when the game is over."""
+        now = now_ms()
+        if status == FINISHED:
+            self._noted.pop(room.id, None)
+        elif kind != START and now - self._noted.get(room.id, 0) < ACTIVITY_NOTE_MS:
+            return
+        else:
+            if len(self._noted) >= NOTED_ROOMS:
+                self._noted.clear()  # rooms that ended elsewhere; noted again when they move
+            self._noted[room.id] = now
+        await self.store.seat_users(room.id, {u: status != FINISHED for u in room.users()}, now)
 
     def _checkpoint(self, game: AnyGame, state: Any, version: int) -> bool:
         """Whether the game under way is archived progressively at ``version`` (a "playing"

@@ -487,6 +487,26 @@ for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], 'XX', ARGV[2], membe
 return due
 """
 
+# KEYS: clock buckets ; ARGV: now, lease end, limit (all epoch ms).
+# ``_CLAIM`` on each bucket in turn, then the earliest score left on any of them ('' if they
+# are all empty): when to look again. One call per look, whatever the number of buckets
+# (on a cluster: one call per bucket, each bucket in its own slot).
+_CLAIM_CLOCK = """
+local out = {}
+local earliest, text = nil, ''
+for k = 1, #KEYS do
+  local due = redis.call('ZRANGEBYSCORE', KEYS[k], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+  for _, member in ipairs(due) do redis.call('ZADD', KEYS[k], 'XX', ARGV[2], member) end
+  out[#out + 1] = due
+  local first = redis.call('ZRANGE', KEYS[k], 0, 0, 'WITHSCORES')
+  if first[2] and (earliest == nil or tonumber(first[2]) < earliest) then
+    earliest, text = tonumber(first[2]), first[2]
+  end
+end
+out[#out + 1] = text
+return out
+"""
+
 # KEYS: a sorted set ; ARGV: member, the lease end it was claimed with.
 # Done with a claimed member: remove it, unless it was claimed again or re-armed since.
 _DONE = """
@@ -563,6 +583,7 @@ class Store:
         self._presence = self._script(_PRESENCE)
         self._away = self._script(_AWAY)
         self._claim = self._script(_CLAIM)
+        self._claim_clock = self._script(_CLAIM_CLOCK)
         self._done = self._script(_DONE)
         self._take = self._script(_TAKE)
         self._chat = self._script(_CHAT)
@@ -605,6 +626,17 @@ class Store:
         raw, seen = await pipe.execute()
         room = {k.decode(): v for k, v in raw.items()} if raw else None
         return room, {k.decode(): v.decode() for k, v in seen.items()}
+
+    async def load_room_and_seal(
+        self, room_id: str
+    ) -> tuple[dict[str, bytes] | None, dict[str, str]]:
+        """The room hash and its seal hash (the sealed phase under way) in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hgetall(self.keys.room(room_id))
+        pipe.hgetall(self.keys.seal(room_id))
+        raw, seal = await pipe.execute()
+        room = {k.decode(): v for k, v in raw.items()} if raw else None
+        return room, {k.decode(): v.decode() for k, v in seal.items()}
 
     async def write_step(
         self,
@@ -1017,16 +1049,27 @@ class Store:
 
     async def claim_clock(
         self, now_ms: int, lease_ms: int, limit: int
-    ) -> tuple[list[tuple[str, str]], bool]:
-        """The due members of every clock bucket (``claim``), as (bucket, member), and
-        whether some bucket had more than ``limit`` due (look again at once). The buckets
-        are claimed at once, each on its own connection (on a cluster: its own primary)."""
+    ) -> tuple[list[tuple[str, str]], bool, int | None]:
+        """The due members of every clock bucket, each leased to the caller until
+        ``now_ms + lease_ms`` (as ``claim``), as (bucket, member); whether some bucket had
+        more than ``limit`` due (look again at once); and when the earliest member left is
+        due (epoch ms; None: the clock is empty). One round trip on one Redis; on a cluster
+        one per bucket, all at once (each on its own primary's connection)."""
         buckets = self.keys.clock_buckets
-        claimed = await asyncio.gather(
-            *(self.claim(key, now_ms, lease_ms, limit) for key in buckets)
-        )
-        found = [(key, name) for key, names in zip(buckets, claimed, strict=True) for name in names]
-        return found, any(len(names) >= limit for names in claimed)
+        args = [now_ms, now_ms + lease_ms, limit]
+        if self.sharded:
+            parts: list[Any] = await asyncio.gather(
+                *(self._claim_clock(keys=[key], args=args) for key in buckets)
+            )
+            claimed = [part[0] for part in parts]
+            firsts = [part[1] for part in parts]
+        else:
+            reply: Any = await self._claim_clock(keys=list(buckets), args=args)
+            claimed, firsts = reply[:-1], [reply[-1]]
+        names = [[cast(str, _s(x)) for x in part] for part in claimed]
+        found = [(key, name) for key, part in zip(buckets, names, strict=True) for name in part]
+        dues = [int(float(cast(str, _s(x)))) for x in firsts if _s(x)]
+        return found, any(len(part) >= limit for part in names), min(dues, default=None)
 
     async def take(self, name: str, latest_ms: int, lease_end: int) -> bool:
         """Lease the clock member ``name`` to the caller until ``lease_end`` if its score is
@@ -1037,14 +1080,6 @@ class Store:
     async def done(self, key: str, name: str, lease_end: int) -> None:
         """Remove a claimed member (unless re-armed or claimed again since)."""
         await self._done(keys=[key], args=[name, lease_end])
-
-    async def next_due(self) -> int | None:
-        """When the earliest clock member is due (epoch ms), or None."""
-        firsts: list[Any] = await asyncio.gather(
-            *(self.redis.zrange(key, 0, 0, withscores=True) for key in self.keys.clock_buckets)
-        )
-        dues = [int(raw[0][1]) for raw in firsts if raw]
-        return min(dues) if dues else None
 
     async def adopt_legacy_clock(self, limit: int = 100) -> int:
         """Move members that a node of an older version put on its one ``clock`` key to

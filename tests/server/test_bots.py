@@ -41,15 +41,20 @@ async def test_humans_and_bots_on_two_nodes(two: list[Node]) -> None:
 
 
 async def test_a_table_of_bots(node: Node, redis_client: Any, redis_prefix: str) -> None:
-    """Five bots play a whole game; the logs (JSON lines) name no card, move or seed."""
+    """Five bots play a whole game; the logs (JSON lines), down to the debug lines of every
+    step and commit, name no card, move or seed."""
     lines = io.StringIO()
     handler = logging.StreamHandler(lines)
     handler.setFormatter(JsonLines())
-    logging.getLogger("tortuga").addHandler(handler)
+    logger = logging.getLogger("tortuga")
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
     try:
         record = await _bots_play(node, redis_client, redis_prefix)
     finally:
-        logging.getLogger("tortuga").removeHandler(handler)
+        logger.removeHandler(handler)
+        logger.setLevel(level)
     text = lines.getvalue()
     assert '"msg": "step"' in text and '"msg": "commit"' in text
     assert record["seed"] not in text
