@@ -74,17 +74,17 @@ async def _upsert_users(session: AsyncSession, record: ArchiveRecord) -> None:
             users.setdefault(seat.user, seat)
     if not users:
         return
-    stmt = insert(User).values(
-        [
-            {
-                "id": user,
-                "name": seat.name or user,
-                "created_at": record.created_at,
-                "last_seen_at": seen,
-            }
-            for user, seat in sorted(users.items())
-        ]
-    )
+    rows = [
+        {
+            "id": user,
+            "name": seat.name or user,
+            "created_at": record.created_at,
+            "last_seen_at": seen,
+        }
+        for user, seat in sorted(users.items())
+    ]
+    # One statement for any number of rows (executemany): compiled once, then cached.
+    stmt = insert(User)
     newer = stmt.excluded.last_seen_at >= User.last_seen_at
     stmt = stmt.on_conflict_do_update(
         index_elements=[User.id],
@@ -95,7 +95,7 @@ async def _upsert_users(session: AsyncSession, record: ArchiveRecord) -> None:
             "last_seen_at": func.greatest(User.last_seen_at, stmt.excluded.last_seen_at),
         },
     )
-    await session.execute(stmt)
+    await session.execute(stmt, rows)
 
 
 def _game_values(record: ArchiveRecord, now: datetime) -> dict[str, Any]:
@@ -144,40 +144,43 @@ async def _upsert_seats(session: AsyncSession, record: ArchiveRecord) -> None:
         }
         for seat in sorted(record.seats, key=lambda s: s.seat)
     ]
-    stmt = insert(Seat).values(rows)
+    stmt = insert(Seat)
     stmt = stmt.on_conflict_do_update(
         index_elements=[Seat.game_id, Seat.seat],
         set_={name: stmt.excluded[name] for name in ("user_id", "bot", "name", "score", "rank")},
     )
-    await session.execute(stmt)
+    await session.execute(stmt, rows)
 
 
-async def _insert_events(session: AsyncSession, record: ArchiveRecord) -> int:
+_INSERT_EVENT = (
+    insert(Event)
+    .on_conflict_do_nothing(index_elements=[Event.game_id, Event.version])
+    .returning(Event.version)
+)
+
+
+async def _insert_events(session: AsyncSession, record: ArchiveRecord, after: int = 0) -> int:
+    """Insert the record's events with versions above ``after`` (those below are stored:
+    a game's stored events are always every version up to its ``last_version``); how many
+    were new. One statement for any number of rows (executemany), compiled once."""
+    events = [e for e in record.events if e.version > after]
     added = 0
-    for start in range(0, len(record.events), EVENT_CHUNK):
-        chunk = record.events[start : start + EVENT_CHUNK]
-        stmt = (
-            insert(Event)
-            .values(
-                [
-                    {
-                        "game_id": record.game_id,
-                        "version": e.version,
-                        "moves": e.moves,
-                        "defaults": e.defaults,
-                        "proxies": e.proxies,
-                        "takeback": e.takeback,
-                        "moves_public": e.moves_public,
-                        "at": e.at,
-                        "digest": e.digest,
-                    }
-                    for e in chunk
-                ]
-            )
-            .on_conflict_do_nothing(index_elements=[Event.game_id, Event.version])
-            .returning(Event.version)
-        )
-        added += len((await session.execute(stmt)).all())
+    for start in range(0, len(events), EVENT_CHUNK):
+        rows = [
+            {
+                "game_id": record.game_id,
+                "version": e.version,
+                "moves": e.moves,
+                "defaults": e.defaults,
+                "proxies": e.proxies,
+                "takeback": e.takeback,
+                "moves_public": e.moves_public,
+                "at": e.at,
+                "digest": e.digest,
+            }
+            for e in events[start : start + EVENT_CHUNK]
+        ]
+        added += len((await session.execute(_INSERT_EVENT, rows)).all())
     return added
 
 
@@ -294,6 +297,7 @@ async def save_record(
         )
     ).first() is not None
     rated = False
+    stored_up_to = 0  # the versions stored already (every one up to the game's last_version)
     if inserted:
         ahead = True
     else:
@@ -305,6 +309,7 @@ async def save_record(
             )
         ).one()
         rated = stored.rated_at is not None
+        stored_up_to = int(stored.last_version or 0)
         if stored.status in FINAL:
             ahead = False
         elif record.final:
@@ -315,7 +320,7 @@ async def save_record(
             await session.execute(update(Game).where(Game.id == record.game_id).values(**values))
     if ahead:
         await _upsert_seats(session, record)
-    added = await _insert_events(session, record)
+    added = await _insert_events(session, record, after=stored_up_to)
     if added:
         await session.execute(
             update(Game)
