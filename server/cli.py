@@ -204,6 +204,7 @@ def cmd_loadtest(args: argparse.Namespace) -> int:
         processes=args.processes,
         report=Path(args.report) if args.report else None,
         against=args.against,
+        idle_deflate=args.idle_deflate,
     )
     try:
         result = loadtest.campaign(plan, options)
@@ -316,6 +317,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="idle sockets to hold: memory per socket, with a latency probe meanwhile",
     )
     load.add_argument("--probe-rooms", type=int, default=4, help="rooms of the idle probe")
+    load.add_argument(
+        "--idle-deflate",
+        type=int,
+        default=0,
+        metavar="K",
+        help="K idle sockets on the raw-limit server with per-message deflate on, then off: "
+        "what compression costs per socket",
+    )
     load.add_argument(
         "--against",
         default=None,

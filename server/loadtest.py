@@ -574,11 +574,13 @@ class RawServer:
     """``server.rawlimit`` in a child process with ``env`` (its Redis) and as many workers as
     the node; started at once, waited for when needed (it starts while the node does)."""
 
-    def __init__(self, env: dict[str, str], workers: int | None) -> None:
+    def __init__(self, env: dict[str, str], workers: int | None, deflate: bool = False) -> None:
         self.port = _free_port()
         self.data = Path(tempfile.mkdtemp(prefix="tortuga-rawlimit-"))
         command = [sys.executable, "-m", "server.rawlimit", "--port", str(self.port)]
         command += ["--workers", str(workers or os.cpu_count() or 1)]
+        if deflate:
+            command.append("--deflate")
         self.log = (self.data / "raw.log").open("wb")
         self.process = subprocess.Popen(
             command, env={**os.environ, **env}, stdout=self.log, stderr=subprocess.STDOUT
@@ -588,7 +590,7 @@ class RawServer:
         self, sockets: int, seconds: float, pool: ProcessPoolExecutor, processes: int
     ) -> Raw:
         """``sockets`` echo clients over ``processes`` client processes for ``seconds``."""
-        _wait_ready(self.process, f"http://127.0.0.1:{self.port}/", self.data / "raw.log", 180)
+        self.ready()
         count = max(1, min(processes, sockets))
         parts = [sockets // count + (1 if k < sockets % count else 0) for k in range(count)]
         echoes = failed = 0
@@ -600,6 +602,11 @@ class RawServer:
             echoes += done
             failed += lost
         return Raw(sockets, echoes, seconds, failed)
+
+    def ready(self) -> Node:
+        """Wait until it answers; the server as a node (its URL and process)."""
+        _wait_ready(self.process, f"http://127.0.0.1:{self.port}/", self.data / "raw.log", 180)
+        return Node(f"http://127.0.0.1:{self.port}", self.process.pid)
 
     def stop(self) -> None:
         _stop(self.process)
@@ -613,11 +620,29 @@ PER_GUEST = 8  # sockets one guest opens (the node's default cap per user)
 PER_ROOM = 20  # idle spectators per lobby room
 
 
-async def _hold(url: str, count: int, pipe: Connection) -> None:
-    """Open ``count`` sockets that sign in and watch a lobby, report, hold them until told,
-    close them."""
+async def _hold(url: str, count: int, pipe: Connection, raw: bool = False) -> None:
+    """Open ``count`` sockets that sign in and watch a lobby (``raw``: that echo one frame
+    of the raw-limit server, compression included when it is on), report, hold them until
+    told, close them."""
     sockets: list[ClientConnection] = []
     failed = 0
+    gate = asyncio.Semaphore(64)
+    if raw:
+
+        async def open_raw() -> None:
+            nonlocal failed
+            async with gate:
+                try:
+                    ws = await connect(url.replace("http", "ws", 1) + "/", max_queue=None)
+                    await ws.send(_ECHOED)
+                    await ws.recv()
+                    sockets.append(ws)
+                except Exception:
+                    failed += 1
+
+        await asyncio.gather(*(open_raw() for _ in range(count)))
+        await _held(sockets, failed, pipe, gate)
+        return
     async with httpx.AsyncClient(timeout=60) as http:
         tokens: list[str] = []
         for k in range(-(-count // PER_GUEST)):
@@ -633,7 +658,6 @@ async def _hold(url: str, count: int, pipe: Connection) -> None:
             )
             r.raise_for_status()
             rooms.append(r.json()["id"])
-    gate = asyncio.Semaphore(64)
     ws_url = url.replace("http", "ws", 1) + "/ws"
 
     async def open_one(i: int) -> None:
@@ -652,6 +676,13 @@ async def _hold(url: str, count: int, pipe: Connection) -> None:
                 failed += 1
 
     await asyncio.gather(*(open_one(i) for i in range(count)))
+    await _held(sockets, failed, pipe, gate)
+
+
+async def _held(
+    sockets: list[ClientConnection], failed: int, pipe: Connection, gate: asyncio.Semaphore
+) -> None:
+    """Report the sockets opened, hold them until told, then close them."""
     pipe.send((len(sockets), failed))
     await asyncio.get_running_loop().run_in_executor(None, pipe.recv)
     closed = sum(ws.state.name == "CLOSED" for ws in sockets)  # closed by the node meanwhile
@@ -665,9 +696,9 @@ async def _hold(url: str, count: int, pipe: Connection) -> None:
     pipe.send(closed)
 
 
-def _holder(url: str, count: int, pipe: Connection) -> None:
+def _holder(url: str, count: int, pipe: Connection, raw: bool = False) -> None:
     _more_files()
-    asyncio.run(_hold(url, count, pipe))
+    asyncio.run(_hold(url, count, pipe, raw))
 
 
 @dataclass(frozen=True)
@@ -680,7 +711,7 @@ class Idle:
     closed_by_node: int
     rss_before: int | None
     rss_after: int | None
-    probe: Report
+    probe: Report | None
 
     @property
     def bytes_per_socket(self) -> float | None:
@@ -690,10 +721,16 @@ class Idle:
 
 
 def hold_idle(
-    node: Node, count: int, probe: Plan, processes: int, pool: ProcessPoolExecutor
+    node: Node,
+    count: int,
+    probe: Plan | None,
+    processes: int,
+    pool: ProcessPoolExecutor | None,
+    raw: bool = False,
 ) -> Idle:
     """``count`` idle sockets over ``processes`` holder processes; while they are all open,
-    the node's memory, then the ``probe`` plan played against it."""
+    the node's memory, then the ``probe`` plan played against it (if any). ``raw``: the
+    node is the raw-limit server (each socket echoes one frame, no sign-in)."""
     context = get_context("spawn")
     rss_before = memory(node.pid) if node.pid else None
     count_p = max(1, min(processes, count))
@@ -701,7 +738,7 @@ def hold_idle(
     for k in range(count_p):
         mine, theirs = context.Pipe()
         share = count // count_p + (1 if k < count % count_p else 0)
-        process = context.Process(target=_holder, args=(node.url, share, theirs), daemon=True)
+        process = context.Process(target=_holder, args=(node.url, share, theirs, raw), daemon=True)
         process.start()
         holders.append((process, mine))
     try:
@@ -712,7 +749,9 @@ def hold_idle(
             failed += lost
         time.sleep(2.0)  # let the node settle (its writers, its presence notices)
         rss_after = memory(node.pid) if node.pid else None
-        report = run(replace(probe, urls=(node.url,)), processes, pool=pool)
+        report = None
+        if probe is not None:
+            report = run(replace(probe, urls=(node.url,)), processes, pool=pool)
         for _, pipe in holders:
             pipe.send("release")
         closed = sum(int(pipe.recv()) for _, pipe in holders)
@@ -777,6 +816,9 @@ class Options:
     # A git revision (or a folder holding another revision's checkout) whose node is
     # started beside this one and played at every step too, alternately: before/after.
     against: str | None = None
+    # Idle sockets held on the raw-limit server (one process) with per-message deflate on,
+    # then off: what compression costs per socket, apart from everything else of a node.
+    idle_deflate: int = 0
 
 
 @dataclass(frozen=True)
@@ -828,11 +870,12 @@ class Campaign:
     label: str = "working tree"
     against: str | None = None  # the other node's label (its short revision)
     against_steps: list[Step] = field(default_factory=list)
+    deflate: dict[bool, Idle] = field(default_factory=dict)  # on / off -> raw idle sockets
 
     @property
     def finished(self) -> bool:
         reports = [s.report for s in self.steps + self.against_steps]
-        reports += [self.idle.probe] if self.idle else []
+        reports += [self.idle.probe] if self.idle and self.idle.probe else []
         return all(r.tally.finished == r.tally.rooms for r in reports)
 
     @property
@@ -906,7 +949,15 @@ class Campaign:
                     else ""
                 )
             )
-            out += ["probe while idle: " + line for line in idle.probe.lines()[1:]]
+            if idle.probe is not None:
+                out += ["probe while idle: " + line for line in idle.probe.lines()[1:]]
+        for on, held in sorted(self.deflate.items(), reverse=True):
+            per = held.bytes_per_socket
+            out.append(
+                f"raw-limit server, per-message deflate {'on' if on else 'off'}: "
+                f"{held.sockets} idle sockets ({held.failed} failed)"
+                + (f", {per / 1024:.1f} KB per socket" if per is not None else "")
+            )
         return out
 
 
@@ -1044,6 +1095,8 @@ def campaign(plan: Plan, options: Options, node_env: dict[str, str] | None = Non
             stack.callback(raw.stop)
         if plan.urls:
             nodes = [Node(url, None) for url in plan.urls]
+            with contextlib.suppress(Exception):  # a node that does not answer fails later
+                plan = replace(plan, legacy=legacy_protocol(plan.urls[0]))
         else:
             nodes = [stack.enter_context(own_node(env, workers=options.workers))]
             plan = replace(plan, urls=(nodes[0].url,))
@@ -1059,6 +1112,15 @@ def campaign(plan: Plan, options: Options, node_env: dict[str, str] | None = Non
         if options.idle > 0:
             probe = replace(plan, rooms=options.probe_rooms)
             result.idle = hold_idle(nodes[0], options.idle, probe, processes, pool)
+        for on in (True, False) if options.idle_deflate > 0 else ():
+            server = RawServer(env, 1, deflate=on)
+            try:
+                node = server.ready()
+                time.sleep(1.0)  # its imports and first allocations settle
+                held = hold_idle(node, options.idle_deflate, None, processes, None, raw=True)
+                result.deflate[on] = held
+            finally:
+                server.stop()
         # Redis's own CPU is read only when the node runs here (on the Redis given to it).
         redis_of_node = redis_url if result.started_node else None
         for k, rooms in enumerate(steps):

@@ -91,9 +91,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument(
+        "--deflate",
+        action="store_true",
+        help="per-message deflate on (a node never has it): to measure what it costs",
+    )
     args = parser.parse_args(argv)
     from server.app import uvicorn_options  # here: the workers need none of the node
 
+    options = uvicorn_options(Settings.from_env())
+    if args.deflate:
+        options["ws_per_message_deflate"] = True
     uvicorn.run(
         "server.rawlimit:app",
         host=args.host,
@@ -101,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         workers=args.workers,
         lifespan="off",
         log_level="warning",
-        **uvicorn_options(Settings.from_env()),
+        **options,
     )
     return 0
 

@@ -27,6 +27,7 @@ def test_a_tiny_load_test(
         processes=2,
         report=tmp_path / "report.html",
         against="HEAD",  # a git worktree of HEAD made for the run: today's protocol
+        idle_deflate=3,
     )
     result = loadtest.campaign(
         plan,
@@ -66,7 +67,14 @@ def test_a_tiny_load_test(
     idle = result.idle
     assert idle is not None and (idle.sockets, idle.failed, idle.closed_by_node) == (6, 0, 0)
     assert idle.bytes_per_socket is not None
+    assert idle.probe is not None
     assert (idle.probe.tally.rooms, idle.probe.tally.finished) == (1, 1)
+    # Idle sockets on the raw-limit server, per-message deflate on and off (each echoed a
+    # frame: compression negotiated and used).
+    assert sorted(result.deflate) == [False, True]
+    for held in result.deflate.values():
+        assert (held.sockets, held.failed) == (3, 0) and held.bytes_per_socket is not None
+    assert any(line.startswith("raw-limit server, per-message deflate on: 3 idle") for line in text)
     # The HTML report: the latency-over-load curve as inline SVG, and the figures.
     page = (tmp_path / "report.html").read_text()
     assert page.startswith("<!doctype html>")
