@@ -1,6 +1,6 @@
 """How a node talks to Redis: one bounded pool whose commands survive a Redis restart.
 
-- A ``BlockingConnectionPool`` of ``settings.redis_pool_size`` connections: when every
+- A pool of ``settings.redis_pool_size`` connections (``WaitingPool``): when every
   connection is busy a command *waits* (up to ``redis_pool_wait_seconds``) instead of failing
   at once, as redis-py's default pool does when it runs dry.
 - Every command is retried on a connection error or timeout, with exponential backoff
@@ -27,6 +27,7 @@ connection: it re-reads the slot map and tries again, ``redis_retries`` times).
 from __future__ import annotations
 
 import asyncio
+import builtins
 from typing import Any, TypeAlias
 from urllib.parse import unquote, urlsplit
 
@@ -64,7 +65,7 @@ def connect(url: str, *, size: int, wait_seconds: float, retries: int) -> Client
     retry = Retry(ExponentialBackoff(cap=1.0, base=0.05), retries)
     if is_cluster(url):
         return _connect_cluster(url, size=size, wait_seconds=wait_seconds, retry=retry)
-    pool = aioredis.BlockingConnectionPool.from_url(
+    pool = WaitingPool.from_url(
         url,
         max_connections=size,
         timeout=wait_seconds,
@@ -72,6 +73,57 @@ def connect(url: str, *, size: int, wait_seconds: float, retries: int) -> Client
         retry_on_error=[ConnectionError, TimeoutError],
     )
     return aioredis.Redis(connection_pool=pool)
+
+
+class WaitingPool(aioredis.ConnectionPool):
+    """redis-py's connection pool, but a command waits (up to ``timeout`` seconds) for a free
+    connection when all ``max_connections`` are in use, as ``BlockingConnectionPool`` does
+    -- with one semaphore instead of a condition, a lock and a timeout scope on every
+    command, and without redis-py's per-command pool observability (connection counts and
+    wait times recorded through its event machinery), which the node does not use: the
+    pool is on every command's path."""
+
+    def __init__(self, *, timeout: float = 20.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.timeout = timeout
+        self._permits: asyncio.Semaphore | None = None
+
+    def _gate(self) -> asyncio.Semaphore:
+        if self._permits is None:
+            self._permits = asyncio.Semaphore(self.max_connections)
+        return self._permits
+
+    async def get_connection(self, command_name: Any = None, *keys: Any, **options: Any) -> Any:
+        permits = self._gate()
+        if permits.locked():
+            try:
+                await asyncio.wait_for(permits.acquire(), self.timeout)
+            except builtins.TimeoutError:  # (``TimeoutError`` here is redis-py's)
+                raise ConnectionError("No connection available.") from None
+        else:
+            await permits.acquire()  # a free permit: returns without suspending
+        try:
+            connection = self._available_connections.pop()
+        except IndexError:
+            connection = self.make_connection()  # type: ignore[no-untyped-call]
+        self._in_use_connections.add(connection)
+        try:
+            await self.ensure_connection(connection)
+        except BaseException:
+            await self.release(connection)
+            raise
+        return connection
+
+    async def release(self, connection: Any) -> None:
+        if connection not in self._in_use_connections:
+            return  # released twice, or from before a reset
+        self._in_use_connections.remove(connection)
+        try:
+            if connection.should_reconnect():
+                await connection.disconnect()
+        finally:
+            self._available_connections.append(connection)
+            self._gate().release()
 
 
 def _connect_cluster(url: str, *, size: int, wait_seconds: float, retry: Retry) -> RedisCluster:
@@ -106,7 +158,7 @@ class _Gate:
             self._permits = asyncio.Semaphore(self.size)
         try:
             await asyncio.wait_for(self._permits.acquire(), self.wait_seconds)
-        except TimeoutError:
+        except builtins.TimeoutError:
             raise ConnectionError("no free connection to the Redis Cluster") from None
 
     async def __aexit__(self, *exc: object) -> None:
