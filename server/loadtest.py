@@ -404,6 +404,7 @@ def own_node(
         "TORTUGA_DATA_DIR": str(data),
         "TORTUGA_GUESTS_PER_ADDRESS_PER_HOUR": "0",  # every client comes from here
         "TORTUGA_PUBLIC_URL": f"http://127.0.0.1:{port}/",
+        "TORTUGA_METRICS_TOKEN": METRICS_TOKEN,  # the node's own latencies, per step
         **(env or {}),
     }
     if checkout is not None:
@@ -429,6 +430,48 @@ def own_node(
         _stop(process)
         log.close()
         shutil.rmtree(data, ignore_errors=True)
+
+
+METRICS_TOKEN = "loadtest-" + os.urandom(16).hex()  # for the nodes started here
+
+
+def scrape(url: str) -> dict[str, dict[float, float]] | None:
+    """The node's latency histograms (``/metrics``, summed over its workers): for
+    ``tortuga_step_seconds`` and ``tortuga_fanout_seconds``, cumulative count by bucket
+    bound. None when the node has no such page (an older revision) or refuses."""
+    try:
+        r = httpx.get(
+            f"{url}/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}, timeout=30
+        )
+    except httpx.HTTPError:
+        return None
+    if r.status_code != 200:
+        return None
+    out: dict[str, dict[float, float]] = {}
+    for line in r.text.splitlines():
+        for name in ("tortuga_step_seconds", "tortuga_fanout_seconds"):
+            if line.startswith(name + "_bucket{"):
+                bound = line.split('le="', 1)[1].split('"', 1)[0]
+                le = float("inf") if bound == "+Inf" else float(bound)
+                counts = out.setdefault(name, {})
+                counts[le] = counts.get(le, 0.0) + float(line.rsplit(" ", 1)[1])
+    return out
+
+
+def histogram_quantile(
+    before: dict[float, float] | None, after: dict[float, float], q: float
+) -> tuple[float, int] | None:
+    """The bucket bound under which ``q`` (0..1) of the observations made between two
+    scrapes fall (as Prometheus's histogram_quantile, without interpolation), and how
+    many there were."""
+    counts = {le: n - (before or {}).get(le, 0.0) for le, n in after.items()}
+    total = counts.get(float("inf"), 0.0)
+    if total <= 0:
+        return None
+    for le in sorted(counts):
+        if counts[le] >= q * total:
+            return le, int(total)
+    return None
 
 
 def legacy_protocol(url: str) -> bool:
@@ -830,6 +873,10 @@ class Step:
     cpu: float | None  # CPU seconds the node's processes used during the step
     redis_cpu: float | None  # CPU seconds Redis used during the step
     load: float  # the machine's 1-minute load average at the end of the step
+    # The node's own view (its /metrics, over the step): name -> (p50 bound, p99 bound, n)
+    # for "step" (a move frame's arrival to its answer) and "fan-out" (a step's notice to
+    # its frames written to a socket).
+    server: dict[str, tuple[float, float, int]] = field(default_factory=dict)
 
     def per_move_ms(self, seconds: float | None) -> float | None:
         moves = self.report.tally.moves
@@ -848,6 +895,11 @@ class Step:
             spent.append(f"Redis CPU {redis_ms:.2f} ms per move")
         spent.append(f"load average {self.load:.1f}")
         out.append("node: " + ", ".join(spent))
+        for name, (p50, p99, n) in self.server.items():
+            out.append(
+                f"node's own {name} latency (its /metrics; bucket bounds): p50 <= "
+                f"{p50 * 1000:g} ms, p99 <= {p99 * 1000:g} ms (n={n})"
+            )
         return out
 
 
@@ -1144,7 +1196,16 @@ def _step(
     """One load step against ``node``, with the CPU it and Redis spent meanwhile."""
     cpu = cpu_seconds(node.pid) if node.pid else None
     redis_cpu = redis_cpu_seconds(redis_url) if redis_url else None
+    scraped = scrape(node.url) if node.pid else None
     report = run(plan, processes, pool=pool)
+    server: dict[str, tuple[float, float, int]] = {}
+    after = scrape(node.url) if scraped is not None else None
+    for label, name in (("step", "tortuga_step_seconds"), ("fan-out", "tortuga_fanout_seconds")):
+        if after is not None and name in after:
+            p50 = histogram_quantile((scraped or {}).get(name), after[name], 0.5)
+            p99 = histogram_quantile((scraped or {}).get(name), after[name], 0.99)
+            if p50 is not None and p99 is not None:
+                server[label] = (p50[0], p99[0], p99[1])
     if node.pid:
         report = replace(report, started_node=True)
     spent = cpu_seconds(node.pid) - cpu if node.pid and cpu is not None else None
@@ -1153,7 +1214,7 @@ def _step(
         redis_after - redis_cpu if redis_after is not None and redis_cpu is not None else None
     )
     rss = memory(node.pid) if node.pid else None
-    return Step(report, rss, spent, redis_spent, os.getloadavg()[0])
+    return Step(report, rss, spent, redis_spent, os.getloadavg()[0], server)
 
 
 # -- the HTML report ---------------------------------------------------------------------------

@@ -52,6 +52,10 @@ def test_a_tiny_load_test(
     assert rss is not None and rss > 0  # the node's memory, read from /proc
     assert step.cpu is not None and step.cpu > 0  # and its CPU time
     assert step.redis_cpu is not None and step.redis_cpu >= 0  # Redis's, from INFO
+    # The node's own latencies over the step, from its /metrics: every act, commit and
+    # reveal answered (2 rooms: 3 commits, 3 reveals and 3 acts each).
+    assert step.server["step"][2] == 2 * 9 and step.server["step"][0] <= step.server["step"][1]
+    assert step.server["fan-out"][2] > 0
     lines = report.lines()
     assert lines[1] == f"games finished: 2/2 in {report.seconds:.1f} s"
     assert "moves/s" in lines[2]
