@@ -204,6 +204,7 @@ def cmd_loadtest(args: argparse.Namespace) -> int:
         processes=args.processes,
         report=Path(args.report) if args.report else None,
         against=args.against,
+        against_workers=args.against_workers,
         idle_deflate=args.idle_deflate,
     )
     try:
@@ -317,6 +318,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="idle sockets to hold: memory per socket, with a latency probe meanwhile",
     )
     load.add_argument("--probe-rooms", type=int, default=4, help="rooms of the idle probe")
+    load.add_argument(
+        "--against-workers",
+        type=int,
+        default=None,
+        help="processes of REV's node (a revision whose serve has --workers; default: its own)",
+    )
     load.add_argument(
         "--idle-deflate",
         type=int,

@@ -859,6 +859,7 @@ class Options:
     # A git revision (or a folder holding another revision's checkout) whose node is
     # started beside this one and played at every step too, alternately: before/after.
     against: str | None = None
+    against_workers: int | None = None  # its node's processes (None: its own default)
     # Idle sockets held on the raw-limit server (one process) with per-message deflate on,
     # then off: what compression costs per socket, apart from everything else of a node.
     idle_deflate: int = 0
@@ -1154,7 +1155,9 @@ def campaign(plan: Plan, options: Options, node_env: dict[str, str] | None = Non
             plan = replace(plan, urls=(nodes[0].url,))
         other: tuple[Plan, Node] | None = None
         if against_env is not None:
-            node = stack.enter_context(own_node(against_env, checkout=checkout))
+            node = stack.enter_context(
+                own_node(against_env, checkout=checkout, workers=options.against_workers)
+            )
             legacy = legacy_protocol(node.url)
             other = (replace(plan, urls=(node.url,), legacy=legacy), node)
         if raw is not None:  # measured while the nodes idle, and stopped before the games
