@@ -22,11 +22,12 @@ from server.store import Keys
 SK = GAMES["skull-king"]
 
 
-def owner(clients: list[Client]) -> tuple[int, dict[str, Any]]:
-    """The seat that owes the open move now, and its latest frame."""
-    top = latest(clients[0])
+async def owner(clients: list[Client]) -> tuple[int, dict[str, Any]]:
+    """The seat that owes the open move now, and its frame of the latest version (waited
+    for: the mover's socket may have the version before the others')."""
+    top = max((latest(c) for c in clients), key=lambda f: int(f["version"]))
     (seat,) = top["view"]["prompt"]["seats"]
-    return seat, latest(clients[seat])
+    return seat, await clients[seat].has_version(int(top["version"]))
 
 
 async def play(client: Client, frame: dict[str, Any], pick: int = 0) -> int:
@@ -52,7 +53,7 @@ async def test_take_back_an_open_move(
     clients = table.clients
     room = table.id
     assert await advance(clients) == 2  # the bids (a sealed resolution)
-    mover, frame = owner(clients)
+    mover, frame = await owner(clients)
     other = clients[(mover + 1) % 3]
     # A sealed resolution is nobody's own move.
     await refused(
@@ -98,13 +99,13 @@ async def test_take_back_an_open_move(
     # The mover plays another card; once the next player has acted it is too late.
     mover_frame = latest(clients[mover])
     await play(clients[mover], mover_frame, pick=1)
-    nxt, frame = owner(clients)
+    nxt, frame = await owner(clients)
     await play(clients[nxt], frame)
     await refused(
         clients[mover], redis_client, redis_prefix, "takeback-too-late", "takeback", version=5
     )
     # The third card ends round 1 and deals round 2: new hands, so it stands.
-    last, frame = owner(clients)
+    last, frame = await owner(clients)
     v7 = await play(clients[last], frame)
     assert latest(clients[last])["view"]["round"] == 2
     await refused(
@@ -115,7 +116,7 @@ async def test_take_back_an_open_move(
     await advance(clients)
     for _ in range(2):
         await advance(clients)
-    closer, frame = owner(clients)
+    closer, frame = await owner(clients)
     v = await play(clients[closer], frame)
     assert latest(clients[closer])["view"]["trick"] == []  # the trick was complete
     assert (await clients[closer].call("takeback", version=v))["type"] == "ok"
@@ -145,7 +146,7 @@ async def test_take_back_needs_the_room_to_allow_it(
     assert table.room["takeback"] is False
     clients = table.clients
     await advance(clients)
-    mover, frame = owner(clients)
+    mover, frame = await owner(clients)
     v = await play(clients[mover], frame)
     await refused(clients[mover], redis_client, redis_prefix, "takeback-off", "takeback", version=v)
     await refused(clients[mover], redis_client, redis_prefix, "bad-message", "takeback")
@@ -241,7 +242,7 @@ async def test_pirate_king_takes_back_a_pick_but_not_the_start(
         two, 2, game="pirate-king", options={}, takeback=True, deadlines={"move": 600}
     )
     clients = table.clients
-    mover, frame = owner(clients)
+    mover, frame = await owner(clients)
     assert frame["view"]["phase"] == "pick" and len(frame["view"]["pirates"]) == 10
     v2 = await play(clients[mover], frame)
     assert len(latest(clients[mover])["view"]["pirates"]) == 9
@@ -251,9 +252,9 @@ async def test_pirate_king_takes_back_a_pick_but_not_the_start(
         assert event["event"]["kind"] == "takeback" and event["event"]["undoes"] == v2
         assert event["view"]["pirates"] == frame["view"]["pirates"]
         assert event["view"]["prompt"]["seats"] == [mover]
-    mover, frame = owner(clients)
+    mover, frame = await owner(clients)
     await play(clients[mover], frame, pick=3)
-    last, frame = owner(clients)
+    last, frame = await owner(clients)
     v = await play(clients[last], frame)
     assert latest(clients[last])["view"]["round"] == 1
     await refused(
@@ -282,7 +283,7 @@ async def test_pearates_a_face_down_bid_is_taken_back_a_split_is_not(
     await spy.of("snapshot")
     while latest(clients[0])["view"]["prompt"]["kind"] != "turn":
         await advance(clients, "pearates")
-    mover, frame = owner(clients)
+    mover, frame = await owner(clients)
     view = frame["view"]
     assert mover != view["start"]  # the start player takes no turn
     bid = next(m for m in view["legal"] if m["move"] == "bid")
