@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from own_services import OwnRedis
 from tortuga_client import Node, start_node
 
 StartNode = Callable[..., Awaitable[Node]]
@@ -34,3 +37,16 @@ async def node(start: StartNode) -> Node:
 @pytest.fixture
 async def two(start: StartNode) -> list[Node]:
     return [await start("a"), await start("b")]
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
+    """A Redis of the test's own (append-only, on a spare port) that it may kill and restart
+    (tests/server/own_services.py); killed after the test."""
+    server = OwnRedis(tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        with contextlib.suppress(Exception):
+            server.kill()

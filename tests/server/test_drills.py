@@ -26,7 +26,6 @@ each drill takes seconds to tens of seconds on a loaded 2-core machine.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import os
@@ -219,17 +218,6 @@ async def test_a_node_killed_under_load(
 
 
 # -- 2. Redis restarts ---------------------------------------------------------------------
-@pytest.fixture
-def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
-    server = OwnRedis(tmp_path)
-    server.start()
-    try:
-        yield server
-    finally:
-        with contextlib.suppress(Exception):
-            server.kill()
-
-
 async def test_redis_restarted_under_load(own_redis: OwnRedis) -> None:
     """Ten rooms on two nodes (three with a bot) and a Redis of the test's own, append-only
     with fsync always: a kill loses nothing it acknowledged. It is killed once every game

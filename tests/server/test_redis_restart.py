@@ -12,28 +12,13 @@ no command of theirs (or of the bot's) was lost.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import secrets
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
 from own_services import OwnRedis
 from tortuga_client import Client, autoplay, create_room, guest, start_node
 
 from server.store import Keys, Store
-
-
-@pytest.fixture
-def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
-    server = OwnRedis(tmp_path)
-    server.start()
-    try:
-        yield server
-    finally:
-        with contextlib.suppress(Exception):
-            server.kill()
 
 
 async def test_a_game_survives_a_redis_restart(own_redis: OwnRedis) -> None:
