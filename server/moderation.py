@@ -67,7 +67,10 @@ async def chat_refusal(store: Store, room: Room, user_id: str) -> RoomError | No
         mute = live(raw)
         if mute is not None:
             until = mute.get("until")
-            more = f" until {until} (epoch ms)" if isinstance(until, int) else ""
+            more = ""
+            if isinstance(until, int):  # minutes a player can read, not a timestamp
+                minutes = max(1, -(-(until - now_ms()) // 60_000))
+                more = f" for {minutes} more minute{'s' if minutes > 1 else ''}"
             return RoomError(p.MUTED, f"an operator muted you {where}{more}")
     return None
 
