@@ -13,7 +13,7 @@ from server.redis_pool import WaitingPool, connect, is_cluster
 
 async def test_commands_wait_for_a_free_connection(redis_url: str, redis_prefix: str) -> None:
     if is_cluster(redis_url):
-        pytest.skip("one Redis: the cluster client has its own gate")
+        pytest.skip("TORTUGA_TEST_REDIS_URL names a cluster: WaitingPool is the one-Redis pool")
     client = connect(redis_url, size=2, wait_seconds=30, retries=0)
     pool = client.connection_pool
     assert isinstance(pool, WaitingPool)
@@ -30,7 +30,7 @@ async def test_commands_wait_for_a_free_connection(redis_url: str, redis_prefix:
 
 async def test_a_command_gives_up_after_the_wait(redis_url: str, redis_prefix: str) -> None:
     if is_cluster(redis_url):
-        pytest.skip("one Redis: the cluster client has its own gate")
+        pytest.skip("TORTUGA_TEST_REDIS_URL names a cluster: WaitingPool is the one-Redis pool")
     client = connect(redis_url, size=1, wait_seconds=0.1, retries=0)
     try:
         holder = asyncio.create_task(client.blpop([f"{redis_prefix}pool:held"], timeout=2))
