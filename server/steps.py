@@ -336,8 +336,8 @@ class Steps:
 
     def _checkpoint(self, game: AnyGame, state: Any, version: int) -> bool:
         """Whether the game under way is archived progressively at ``version`` (a "playing"
-        record): when the new state opens a sealed prompt (a natural break: in Skull King
-        each round's bids, so each round end), and at least every ``archive_every``
+        record): when the new state opens a sealed prompt (a natural break, such as a
+        round's sealed bids, so each round end), and at least every ``archive_every``
         versions. The server knows no rules: only the prompt and the version."""
         if self.archive_every > 0 and version % self.archive_every == 0:
             return True

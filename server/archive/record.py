@@ -1,7 +1,7 @@
 """The archive record: one game as the room server hands it over (a JSON document on the
 archive stream, field ``record``).
 
-    {"game_id": "<room>-<n>", "room": "<room>", "engine": "skull-king", "options": {...},
+    {"game_id": "<room>-<n>", "room": "<room>", "engine": "<game id>", "options": {...},
      "players": 4, "seats": [{"seat": 0, "user": "<id>" | null, "name": "Anne",
                               "bot": null | "heuristic"}, ...],
      "seed": "<hex>" | null, "seed_digest": "<sha256 hex of the seed bytes>",
