@@ -376,7 +376,10 @@ def test_four_seats_two_people_two_bots(site: str, chromium: Any, screenshot_dir
                 if any(k.startswith(EFFECT_KEYS) for k in keys):
                     shoot(person, f"pirate-king-4p-effect-{person.name.lower()}")
                 policy, favourite = plan[person.name]
-                done = all(effects.values()) and len(shots) >= 6
+                # Bob stays reckless (he sinks when he meets a third curse) until somebody
+                # has been seen sunk: a stop any earlier could leave the game with no wreck.
+                sunk = any(s.startswith("pirate-king-4p-sunk") for s in shots)
+                done = all(effects.values()) and sunk and len(shots) >= 6
                 did = _act(person, "quick" if done else policy, favourite)
                 if did.startswith(EFFECT_KEYS):
                     effects[person.name].append(did)

@@ -72,6 +72,9 @@ class Player:
         # may still be answered with a ``RESENT`` refusal (the first one was in after all).
         self._resent: set[tuple[str, Any]] = set()
         self._owed = 0
+        # Set by a drill: no move at or after this version until the event is set (every
+        # room held at the same point, so that none is over before the fault).
+        self.hold: tuple[int, asyncio.Event] | None = None
 
     # -- playing --------------------------------------------------------------------------
     async def play(self, timeout: float = 60.0) -> dict[str, Any]:
@@ -141,6 +144,7 @@ class Player:
         if self.version in self.acts and not self._again(again, ("act", self.version)):
             return
         if self.version not in self.acts:
+            await self._held()
             if self.pace:
                 await asyncio.sleep(self.pace)
             self.acts[self.version] = choose(self.game_id, view, self.rng)
@@ -152,6 +156,7 @@ class Player:
             return
         if phase not in self.sealed:
             assert self.view is not None
+            await self._held()
             if self.pace:
                 await asyncio.sleep(self.pace)
             move = choose(self.game_id, self.view, self.rng)
@@ -169,6 +174,10 @@ class Player:
         move, salt = self.sealed[phase]
         self.revealed.add(phase)
         await self._send("reveal", phase=phase, move=move, salt=salt)
+
+    async def _held(self) -> None:
+        if self.hold is not None and self.version >= self.hold[0]:
+            await self.hold[1].wait()
 
     def _again(self, again: bool, key: tuple[str, Any]) -> bool:
         """Whether to send ``key`` (sent before) again: after a socket died, once."""

@@ -185,8 +185,15 @@ async def test_a_node_killed_under_load(
         await start_all(made)
         players = [p for _, ps in made for p in ps]
         on_a = [p for p in players if p.client.node is a]
+        # Every room is held at version 3 (no move made there) until all are: then the
+        # moves go out and the node dies with some of them in flight, no game near its end.
+        released = asyncio.Event()
+        for p in players:
+            p.hold = (3, released)
         plays = asyncio.ensure_future(_play_all(made, 60, redis_client, redis_prefix))
         await _under_way(made, 3)
+        released.set()
+        await asyncio.sleep(0.05)
         killed = time.monotonic()
         a.process.send_signal(signal.SIGKILL)
         assert await asyncio.to_thread(a.process.wait, 10) == -signal.SIGKILL

@@ -110,11 +110,22 @@ async def test_pearates_the_host_abandons_mid_round(
     nodes = [await start("a", **FAST)]
     table = await started(nodes, 3, game="pearates", options={"removed": 40})
     clients = table.clients
-    for _ in range(40):  # until somebody has a face-down bid
-        view = latest(clients[0])["view"]
+    for _ in range(40):  # until somebody has a face-down bid (the first turn's seat bids)
+        top = latest(clients[0])
+        view = top["view"]
         if any(b["size"] for b in view["bids"]) and view["phase"] == "turn":
             break
-        await advance(clients, "pearates")
+        prompt = view["prompt"]
+        assert prompt["seats"], "the game ended before anybody bid"
+        if prompt["kind"] == "turn" and not prompt["sealed"]:
+            (seat,) = prompt["seats"]
+            legal = latest(clients[seat])["view"]["legal"]
+            bid = next(m for m in legal if m["move"] == "bid")
+            await clients[seat].send("act", move=bid, version=top["version"])
+            for c in clients:
+                await c.has_version(top["version"] + 1)
+        else:
+            await advance(clients, "pearates")
     else:
         raise AssertionError("no bid in 40 steps")
     version = latest(clients[0])["version"]

@@ -364,6 +364,7 @@ async def advance(clients: list[Client], game_id: str = "skull-king") -> int:
     top = latest(clients[0])
     version, view = top["version"], top["view"]
     prompt = view["prompt"]
+    assert prompt["seats"], f"nobody is to move at v{version} (is the game over?)"
     if prompt["sealed"]:
         phase = f"{prompt['kind']}@{version}"
         opened: dict[int, tuple[Any, str]] = {}
