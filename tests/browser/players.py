@@ -13,12 +13,23 @@ class Person:
     """One browser context (one person) on the site."""
 
     def __init__(
-        self, browser: Any, site: str, name: str, *, keyboard: bool = False, **context: Any
+        self,
+        browser: Any,
+        site: str,
+        name: str,
+        *,
+        keyboard: bool = False,
+        hold_ms: int | None = None,
+        **context: Any,
     ) -> None:
+        """``hold_ms``: how long the table holds a moment (a won trick: 1.5 s) in this
+        browser; shorter in tests that play many tricks and do not look at the hold."""
         self.site = site
         self.name = name
         self.keyboard = keyboard  # play with the keyboard only (digits, arrows, Enter)
         self.context = browser.new_context(**context)
+        if hold_ms is not None:
+            self.context.add_init_script(f"localStorage.setItem('tortuga.holdMs', '{hold_ms}');")
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.frames: list[dict[str, Any]] = []

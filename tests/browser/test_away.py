@@ -18,8 +18,8 @@ def site_changes() -> dict[str, Any]:
 
 
 def test_a_bot_plays_for_a_player_who_left(site: str, chromium: Any, screenshot_dir: Path) -> None:
-    jo = Person(chromium, site, "Jo")
-    kim = Person(chromium, site, "Kim")
+    jo = Person(chromium, site, "Jo", hold_ms=300)
+    kim = Person(chromium, site, "Kim", hold_ms=300)
     try:
         jo.open("/")
         jo.choose_name()

@@ -100,8 +100,9 @@ def test_two_player_bid_tricks_with_the_ghost(
 
 
 def test_a_full_ten_round_game(site: str, chromium: Any, screenshot_dir: Path) -> None:
-    gus = Person(chromium, site, "Gus")
-    hana = Person(chromium, site, "Hana", keyboard=True)
+    # A won trick is held 0.15 s, not 1.5 s (55 tricks; test_screenshots.py photographs one).
+    gus = Person(chromium, site, "Gus", hold_ms=150)
+    hana = Person(chromium, site, "Hana", keyboard=True, hold_ms=150)
     started = time.monotonic()
     try:
         gus.open("/")

@@ -91,8 +91,8 @@ def test_game_over_play_again_chart_and_the_verify_line(site: str, chromium: Any
     the ./tortuga verify GAME_ID line beside the verified badge." """
     from players import play_until_over
 
-    hana = Person(chromium, site, "Hana")
-    ivo = Person(chromium, site, "Ivo")
+    hana = Person(chromium, site, "Hana", hold_ms=300)
+    ivo = Person(chromium, site, "Ivo", hold_ms=300)
     try:
         hana.open("/")
         hana.choose_name()

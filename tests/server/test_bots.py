@@ -175,6 +175,8 @@ async def test_a_run_that_slept_through_a_step_leaves_the_next_move_to_its_own_r
     assert (await rooms.get(room["id"])).version == 3
     await sleeper  # wakes at version 3: the next card is not its to play
     assert (await rooms.get(room["id"])).version == 3
+    # The node's own runs sleep their minute: cancelled, not waited for when it stops.
+    await node.server.config.app.state.bots.close()  # type: ignore[attr-defined]
 
 
 async def test_bots_sit_under_distinct_pirate_names(node: Node) -> None:
