@@ -468,6 +468,10 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
         page.get_by_role("button", name="first step").click()
         page.wait_for_selector(".pe-zones")
         assert page.locator(".pe-zones [data-seat]").count() == 2
+        # Every card of the treasure is drawn face up here: the heading does not say
+        # "face down" (nor "you know N").
+        heading = page.inner_text(".pe-treasure h2")
+        assert "top first" in heading and "face down" not in heading, heading
         alice.shot(screenshot_dir, "pearates-replay")
         for person in (alice, carol):
             assert not [e for e in person.errors if "WebSocket" not in e], person.errors

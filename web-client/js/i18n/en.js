@@ -156,6 +156,7 @@ export default {
   "pe.bottom": "bottom",
   "pe.treasure_aria": {"one": "the treasure, {count} card, top first", "other": "the treasure, {count} cards, top first"},
   "pe.treasure": {"one": "Treasure: {count} card face down", "other": "Treasure: {count} cards face down"},
+  "pe.treasure_open": {"one": "Treasure: {count} card, top first", "other": "Treasure: {count} cards, top first"},
   "pe.treasure_known": {"one": "you know {count}", "other": "you know {count}"},
   "pe.treasure_empty": "No treasure yet.",
   "pe.treasure_gone": "The treasure is split: nothing is left of it.",

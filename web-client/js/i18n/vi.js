@@ -156,6 +156,7 @@ export default {
   "pe.bottom": "dưới cùng",
   "pe.treasure_aria": {"other": "kho báu, {count} lá, từ trên xuống"},
   "pe.treasure": {"other": "Kho báu: {count} lá úp"},
+  "pe.treasure_open": {"other": "Kho báu: {count} lá, từ trên xuống"},
   "pe.treasure_known": {"other": "bạn biết {count} lá"},
   "pe.treasure_empty": "Chưa có kho báu.",
   "pe.treasure_gone": "Kho báu đã được chia: không còn lá nào.",

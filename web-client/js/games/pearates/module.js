@@ -128,7 +128,7 @@ const pearates = {
     const hands = h("section", { class: "pe-zones", "aria-label": t("pe.zones_aria") }, seats.map((s) => h("div", { dataset: { seat: String(s) } },
       h("strong", {}, seatName(ctx.room, v, s)), " ", h("span", { class: "small" }, t("pe.hand_size", { count: (z[`hand:${s}`] || []).length })),
       h("div", { class: "pe-row" }, (z[`hand:${s}`] || []).map((c) => cardFace(c, { extra: "small" }))))));
-    return [statusLine(shown), treasurePanel(shown), seatsPanel(shown), hands, endPanel(shown), logPanel(shown)];
+    return [statusLine(shown), treasurePanel(shown, { open: true }), seatsPanel(shown), hands, endPanel(shown), logPanel(shown)];
   },
 
   describeStep(frame, name) {

@@ -66,8 +66,9 @@ function effectsLine(v) {
   return h("p", { class: "pe-effects small", dataset: { role: "effects" } }, "⚑ ", words.join(" · "));
 }
 
-/** The treasure: a face-down stack, top first, its size, the cards I may place face up. */
-export function treasurePanel(ctx) {
+/** The treasure: a face-down stack, top first, its size, the cards I may place face up.
+ * `open`: the replay, where every card of it is drawn face up (no "face down" heading). */
+export function treasurePanel(ctx, { open = false } = {}) {
   const v = ctx.view;
   if (v.phase === "over") return null;  // the end: no treasure left to show
   const cards = v.treasure || [];
@@ -79,8 +80,8 @@ export function treasurePanel(ctx) {
       h("span", { class: "pe-where" }, where));
   });
   return h("section", { class: "pe-treasure", "aria-label": t("pe.treasure_aria", { count: cards.length }) },
-    h("h2", {}, t("pe.treasure", { count: cards.length }),
-      known ? h("span", { class: "small pe-seen" }, " · ", t("pe.treasure_known", { count: known })) : null),
+    h("h2", {}, t(open ? "pe.treasure_open" : "pe.treasure", { count: cards.length }),
+      known && !open ? h("span", { class: "small pe-seen" }, " · ", t("pe.treasure_known", { count: known })) : null),
     cards.length ? h("ol", { class: "pe-stack" }, slots)
       : h("p", { class: "small" }, t(["take", "winner", "keep", "sabre"].includes(v.phase) ? "pe.treasure_gone" : "pe.treasure_empty")),
     v.phase === "arrange" ? h("p", { class: "small" }, t("pe.arranged", { count: v.arranged })) : null,
