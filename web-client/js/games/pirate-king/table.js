@@ -146,7 +146,7 @@ export function rowsPanel(ctx) {
     }
   }
   const row = (label, cards, pile, key) => h("div", { class: "pk-row", dataset: { row: key } },
-    h("h3", {}, label, " ", h("span", { class: "small muted" }, t("pk.pile_left", { count: pile }))),
+    h("h3", {}, label, " ", h("span", { class: "small pk-left" }, t("pk.pile_left", { count: pile }))),
     h("div", { class: "pk-zone" }, cards.length ? cards.map((c) => cardFace(c)) : h("span", { class: "small muted" }, "—")));
   return h("section", { class: "pk-rows", "aria-label": t("pk.rows_aria") },
     row(t("pk.monsters"), v.monster_row, v.monster_pile, "monsters"),
