@@ -783,3 +783,62 @@ def test_every_action_prompt_offers_exactly_the_legal_moves(
             assert act["move"] == shown[pick] and act["version"] == 5, verb
     finally:
         context.close()
+
+
+def _long_hand_turn() -> dict[str, Any]:
+    """Seat 0's view at its turn with a full hand ("a hand limit of 8"), from games of
+    random bots (the engine itself)."""
+    from engines.rng import Rng
+
+    game = GAMES["pearates"]
+    options = game.options({})
+    for n in range(300):
+        seed = bytes([n % 256, n // 256, 7]) * 8
+        state = game.start(options, 2, seed)
+        rng = Rng(seed, "test-long-hand")
+        while game.outcome(state) is None:
+            prompt = game.prompt(state)
+            if prompt.seats == (0,) and prompt.kind == "turn":
+                view = game.view(state, 0)
+                if len(view["hand"]) >= 8:
+                    return view
+            moves = {
+                s: game.bot("random")(game.view(state, s), game.legal(state, s), rng)
+                for s in prompt.seats
+            }
+            state = game.step(state, moves)
+    raise AssertionError("no turn with a full hand in 300 games")
+
+
+def test_a_full_hand_leaves_the_whole_prompt_above_the_phones_pinned_chat(
+    chromium: Any, web_only_url: str, screenshot_dir: Path
+) -> None:
+    """On a phone the chat is pinned at the bottom of the screen (table talk is part of
+    the game); with eight cards in hand the turn's prompt (play, bid, Pass) still fits
+    above it when the page opens at my turn, so Pass is never under the chat."""
+    context = chromium.new_context(viewport=PHONE, device_scale_factor=1, is_mobile=True)
+    identity = json.dumps({"token": "tok", "user": USER})
+    context.add_init_script(f"localStorage.setItem('tortuga.identity', {json.dumps(identity)});")
+    page = context.new_page()
+    page.route(f"**/api/rooms/{CODE}", lambda route: route.fulfill(json=_pe_summary()))
+    try:
+        view = _long_hand_turn()
+        script = Script([_pe_frame("snapshot", 5, view)])
+        page.route_web_socket("**/ws", script.handler)
+        page.goto(f"{web_only_url}/r/{CODE}")
+        page.locator(".pe-prompt button[data-move]").first.wait_for()
+        # As the page opens at my turn: Pass is on the screen, above the pinned chat (not
+        # under it, not below the fold), and each choice is one row scrolled sideways.
+        chat = page.locator(".room-bottom .chat-panel").bounding_box()
+        passing = page.locator(".pe-prompt button[data-move*='pass']").bounding_box()
+        assert chat is not None and passing is not None
+        assert passing["y"] + passing["height"] <= chat["y"], (passing, chat)
+        rows = page.locator(".pe-prompt .pe-row")
+        assert rows.count() >= 2
+        for i in range(rows.count()):
+            heights = rows.nth(i).evaluate("r => [...r.children].map(c => c.offsetTop)")
+            assert len(set(heights)) == 1, heights  # one line of cards
+        page.screenshot(path=str(screenshot_dir / "pearates-full-hand-phone.png"))
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    finally:
+        context.close()
