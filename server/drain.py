@@ -14,6 +14,11 @@ Draining, a node
    closes, not the server: every frame it sent before is read and handled here first, so
    no move is lost in flight.
 
+An admin's drain can be lifted (``POST /admin/api/nodes/{instance}/undrain``): its field
+of ``nodes:draining`` goes, the node sees that within a heartbeat and serves again (ready,
+new sockets welcome; the sockets it sent away stay where they went). A drain on SIGTERM
+cannot be lifted: the node is stopping.
+
 On SIGTERM the node then waits until its sockets are gone (at most ``drain_seconds``)
 before it lets uvicorn shut down: sockets still open get uvicorn's 1012, messages being
 handled finish, the bot runs under way finish and those asked for later are handed to any
@@ -79,7 +84,7 @@ class Drain:
         log.warning("draining", extra={"conn": self.instance, "kind": by})
         self.tell_all()
         if by != ADMIN:  # an admin's request is in Redis already, with who and why
-            info = {"by": by, "reason": reason, "at": int(time.time() * 1000)}
+            info = {"by": by, "kind": by, "reason": reason, "at": int(time.time() * 1000)}
             try:
                 await self.store.mark_draining(self.instance, json.dumps(info))
             except Exception:
@@ -123,14 +128,24 @@ class Drain:
         self._spawn(self._watch())
 
     async def _watch(self) -> None:
-        while self.reason is None:
+        """Serving: start an admin's drain when its field appears. Draining for an admin:
+        serve again when the field is gone (lifted). Stopping (SIGTERM): nothing more."""
+        while self.reason != SHUTDOWN:
             try:
-                if await self.store.draining_of(self.instance) is not None:
+                asked = await self.store.draining_of(self.instance) is not None
+                if self.reason is None and asked:
                     await self.start(ADMIN)
-                    return
+                elif self.reason == ADMIN and not asked:
+                    self.lift()
             except Exception:
                 log.exception("could not look for a drain request")
             await asyncio.sleep(self.watch_every)
+
+    def lift(self) -> None:
+        """An admin's drain is over: ready again, new sockets welcome."""
+        self.reason = None
+        self._told.clear()
+        log.warning("drain lifted", extra={"conn": self.instance})
 
     async def close(self) -> None:
         """Stop watching (the node is stopping); restore the SIGTERM handler found."""

@@ -1218,6 +1218,11 @@ class Store:
         """``instance`` drains (or is asked to): ``info`` is its JSON ``{by, reason, at}``."""
         await self.redis.hset(self.keys.draining, instance, info)
 
+    async def lift_draining(self, instance: str) -> None:
+        """An admin's drain of ``instance`` is lifted: the node sees its field gone within a
+        heartbeat and serves again (server/drain.py)."""
+        await self.redis.hdel(self.keys.draining, instance)
+
     async def draining_of(self, instance: str) -> str | None:
         """Why ``instance`` drains (its JSON), or None if nobody asked it to."""
         return _s(await self.redis.hget(self.keys.draining, instance))

@@ -14,7 +14,9 @@
 - ``GET /moderation``: the site's bans and mutes.
 - ``POST /nodes/{instance}/drain`` ``{reason}``: the node tells its sockets to reconnect
   elsewhere and takes no new ones (server/drain.py: it watches its field of
-  ``nodes:draining``, so the request may reach any node).
+  ``nodes:draining``, so the request may reach any node). ``/undrain`` ``{reason}`` lifts an
+  admin's drain: the node serves again within a heartbeat (a drain on SIGTERM cannot be
+  lifted: that node is stopping).
 
 Every action is written to the audit first (who, what, which room, why; the user, the seat,
 a hidden message's text in ``details``); a refusal writes nothing and changes nothing.
@@ -43,6 +45,7 @@ MAX_MUTE_MINUTES = 30 * 24 * 60
 USER_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 NOT_BANNED, NOT_MUTED = "not-banned", "not-muted"
 NO_SUCH_MESSAGE, NO_SUCH_NODE, DRAINING = "no-such-message", "no-such-node", "draining"
+NOT_DRAINING, STOPPING = "not-draining", "stopping"
 BY_ADMIN = "admin"  # who did it, as players are told (never the admin's name)
 
 # The HTTP status of a refusal by its code (else 400).
@@ -57,6 +60,8 @@ STATUS = {
     NOT_BANNED: 409,
     NOT_MUTED: 409,
     DRAINING: 409,
+    NOT_DRAINING: 409,
+    STOPPING: 409,
 }
 
 T = TypeVar("T")
@@ -372,19 +377,43 @@ async def drain(request: Request, session: Session) -> Response:
     reason = _reason(form.reason)
     instance = request.path_params["instance"]
     store = _services(request).rooms.store
-    alive = {
-        name for name, expires, _, _ in await store.live_nodes() if expires and expires > now_ms()
-    }
-    if instance not in alive:
-        raise RoomError(NO_SUCH_NODE, "no live node has that instance name")
+    await _live_node(store, instance)
     if await store.draining_of(instance) is not None:
         raise RoomError(DRAINING, "the node drains already")
     await audit.write(
         _db(request), session.admin, "drain", reason=reason, details={"instance": instance}
     )
-    info = {"by": session.admin, "reason": reason, "at": now_ms()}
+    info = {"by": session.admin, "kind": "admin", "reason": reason, "at": now_ms()}
     await store.mark_draining(instance, json.dumps(info))
     return JSONResponse({"instance": instance, "draining": info})
+
+
+async def undrain(request: Request, session: Session) -> Response:
+    """Lift an admin's drain: the node sees its field of ``nodes:draining`` gone within a
+    heartbeat and serves again. A node draining on SIGTERM is stopping: refused."""
+    form = await _form(request, Because)
+    reason = _reason(form.reason)
+    instance = request.path_params["instance"]
+    store = _services(request).rooms.store
+    await _live_node(store, instance)
+    raw = await store.draining_of(instance)
+    if raw is None:
+        raise RoomError(NOT_DRAINING, "the node is not draining")
+    if json.loads(raw).get("kind") != "admin":
+        raise RoomError(STOPPING, "the node is stopping (SIGTERM): its drain cannot be lifted")
+    await audit.write(
+        _db(request), session.admin, "undrain", reason=reason, details={"instance": instance}
+    )
+    await store.lift_draining(instance)
+    return JSONResponse({"instance": instance, "draining": None})
+
+
+async def _live_node(store: Any, instance: str) -> None:
+    alive = {
+        name for name, expires, _, _ in await store.live_nodes() if expires and expires > now_ms()
+    }
+    if instance not in alive:
+        raise RoomError(NO_SUCH_NODE, "no live node has that instance name")
 
 
 routes = [
@@ -398,4 +427,5 @@ routes = [
     Route("/users/{user}/unmute", guarded(unmute), methods=["POST"]),
     Route("/moderation", guarded(sanctions)),
     Route("/nodes/{instance}/drain", guarded(drain), methods=["POST"]),
+    Route("/nodes/{instance}/undrain", guarded(undrain), methods=["POST"]),
 ]

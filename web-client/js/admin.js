@@ -42,6 +42,7 @@ const AUDIT_ACTIONS = [
   "unmute",
   "hide-chat",
   "drain",
+  "undrain",
   "clear-announcement",
 ];
 
@@ -781,7 +782,8 @@ export class AdminPage {
     const said = h("p", { role: "status" });
     const reason = h("input", { name: "drain-reason", maxlength: 500, autocomplete: "off", dataset: { key: "drain-reason" } });
     const drainSaid = h("p", { class: "admin-said", role: "status" });
-    const drain = async (instance) => {
+    // Drain a node, or lift an admin's drain (`lift`): either way with a reason (audited).
+    const drain = async (instance, lift = false) => {
       const why = reason.value.trim();
       if (!why) {
         drainSaid.textContent = t("error.reason-required");
@@ -789,8 +791,8 @@ export class AdminPage {
         return;
       }
       try {
-        await call("POST", `/nodes/${encodeURIComponent(instance)}/drain`, { reason: why });
-        drainSaid.textContent = t("admin.node.drain_asked", { node: instance });
+        await call("POST", `/nodes/${encodeURIComponent(instance)}/${lift ? "undrain" : "drain"}`, { reason: why });
+        drainSaid.textContent = t(lift ? "admin.node.undrain_asked" : "admin.node.drain_asked", { node: instance });
         reason.value = "";
         load();
       } catch (err) {
@@ -831,7 +833,10 @@ export class AdminPage {
               n.started_at ? formatDate(new Date(n.started_at), SHORT) : "",
               n.uptime_seconds == null ? "" : uptime(n.uptime_seconds),
               n.draining
-                ? h("span", { class: "node-draining" }, t("admin.node.draining_by", { by: n.draining.by, reason: n.draining.reason || "" }))
+                ? h("span", { class: "node-draining" }, t("admin.node.draining_by", { by: n.draining.by, reason: n.draining.reason || "" }),
+                  n.alive && n.draining.kind === "admin"
+                    ? [" ", h("button", { type: "button", class: "small", dataset: { act: "undrain" }, onclick: () => drain(n.instance, true) }, t("admin.node.undrain"))]
+                    : null)
                 : n.alive
                   ? h("button", { type: "button", class: "small danger", dataset: { act: "drain" }, onclick: () => drain(n.instance) }, t("admin.node.drain"))
                   : "",

@@ -138,3 +138,65 @@ async def test_an_admin_drains_a_node_from_another_node(
     assert listed["draining"]["reason"] == "kernel update" and listed["alive"]
     [entry] = await audit.search(admin_db, admin=admin_name, action="drain")
     assert entry["details"] == {"instance": instance} and entry["reason"] == "kernel update"
+
+
+async def test_an_admin_lifts_a_drain_and_the_node_serves_again(
+    start: Any, admin_url: str, admin_name: str, admin_db: Any
+) -> None:
+    """A drain asked by an admin can be lifted (``/undrain``, with a reason, audited): the
+    node sees its field of ``nodes:draining`` gone within a heartbeat, answers ``/readyz``
+    with 200 again and welcomes a new socket (signs it in). Refused: a node not draining
+    (409 ``not-draining``), one draining because it is stopping (SIGTERM: 409 ``stopping``,
+    nothing changed), no reason, not an admin."""
+    from server.admin import audit
+
+    a = await start("a", database_url=admin_url, **FAST)
+    b = await start("b", database_url=admin_url, **FAST)
+    token = await admin_token(a, admin_name)
+    nodes = await _until(a, token, lambda n: n.get("b", {}).get("alive"))
+    instance = nodes["b"]["instance"]
+    lift = f"/admin/api/nodes/{instance}/undrain"
+    async with httpx.AsyncClient(base_url=a.url) as http:
+        r = await http.post(lift, json={"reason": "false alarm"}, headers=bearer(token))
+        assert r.status_code == 409 and r.json()["error"]["code"] == "not-draining"
+        r = await http.post(
+            f"/admin/api/nodes/{instance}/drain", json={"reason": "disk"}, headers=bearer(token)
+        )
+        assert r.status_code == 200 and r.json()["draining"]["kind"] == "admin"
+    async with httpx.AsyncClient(base_url=b.url) as http:
+        for _ in range(200):
+            if (await http.get("/readyz")).status_code == 503:
+                break
+            await asyncio.sleep(0.05)
+        assert (await http.get("/readyz")).status_code == 503
+    async with httpx.AsyncClient(base_url=a.url) as http:
+        r = await http.post(lift, json={"reason": "false alarm"})
+        assert r.status_code == 401 and r.json()["error"]["code"] == "not-admin"
+        r = await http.post(lift, json={"reason": " "}, headers=bearer(token))
+        assert r.status_code == 400 and r.json()["error"]["code"] == "reason-required"
+        assert (await _nodes(a, token))["b"]["draining"] is not None  # nothing changed
+        r = await http.post(lift, json={"reason": "false alarm"}, headers=bearer(token))
+        assert r.status_code == 200 and r.json()["draining"] is None
+    assert (await _nodes(a, token))["b"]["draining"] is None
+    async with httpx.AsyncClient(base_url=b.url) as http:
+        for _ in range(200):
+            if (await http.get("/readyz")).status_code == 200:
+                break
+            await asyncio.sleep(0.05)
+        assert (await http.get("/readyz")).status_code == 200
+    # A new socket on b is welcomed and signed in (no ``reconnect`` hint).
+    table = await seat_players([b], 2)
+    assert not [f for c in table.clients for f in c.frames if f["type"] == "reconnect"]
+    [entry] = await audit.search(admin_db, admin=admin_name, action="undrain")
+    assert entry["details"] == {"instance": instance} and entry["reason"] == "false alarm"
+
+    # A node draining because it stops (SIGTERM marks it ``shutdown``) cannot be lifted.
+    store = b.server.config.app.state.services.rooms.store  # type: ignore[attr-defined]
+    stopping = {"by": "shutdown", "kind": "shutdown", "reason": "", "at": 1}
+    await store.mark_draining(instance, json.dumps(stopping))
+    async with httpx.AsyncClient(base_url=a.url) as http:
+        r = await http.post(lift, json={"reason": "keep it"}, headers=bearer(token))
+        assert r.status_code == 409 and r.json()["error"]["code"] == "stopping"
+    assert json.loads(await store.draining_of(instance)) == stopping
+    assert len(await audit.search(admin_db, admin=admin_name, action="undrain")) == 1
+    await store.lift_draining(instance)

@@ -1,0 +1,78 @@
+"""The console's nodes tab: an admin drains the site's node (with a reason), sees it listed
+as draining, then lifts the drain ("Serve again"); the node welcomes players again. Both
+steps are in the audit. (A site of its own: this module drains it.)"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from players import Person
+from test_admin_console_page import PASSWORD, _create_admin
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def site_changes() -> dict[str, Any]:
+    return {"heartbeat_seconds": 0.2}  # the node looks for a drain request this often
+
+
+def test_an_admin_drains_the_node_and_lifts_the_drain(
+    site: str, chromium: Any, database_url: str, screenshot_dir: Path
+) -> None:
+    name = f"op-{secrets.token_hex(3)}"
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, _create_admin(database_url, name)).result()
+    admin = Person(chromium, site, name, viewport={"width": 1280, "height": 800})
+    alice = Person(chromium, site, "Alice")
+    try:
+        page = admin.page
+        admin.open("/admin")
+        page.get_by_label("Admin name").fill(name)
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Sign in").click()
+        page.get_by_role("button", name="Nodes").click()
+        row = page.locator("table.admin-nodes tbody tr.node-alive").first
+        row.wait_for()
+        drain = row.locator("button[data-act='drain']")
+        drain.click()  # no reason yet: refused in the page, nothing sent
+        page.get_by_text("Say why, in a few words (at most 500 characters).").wait_for()
+        page.get_by_label("Reason (kept in the audit log)").fill("kernel update")
+        drain.click()
+        row.get_by_text(f"draining ({name}: kernel update)").wait_for()
+        with httpx.Client(base_url=site) as http:
+            for _ in range(100):
+                if http.get("/readyz").status_code == 503:
+                    break
+                page.wait_for_timeout(50)
+            assert http.get("/readyz").status_code == 503
+        page.screenshot(path=str(screenshot_dir / "admin-node-draining.png"))
+
+        page.get_by_label("Reason (kept in the audit log)").fill("false alarm")
+        row.get_by_role("button", name="Serve again").click()
+        page.get_by_text("serves again within a few seconds").wait_for()
+        page.wait_for_function("() => !document.querySelector('table.admin-nodes .node-draining')")
+        with httpx.Client(base_url=site) as http:
+            for _ in range(100):
+                if http.get("/readyz").status_code == 200:
+                    break
+                page.wait_for_timeout(50)
+            assert http.get("/readyz").status_code == 200
+        # A player is welcomed again: signed in over the socket, a room made.
+        alice.open("/")
+        alice.choose_name()
+        alice.create_room(rounds=1, seats=2)
+
+        page.get_by_role("button", name="Audit log").click()
+        page.get_by_text("false alarm").wait_for()
+        page.get_by_text("kernel update").wait_for()
+        page.screenshot(path=str(screenshot_dir / "admin-node-undrained-audit.png"))
+    finally:
+        admin.close()
+        alice.close()
