@@ -627,6 +627,23 @@ class Store:
         room = {k.decode(): v for k, v in raw.items()} if raw else None
         return room, {k.decode(): v.decode() for k, v in seen.items()}
 
+    async def load_rooms_and_presence(
+        self, room_ids: list[str]
+    ) -> list[tuple[dict[str, bytes] | None, dict[str, str]]]:
+        """``load_room_and_presence`` for many rooms, in one round trip (the console's list)."""
+        if not room_ids:
+            return []
+        pipe = self.redis.pipeline(transaction=False)
+        for room_id in room_ids:
+            pipe.hgetall(self.keys.room(room_id))
+            pipe.hgetall(self.keys.presence(room_id))
+        replies = await pipe.execute()
+        out: list[tuple[dict[str, bytes] | None, dict[str, str]]] = []
+        for raw, seen in zip(replies[::2], replies[1::2], strict=True):
+            room = {k.decode(): v for k, v in raw.items()} if raw else None
+            out.append((room, {k.decode(): v.decode() for k, v in seen.items()}))
+        return out
+
     async def load_room_and_seal(
         self, room_id: str
     ) -> tuple[dict[str, bytes] | None, dict[str, str]]:
