@@ -116,7 +116,10 @@ def create_app(settings: Settings) -> Starlette:
             standing=store.user_standing,  # the generation and a site ban in one look
         )
         gate = Floodgate(
-            settings.rate_per_second, settings.rate_burst, settings.flood_cooldown_seconds
+            settings.rate_per_second,
+            settings.rate_burst,
+            settings.flood_cooldown_seconds,
+            site=store,
         )
         app.state.services = Services(settings, tokens, rooms, sealing, hub, identity, gate)
         app.state.identity = identity  # the history routes' reader

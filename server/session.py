@@ -28,6 +28,7 @@ from server.reveal import Sealing
 from server.room import LOBBY, Room, RoomError, now_ms
 from server.rooms import RoomService
 from server.settings import Settings
+from server.store import Store
 from server.text import BadText, clean_text
 
 # A player's move frames, by the name their step latency is measured under (server/metrics.py).
@@ -68,16 +69,19 @@ class Floodgate:
 
     All the sockets of one user on this node draw on one ``TokenBucket`` (``rate`` a
     second, ``burst`` saved up): opening more sockets buys no more messages. A user whose
-    socket was closed for flooding (``CLOSE_FLOOD``) may open none on this node for
-    ``cooldown`` seconds: a flooder that reconnects at once is turned away after its
-    ``auth``, before it costs anything more."""
+    socket was closed for flooding (``CLOSE_FLOOD``) may open none for ``cooldown``
+    seconds, on this node or any other (``site``: an expiring key in Redis, written when
+    the user is shut out here and read when a socket signs in): a flooder that reconnects
+    at once, anywhere, is turned away after its ``auth``, before it costs anything more."""
 
-    def __init__(self, rate: float, burst: int, cooldown: float) -> None:
+    def __init__(self, rate: float, burst: int, cooldown: float, site: Store | None = None) -> None:
         self.rate = rate
         self.burst = burst
         self.cooldown = cooldown
+        self.site = site  # None: this node only
         self._buckets: dict[str, tuple[TokenBucket, int]] = {}  # user -> (bucket, sockets)
         self._shut: dict[str, float] = {}  # user -> until (monotonic)
+        self._writes: set[asyncio.Task[None]] = set()
 
     def bucket(self, user: str) -> TokenBucket:
         """The user's bucket, for one more of its sockets (``release`` when it closes)."""
@@ -97,6 +101,24 @@ class Floodgate:
         if len(self._shut) > 1000:  # forget the ones whose time is over
             self._shut = {u: t for u, t in self._shut.items() if t > now}
         self._shut[user] = now + self.cooldown
+        if self.site is not None:  # the other nodes learn it from Redis
+            task = asyncio.get_running_loop().create_task(self._tell_site(user))
+            self._writes.add(task)
+            task.add_done_callback(self._writes.discard)
+
+    async def _tell_site(self, user: str) -> None:
+        assert self.site is not None
+        try:
+            await self.site.shut_flooder(user, self.cooldown)
+        except Exception:  # this node still shuts them out; the others may not
+            log.warning("could not tell the site a flooder is shut out", exc_info=True)
+
+    async def shut_anywhere(self, user: str) -> float:
+        """Seconds the user is still shut out for, here or by another node (0: not)."""
+        here = self.shut_for(user)
+        if here or self.site is None:
+            return here
+        return await self.site.flooder_left(user)
 
     def shut_for(self, user: str) -> float:
         """Seconds the user is still shut out for (0: not)."""
@@ -143,14 +165,14 @@ async def authenticate(socket: WebSocket, services: Services) -> Claims:
     except msgspec.DecodeError:
         raise BadToken("the first frame is auth {token}") from None
     claims = services.tokens.claims(auth.token)
-    shut = services.gate.shut_for(claims.user.id)
-    if shut:  # before anything that costs a round trip
+    shut = await services.gate.shut_anywhere(claims.user.id)
+    if shut:  # before anything that costs more
         raise ShutOut(shut)
     return await services.identity.current(claims)
 
 
 class ShutOut(Exception):
-    """The user was closed for flooding on this node a moment ago (``Floodgate``)."""
+    """The user was closed for flooding a moment ago, here or elsewhere (``Floodgate``)."""
 
     def __init__(self, seconds: float) -> None:
         super().__init__(f"closed for flooding: no new socket for {math.ceil(seconds)} s")

@@ -147,6 +147,11 @@ class Keys:
         every route and socket refuses them (server/moderation.py)."""
         return f"{self.prefix}moderation:bans"
 
+    def flooder(self, user_id: str) -> str:
+        """String, expiring: the user was closed for flooding on some node; every node turns
+        their new sockets away until it expires (``session.Floodgate``)."""
+        return f"{self.prefix}flood:{user_id}"
+
     @property
     def site_mutes(self) -> str:
         """Hash: users muted on the whole site (user id -> JSON ``{by, reason, at, until,
@@ -921,6 +926,15 @@ class Store:
         pipe.hget(self.keys.site_bans, user_id)
         gen, ban = await pipe.execute()
         return (int(gen) if gen is not None else 0), _s(ban)
+
+    async def shut_flooder(self, user_id: str, seconds: float) -> None:
+        """Every node turns the user's new sockets away for ``seconds`` (flooding)."""
+        await self.redis.set(self.keys.flooder(user_id), "1", px=max(1, int(seconds * 1000)))
+
+    async def flooder_left(self, user_id: str) -> float:
+        """Seconds the user is still shut out for flooding on the site (0: not)."""
+        ms = await self.redis.pttl(self.keys.flooder(user_id))
+        return max(0, int(ms)) / 1000
 
     async def site_list(self, key: str) -> dict[str, str]:
         """A site-wide moderation hash (``Keys.site_bans`` or ``site_mutes``): user -> JSON."""

@@ -143,6 +143,46 @@ async def test_a_flooder_is_shut_out_for_a_while(start: Any) -> None:
     assert (await back.of("pong"))["t"] == 2
 
 
+async def test_a_flooder_is_shut_out_of_every_node(start: Any) -> None:
+    """Limits are per user, not per socket or node: a user closed for flooding (4008) on
+    node a is turned away on node b too (``rate-limited``, 4008 after its auth) until the
+    cooldown is over; b never saw a frame of theirs."""
+    knobs = {
+        "rate_per_second": 1.0,
+        "rate_burst": 5,
+        "flood_strikes": 5,
+        "flood_cooldown_seconds": 2.0,
+    }
+    a = await start("a", **knobs)
+    b = await start("b", **knobs)
+    flood = await Client.connect(a, "Flood")
+    for i in range(20):
+        with contextlib.suppress(Exception):
+            await flood.send("ping", t=i)
+    await flood._reader
+    assert flood.closed is not None and flood.closed[0] == 4008
+    refused = None
+    for _ in range(50):  # a tells the site in a moment (a write of its own, not awaited)
+        elsewhere = await open_socket(b.ws_url, flood.token)
+        first = json.loads(await elsewhere.recv())
+        if first["type"] == "error":
+            refused = first
+            break
+        await elsewhere.close()
+        await asyncio.sleep(0.02)
+    assert refused is not None and refused["code"] == "rate-limited", refused
+    with pytest.raises(websockets.ConnectionClosed) as closed:
+        await elsewhere.recv()
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4008
+    bystander = await Client.connect(b, "Bystander")
+    await bystander.send("ping", t=1)
+    assert (await bystander.of("pong"))["t"] == 1
+    await asyncio.sleep(2.1)  # the cooldown is over, on both nodes
+    back = await Client.connect(b, token=flood.token, user=flood.user)
+    await back.send("ping", t=2)
+    assert (await back.of("pong"))["t"] == 2
+
+
 async def test_a_frame_too_big_to_read_shuts_its_user_out(start: Any) -> None:
     """A frame past what uvicorn reads (``ws_max_size``, 64 KB) is cut with 1009 before the
     app sees it; no client of ours sends one, so its user is shut out as a flooder is."""
