@@ -176,6 +176,7 @@ class ShutOut(Exception):
 
     def __init__(self, seconds: float) -> None:
         super().__init__(f"closed for flooding: no new socket for {math.ceil(seconds)} s")
+        self.seconds = seconds
 
 
 async def serve(socket: WebSocket, services: Services) -> None:
@@ -196,7 +197,12 @@ async def serve(socket: WebSocket, services: Services) -> None:
         return
     except ShutOut as exc:
         services.rooms.store.metrics.error_sent(p.RATE_LIMITED)
-        await socket.send_text(p.encode(p.error(p.RATE_LIMITED, str(exc))))
+        # When to try again: a client waits that long instead of knocking every second.
+        refusal = {
+            **p.error(p.RATE_LIMITED, str(exc)),
+            "retry_after_ms": math.ceil(exc.seconds * 1000),
+        }
+        await socket.send_text(p.encode(refusal))
         await socket.close(p.CLOSE_FLOOD, "flooding")
         return
     except WebSocketDisconnect:

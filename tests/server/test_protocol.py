@@ -171,6 +171,7 @@ async def test_a_flooder_is_shut_out_of_every_node(start: Any) -> None:
         await elsewhere.close()
         await asyncio.sleep(0.02)
     assert refused is not None and refused["code"] == "rate-limited", refused
+    assert 0 < refused["retry_after_ms"] <= 2000  # what is left of the cooldown
     with pytest.raises(websockets.ConnectionClosed) as closed:
         await elsewhere.recv()
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 4008

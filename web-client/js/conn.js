@@ -8,12 +8,16 @@
 // at the same instant); the page's `onopen` resumes its room. A node closing with 1012
 // (restarting) is followed the same way. A `reconnect` before `hello` (a draining node
 // turned the socket away at the door) counts as a failed attempt: the usual backoff.
+// A socket closed for flooding (4008) is tried again with the usual backoff, unless the
+// server said when (`rate-limited {retry_after_ms}`: this user is shut out that long, on
+// every node): then the tab waits exactly that, its badge saying so ("slowed").
 
 import { identity } from "./store.js";
 
 const CLOSE_BAD_TOKEN = 4001;
 const CLOSE_BANNED = 4010; // the site's operators banned this user: no reconnecting
 const CLOSE_SERVICE_RESTART = 1012;
+const CLOSE_FLOOD = 4008; // too many messages: the user is shut out for a while
 const RESTART_SPREAD_MS = 1000;
 
 export class Connection {
@@ -63,6 +67,7 @@ export class Connection {
     this.ws = ws;
     let welcomed = false;
     let hint = null;
+    let retryAfter = null; // ms, from a rate-limited refusal that says when
     ws.onopen = () => {
       ws.send(JSON.stringify({ type: "auth", token: this.token }));
       this.setState("open");
@@ -84,6 +89,9 @@ export class Connection {
         hint = welcomed ? Math.max(0, Number(msg.within_ms) || 0) : null;
         ws.close(1000, "reconnect");
         return;
+      }
+      if (msg.type === "error" && msg.code === "rate-limited" && Number(msg.retry_after_ms) > 0) {
+        retryAfter = Number(msg.retry_after_ms);
       }
       if (msg.type === "hello") {
         welcomed = true;
@@ -115,6 +123,13 @@ export class Connection {
         this.closed = true;
         this.setState("offline");
         this.onbadtoken();
+        return;
+      }
+      if (ev.code === CLOSE_FLOOD && retryAfter !== null) {
+        // Shut out for a while: knocking sooner would only be refused again.
+        this.attempt = 0;
+        this.setState("slowed");
+        this.timer = setTimeout(() => this.connect(), retryAfter + Math.random() * 500);
         return;
       }
       if (hint === null && welcomed && ev.code === CLOSE_SERVICE_RESTART) hint = RESTART_SPREAD_MS;

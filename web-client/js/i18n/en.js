@@ -21,6 +21,7 @@ export default {
   "conn.open": "connected",
   "conn.reconnecting": "reconnecting…",
   "conn.offline": "offline — retrying",
+  "conn.slowed": "too many messages — back in a moment",
 
   "name.aria": "your name",
   "name.title": "Your name",

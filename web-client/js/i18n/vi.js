@@ -21,6 +21,7 @@ export default {
   "conn.open": "đã kết nối",
   "conn.reconnecting": "đang kết nối lại…",
   "conn.offline": "mất kết nối — đang thử lại",
+  "conn.slowed": "gửi quá nhiều tin — sẽ kết nối lại sau giây lát",
 
   "name.aria": "tên của bạn",
   "name.title": "Tên của bạn",
