@@ -90,6 +90,9 @@ def test_an_admin_hides_a_line_mutes_kicks_and_announces_from_the_console(
         removed.wait_for()
         assert "removed you from this room" in removed.inner_text()
         assert "abusive in chat" in removed.inner_text()
+        # Its socket is closed for good: the badge does not say "retrying" (nor "connected").
+        bob.page.locator("#conn[data-state='closed']").wait_for()
+        assert bob.page.inner_text("#conn") == "disconnected"
         alice.page.locator("p.note", has_text="gave seat 2 to a bot").wait_for()
         page.wait_for_function(
             "() => document.querySelector('table.admin-seats tr[data-seat=\"1\"]')"
@@ -158,6 +161,7 @@ def test_an_admin_hides_a_line_mutes_kicks_and_announces_from_the_console(
         bob.open("/")
         bob.page.locator(".banned-note").wait_for()
         assert "banned you from this site" in bob.page.locator(".banned-note").inner_text()
+        bob.page.locator("#conn[data-state='closed']").wait_for()
         bob.page.screenshot(path=str(screenshot_dir / "admin-banned-lobby-390x844.png"))
         page.get_by_role("button", name="Rooms").click()
         page.get_by_role("button", name=code).click()

@@ -110,7 +110,7 @@ def test_friends_and_bots_play_skull_king(site: str, chromium: Any, screenshot_d
             ):
                 cut["state"] = "down"
                 alice.page.evaluate("() => { tortuga.conn.closed = true; tortuga.conn.drop(); }")
-                alice.page.wait_for_selector("#conn[data-state='offline']")
+                alice.page.wait_for_selector("#conn[data-state='closed']")
                 return
             if person is bob and did == "play" and cut["state"] == "down":
                 cut["state"] = "up"

@@ -110,18 +110,18 @@ export class Connection {
       if (this.ws !== ws) return;
       this.ws = null;
       if (this.closed) {
-        this.setState("offline");
+        this.setState("closed");
         return;
       }
       if (ev.code === CLOSE_BANNED) {
         this.closed = true;
-        this.setState("offline");
+        this.setState("closed"); // no retrying: the badge must not say so
         this.onbanned();
         return;
       }
       if (ev.code === CLOSE_BAD_TOKEN) {
         this.closed = true;
-        this.setState("offline");
+        this.setState("closed");
         this.onbadtoken();
         return;
       }
@@ -174,8 +174,10 @@ export class Connection {
     if (this.ws) this.ws.close();
   }
 
+  /** Close for good (no reconnecting): kicked, leaving the page. */
   close() {
     this.closed = true;
+    this.setState("closed");
     clearTimeout(this.timer);
     clearInterval(this.pinger);
     window.removeEventListener("online", this._online);

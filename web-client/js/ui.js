@@ -33,7 +33,7 @@ export function setWho() {
 export function setConnState(state) {
   const el = document.getElementById("conn");
   if (!el) return;
-  const known = ["connecting", "open", "reconnecting", "offline", "slowed"];
+  const known = ["connecting", "open", "reconnecting", "offline", "slowed", "closed"];
   const text = known.includes(state) ? t(`conn.${state}`) : state;
   el.hidden = false;
   el.dataset.state = state;

@@ -22,6 +22,7 @@ export default {
   "conn.reconnecting": "reconnecting…",
   "conn.offline": "offline — retrying",
   "conn.slowed": "too many messages — back in a moment",
+  "conn.closed": "disconnected",
 
   "name.aria": "your name",
   "name.title": "Your name",

@@ -22,6 +22,7 @@ export default {
   "conn.reconnecting": "đang kết nối lại…",
   "conn.offline": "mất kết nối — đang thử lại",
   "conn.slowed": "gửi quá nhiều tin — sẽ kết nối lại sau giây lát",
+  "conn.closed": "đã ngắt kết nối",
 
   "name.aria": "tên của bạn",
   "name.title": "Tên của bạn",
