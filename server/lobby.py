@@ -15,6 +15,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from engines.registry import GAMES
+from server import moderation
 from server import protocol as p
 from server.auth import BadName, BadToken, Claims, User
 from server.entry import Published, pack
@@ -97,6 +98,7 @@ _STATUS = {
     p.TOO_MANY_ROOMS: 429,
     p.TOO_MANY_BOT_GAMES: 429,
     p.TOO_MANY_GUESTS: 429,
+    p.BANNED: 403,
 }
 
 
@@ -128,11 +130,16 @@ async def guest(request: Request) -> Response:
         token, user = services.tokens.guest(body.name)
     except BadName as exc:
         raise RoomError("bad-name", str(exc)) from None
+    # The client's address (uvicorn takes it from X-Forwarded-For when the proxy is one of
+    # settings.forwarded_allow_ips), kept only as a keyed hash (server/moderation.py).
+    address = request.client.host if request.client is not None else "unknown"
+    mark = moderation.address_mark(services.settings.secret, address)
+    store = services.rooms.store
+    if await store.address_banned(mark):
+        raise RoomError(p.BANNED, "the site's operators refuse new guests from this address")
     if services.rooms.quotas is not None:
-        # The client's address (uvicorn takes it from X-Forwarded-For when the proxy is
-        # one of settings.forwarded_allow_ips).
-        address = request.client.host if request.client is not None else "unknown"
         await services.rooms.quotas.take_guest(address)
+    await store.note_guest_address(user.id, mark, moderation.ADDRESS_DAYS * 86400)
     return JSONResponse({"token": token, "user": user.to_json()})
 
 

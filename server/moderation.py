@@ -5,6 +5,11 @@ obeys it, since it lives in Redis):
   socket too (``banned``, closed 4010; sockets open at the time are closed on every node,
   through the users channel) -- ``server/auth.py``'s ``Identity`` looks with the token's
   generation, in the same round trip;
+  A site ban may also cover the banned guest's **address** (``Keys.banned_addresses``): no
+  new guest identity is made from it (403 ``banned``), so a banned guest cannot simply
+  become another. Addresses are never stored as such: a guest's is kept as a keyed hash
+  (``address_mark``, HMAC with the site's secret) for ``ADDRESS_DAYS`` after the guest was
+  made, and only its mark goes on the list;
 - a **room ban** (the room hash's field ``ban:<user>``): the user may not join, resume or sit
   in that room (``banned-from-room``);
 - a **mute**, site-wide (``Keys.site_mutes``) or in one room (``mute:<user>``), for good or
@@ -19,6 +24,8 @@ null for good). No game is known here.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 from typing import Any
 
@@ -26,12 +33,28 @@ from server import protocol as p
 from server.room import Room, RoomError, now_ms
 from server.store import Store
 
+ADDRESS_DAYS = 30  # how long a guest's address mark is kept after the guest was made
 
-def entry(by: str, reason: str, *, until: int | None = None, name: str | None = None) -> str:
-    """A moderation entry as stored."""
+
+def address_mark(secret: bytes, address: str) -> str:
+    """A client address as the site keeps it: a keyed hash, not the address."""
+    return hmac.new(secret, b"address:" + address.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def entry(
+    by: str,
+    reason: str,
+    *,
+    until: int | None = None,
+    name: str | None = None,
+    address: bool = False,
+) -> str:
+    """A moderation entry as stored (``address``: a site ban that covers the address)."""
     data: dict[str, Any] = {"by": by, "reason": reason, "at": now_ms(), "until": until}
     if name:
         data["name"] = name
+    if address:
+        data["address"] = True
     return json.dumps(data, separators=(",", ":"))
 
 

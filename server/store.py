@@ -147,6 +147,16 @@ class Keys:
         every route and socket refuses them (server/moderation.py)."""
         return f"{self.prefix}moderation:bans"
 
+    def guest_address(self, user_id: str) -> str:
+        """String, expiring: the keyed hash of the address a guest was made from
+        (``moderation.address_mark``), for a site ban that covers the address."""
+        return f"{self.prefix}guest-address:{user_id}"
+
+    @property
+    def banned_addresses(self) -> str:
+        """Hash: address mark -> the banned user it came with (no new guest from it)."""
+        return f"{self.prefix}moderation:banned-addresses"
+
     def flooder(self, user_id: str) -> str:
         """String, expiring: the user was closed for flooding on some node; every node turns
         their new sockets away until it expires (``session.Floodgate``)."""
@@ -926,6 +936,24 @@ class Store:
         pipe.hget(self.keys.site_bans, user_id)
         gen, ban = await pipe.execute()
         return (int(gen) if gen is not None else 0), _s(ban)
+
+    async def note_guest_address(self, user_id: str, mark: str, seconds: int) -> None:
+        await self.redis.set(self.keys.guest_address(user_id), mark, ex=seconds)
+
+    async def guest_address_of(self, user_id: str) -> str | None:
+        return _s(await self.redis.get(self.keys.guest_address(user_id)))
+
+    async def address_banned(self, mark: str) -> bool:
+        return bool(await self.redis.hexists(self.keys.banned_addresses, mark))
+
+    async def ban_address(self, mark: str, user_id: str) -> None:
+        await self.redis.hset(self.keys.banned_addresses, mark, user_id)
+
+    async def unban_addresses_of(self, user_id: str) -> int:
+        """Lift the address bans that came with ``user_id``'s; how many."""
+        raw: Any = await self.redis.hgetall(self.keys.banned_addresses)
+        marks = [k for k, v in raw.items() if _s(v) == user_id]
+        return int(await self.redis.hdel(self.keys.banned_addresses, *marks)) if marks else 0
 
     async def shut_flooder(self, user_id: str, seconds: float) -> None:
         """Every node turns the user's new sockets away for ``seconds`` (flooding)."""

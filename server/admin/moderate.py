@@ -4,9 +4,11 @@
   given to a bot that plays it from now on (a game under way); their sockets in the room
   are told why (``kicked``) and taken out of it. They may come back (as a spectator).
 - ``POST /rooms/{room}/replace`` ``{seat, reason, level?}``: a human's seat to a bot.
-- ``POST /users/{user}/ban`` ``{reason, room?}``: from one room (a kick that also keeps them
-  out: ``banned-from-room``) or from the site (every route and socket refuses them:
-  ``banned``; their open sockets are closed on every node). ``/unban`` lifts it.
+- ``POST /users/{user}/ban`` ``{reason, room?, address?}``: from one room (a kick that also
+  keeps them out: ``banned-from-room``) or from the site (every route and socket refuses
+  them: ``banned``; their open sockets are closed on every node; with ``address``, no new
+  guest is made from the address the guest was made from: 409 ``no-address`` when it is
+  not known). ``/unban`` lifts it (and its address ban).
 - ``POST /users/{user}/mute`` ``{reason, room?, minutes?}``: their chat refused (``muted``)
   in one room or everywhere, for good or for ``minutes``. ``/unmute`` lifts it.
 - ``GET /rooms/{room}/chat``; ``POST /rooms/{room}/chat/hide`` ``{id, reason}``: the message
@@ -46,6 +48,7 @@ USER_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 NOT_BANNED, NOT_MUTED = "not-banned", "not-muted"
 NO_SUCH_MESSAGE, NO_SUCH_NODE, DRAINING = "no-such-message", "no-such-node", "draining"
 NOT_DRAINING, STOPPING = "not-draining", "stopping"
+NO_ADDRESS = "no-address"
 BY_ADMIN = "admin"  # who did it, as players are told (never the admin's name)
 
 # The HTTP status of a refusal by its code (else 400).
@@ -61,6 +64,7 @@ STATUS = {
     NOT_MUTED: 409,
     DRAINING: 409,
     NOT_DRAINING: 409,
+    NO_ADDRESS: 409,
     STOPPING: 409,
 }
 
@@ -83,6 +87,7 @@ class Sanction(msgspec.Struct, forbid_unknown_fields=True):
     room: str | None = None  # None: the whole site
     minutes: int | None = None  # mutes: for how long (None: until unmuted)
     name: str | None = None  # the user's name, for the console's lists
+    address: bool = False  # a site ban: no new guest from the address the user came from
 
 
 class Hide(msgspec.Struct, forbid_unknown_fields=True):
@@ -241,19 +246,34 @@ async def ban(request: Request, session: Session) -> Response:
     form = await _form(request, Sanction)
     reason, user = _reason(form.reason), _user(request.path_params["user"])
     if form.room is not None:
+        if form.address:
+            raise Refused(_error(400, "bad-request", "address: only with a ban from the site"))
         room = await _the_room(request, form.room)
         return JSONResponse(await _remove(request, session, room, user, reason, ban=True))
     store = _services(request).rooms.store
-    details = {"user": user, "name": form.name, "scope": "site"}
+    mark = await store.guest_address_of(user) if form.address else None
+    if form.address and mark is None:
+        raise RoomError(
+            NO_ADDRESS,
+            f"the user's address is not known (a guest made in the last "
+            f"{moderation.ADDRESS_DAYS} days): ban without it",
+        )
+    details: dict[str, Any] = {"user": user, "name": form.name, "scope": "site"}
+    if mark is not None:
+        details["address"] = True  # never the address, nor its mark
     await audit.write(_db(request), session.admin, "ban", reason=reason, details=details)
+    if mark is not None:
+        await store.ban_address(mark, user)
     await store.set_site_entry(
-        store.keys.site_bans, user, moderation.entry(session.admin, reason, name=form.name)
+        store.keys.site_bans,
+        user,
+        moderation.entry(session.admin, reason, name=form.name, address=mark is not None),
     )
     message = f"an operator banned you from this site: {reason}"
     await store.publish_users(
         pack(Published(k="ban", room="", data={"user": user, "message": message}))
     )
-    return JSONResponse({"user": user, "scope": "site", "ban": True})
+    return JSONResponse({"user": user, "scope": "site", "ban": True, "address": mark is not None})
 
 
 async def unban(request: Request, session: Session) -> Response:
@@ -274,6 +294,7 @@ async def unban(request: Request, session: Session) -> Response:
         raise RoomError(NOT_BANNED, "the user is not banned from the site")
     details = {"user": user, "scope": "site"}
     await audit.write(_db(request), session.admin, "unban", reason=reason, details=details)
+    await store.unban_addresses_of(user)  # new guests from there welcome again
     await store.set_site_entry(store.keys.site_bans, user, None)
     return JSONResponse({"user": user, "scope": "site", "ban": False})
 

@@ -155,6 +155,7 @@ def test_an_admin_hides_a_line_mutes_kicks_and_announces_from_the_console(
         # A site ban: Bob's lobby says so (its socket was refused, closed 4010, no retries).
         page.get_by_label("User id").fill(bob_id)
         page.locator('select[name="mod-what"]').select_option("ban")
+        page.get_by_label("also refuse new guests from their address (bans)").check()
         page.get_by_label("Reason (kept in the audit log)").fill("ban evasion")
         page.get_by_role("button", name="Apply (audited)").click()
         page.locator(f'.admin-sanction-list tr[data-user="{bob_id}"]').wait_for()
@@ -163,6 +164,23 @@ def test_an_admin_hides_a_line_mutes_kicks_and_announces_from_the_console(
         assert "banned you from this site" in bob.page.locator(".banned-note").inner_text()
         bob.page.locator("#conn[data-state='closed']").wait_for()
         bob.page.screenshot(path=str(screenshot_dir / "admin-banned-lobby-390x844.png"))
+        banned_row = page.locator(f'.admin-sanction-list tr[data-user="{bob_id}"]')
+        assert "and their address" in banned_row.inner_text()
+        # Bob in a fresh browser (a new guest, from the same address): refused.
+        again = Person(chromium, site, "Bobby")
+        try:
+            again.open("/")
+            again.choose_name()
+            again.page.get_by_text("The site's operators have banned you").wait_for()
+            again.page.screenshot(path=str(screenshot_dir / "admin-banned-new-guest.png"))
+            # Lifted: the same browser may now become a guest.
+            page.get_by_label("Reason (kept in the audit log)").fill("second chance")
+            banned_row.get_by_role("button", name="Unban").click()
+            banned_row.wait_for(state="detached")
+            again.choose_name()
+            again.page.wait_for_selector("form[aria-label='create a room']")
+        finally:
+            again.close()
         page.get_by_role("button", name="Rooms").click()
         page.get_by_role("button", name=code).click()
         page.locator('table.admin-seats tr[data-seat="0"]').get_by_role(

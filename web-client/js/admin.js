@@ -552,7 +552,7 @@ export class AdminPage {
             const how = lift(e);
             return row(SANCTION_COLUMNS, { dataset: { user: e.user } }, [
               e.name ? `${e.name} (${e.user})` : e.user,
-              e.reason || "",
+              e.address ? `${e.reason || ""} · ${t("admin.mod.address_banned")}` : e.reason || "",
               e.by || "",
               e.until ? formatDate(new Date(e.until), SHORT) : t("admin.mod.for_good"),
               h("button", { type: "button", class: "small secondary", onclick: () => run(how.path, how.body, e) }, t(how.label)),
@@ -732,6 +732,8 @@ export class AdminPage {
     };
     const user = h("input", { name: "mod-user", maxlength: 64, required: true, autocomplete: "off", placeholder: "g_…" });
     const what = h("select", { name: "mod-what" }, ["ban", "mute"].map((w) => h("option", { value: w }, t(`admin.mod.site_${w}`))));
+    // A site ban may also refuse new guests from the address the banned guest came from.
+    const address = h("input", { type: "checkbox", name: "mod-address" });
     const minutes = h(
       "select",
       { name: "mod-minutes" },
@@ -746,12 +748,14 @@ export class AdminPage {
           const id = user.value.trim();
           if (!id) return;
           const body = what.value === "mute" && minutes.value ? { minutes: Number(minutes.value) } : {};
+          if (what.value === "ban" && address.checked) body.address = true;
           act(`/users/${encodeURIComponent(id)}/${what.value}`, body, () => t(what.value === "ban" ? "admin.mod.banned_site" : "admin.mod.muted_site", { name: id }));
         },
       },
       h("label", {}, t("admin.mod.user_id"), " ", user),
       h("label", { class: "admin-extend-by" }, t("admin.mod.what"), " ", what),
       h("label", { class: "admin-extend-by" }, t("admin.mod.how_long"), " ", minutes),
+      h("label", { class: "admin-extend-by" }, address, " ", t("admin.mod.address")),
       h("label", {}, t("admin.reason"), " ", reason),
       h("button", { type: "submit", class: "danger" }, t("admin.mod.apply")),
       said,

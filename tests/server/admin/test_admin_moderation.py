@@ -228,3 +228,53 @@ async def test_a_site_ban_closes_the_users_sockets_and_every_route_refuses_them(
     await back.of("snapshot")
     found = await audit.search(admin_db, admin=admin_name, text=user)
     assert [e["action"] for e in found] == ["unban", "ban"]
+
+
+async def _guest_from(node: Node, address: str, name: str) -> httpx.Response:
+    """``POST /api/guest`` as from ``address`` (the test node trusts 127.0.0.1 as a proxy:
+    its X-Forwarded-For is the client's address)."""
+    async with httpx.AsyncClient(base_url=node.url) as http:
+        return await http.post(
+            "/api/guest", json={"name": name}, headers={"X-Forwarded-For": address}
+        )
+
+
+async def test_a_site_ban_with_the_address_refuses_new_guests_from_it(
+    start: Any, admin_url: str, admin_name: str, admin_db: Database
+) -> None:
+    """A banned guest must not simply become another: a site ban with ``address`` refuses
+    new guests from the address the banned guest was made from (403 ``banned``, on every
+    node), not from others; the site keeps only a keyed hash of it, and the audit never the
+    address. Refused and changing nothing: an address not known (409 ``no-address``), with a
+    room ban (400). The unban lifts it."""
+    nodes = await _two(start, admin_url)
+    made = await _guest_from(nodes[0], "203.0.113.7", "Mallory")
+    assert made.status_code == 200
+    user = made.json()["user"]["id"]
+    token = await admin_token(nodes[0], admin_name)
+    path = f"/users/{user}/ban"
+    unknown = await _post(nodes[0], token, "/users/g_nobody0/ban", {"reason": "x", "address": True})
+    assert _code(unknown) == (409, "no-address")
+    table = await seat_players(nodes, 2)
+    in_room = await _post(nodes[0], token, path, {"reason": "x", "room": table.id, "address": True})
+    assert _code(in_room) == (400, "bad-request")
+    assert (await _get(nodes[0], token, "/moderation"))["bans"] == []
+    assert await audit.search(admin_db, admin=admin_name, action="ban") == []
+
+    r = await _post(nodes[0], token, path, {"reason": "ban evasion", "address": True})
+    assert r.status_code == 200 and r.json()["address"] is True
+    for node in nodes:
+        again = await _guest_from(node, "203.0.113.7", "Not Mallory")
+        assert _code(again) == (403, "banned"), again.text
+    assert (await _guest_from(nodes[1], "198.51.100.2", "Bystander")).status_code == 200
+    [listed] = (await _get(nodes[1], token, "/moderation"))["bans"]
+    assert listed["user"] == user and listed["address"] is True
+    [entry] = await audit.search(admin_db, admin=admin_name, action="ban")
+    assert entry["details"]["address"] is True and "203.0.113.7" not in json.dumps(entry)
+    store = nodes[0].server.config.app.state.services.rooms.store  # type: ignore[attr-defined]
+    marks = await store.redis.hgetall(store.keys.banned_addresses)
+    assert len(marks) == 1 and b"203.0.113.7" not in b"".join([*marks, *marks.values()])
+
+    lift = {"reason": "second chance"}
+    assert (await _post(nodes[1], token, f"/users/{user}/unban", lift)).status_code == 200
+    assert (await _guest_from(nodes[0], "203.0.113.7", "Mallory again")).status_code == 200
