@@ -42,6 +42,10 @@ class Entry(msgspec.Struct, array_like=True, frozen=True):
     swords: int = 0  # gained by its Gain effect
     gold: int = 0
     giver: int = -1  # given by this seat (Give); its owner until the end of the round
+    # Placed by an effect (Reveal, Choose, Retrieve, Loot, Give, another's Reveal), not by
+    # the beat's own reveal: the table stacks it in a column under the card before it
+    # ("integrate them in columns, partially covering the others", seed FAQ 1).
+    effect: bool = False
 
 
 class Decision(msgspec.Struct, array_like=True, frozen=True):

@@ -181,14 +181,15 @@ class Table:
         pile.extend(order)
         discard.clear()
 
-    def reveal(self, seat: int) -> int | None:
-        """The top card of the pile, face up into the zone (not resolved yet)."""
+    def reveal(self, seat: int, by_effect: bool = False) -> int | None:
+        """The top card of the pile, face up into the zone (not resolved yet); ``by_effect``:
+        an effect made the seat reveal it (FAQ 1: it goes in a column)."""
         self.top_up(seat, 1)
         if not self.piles[seat]:
             return None
         card = self.piles[seat].pop(0)
         self.known[seat] = max(0, self.known[seat] - 1)
-        self.zones[seat].append(Entry(card))
+        self.zones[seat].append(Entry(card, effect=by_effect))
         return card
 
     # -- effects ---------------------------------------------------------------------------
@@ -271,7 +272,7 @@ class Table:
             # this card has an effect, resolve it immediately."
             if self.loot_pile:
                 drawn = self.loot_pile.pop(0)
-                self.zones[seat].append(Entry(drawn))
+                self.zones[seat].append(Entry(drawn, effect=True))
                 self.resolve(seat, drawn)
         else:  # pragma: no cover - cards.py checks the kinds
             raise AssertionError(kind)
@@ -283,7 +284,8 @@ class Table:
         return sum(1 for e in self.zones[seat] if e.up and CARDS[e.card].type == LOOT)
 
     def resolve_reveal(self, seat: int) -> None:
-        card = self.reveal(seat)
+        """An effect makes the seat reveal its top card, and it is resolved."""
+        card = self.reveal(seat, by_effect=True)
         if card is not None:
             self.resolve(seat, card)
 
@@ -301,7 +303,7 @@ class Table:
         seed resolves "a revealed card", and says so of a placed one only for Loot: "If this
         card has an effect, resolve it immediately")."""
         self.discards[seat].remove(card)
-        self.zones[seat].append(Entry(card))
+        self.zones[seat].append(Entry(card, effect=True))
 
     def targets(self, seat: int) -> list[int]:
         """Give: "another pirate's play zone" -- any other player who has not sunk."""
@@ -309,7 +311,7 @@ class Table:
 
     def give(self, seat: int, card: int, target: int) -> None:
         entry = self.zones[seat].pop(self.at(seat, card))
-        self.zones[target].append(msgspec.structs.replace(entry, giver=seat))
+        self.zones[target].append(msgspec.structs.replace(entry, giver=seat, effect=True))
 
     def choose(self, seat: int, card: int) -> None:
         """ "Look at the top two cards of your pile: reveal one in your personal play zone
@@ -320,7 +322,7 @@ class Table:
         self.known[seat] = max(0, self.known[seat] - 2)
         other = top[1] if top[0] == card else top[0]
         self.discards[seat].append(other)
-        self.zones[seat].append(Entry(card))
+        self.zones[seat].append(Entry(card, effect=True))
         self.resolve(seat, card)
 
     def stack(self, seat: int, order: tuple[int, ...]) -> None:
@@ -328,10 +330,11 @@ class Table:
         self.piles[seat][: len(order)] = order
 
     # -- the beat ------------------------------------------------------------------------
-    def flip_together(self, seats: list[int]) -> None:
+    def flip_together(self, seats: list[int], by_effect: bool = False) -> None:
         """Every listed seat reveals its top card at the same moment; then the effects are
-        resolved, seat by seat clockwise from the Captain (**house** order)."""
-        placed = [(seat, self.reveal(seat)) for seat in seats]
+        resolved, seat by seat clockwise from the Captain (**house** order). ``by_effect``:
+        another player's Reveal made them (FAQ 1: their cards go in columns)."""
+        placed = [(seat, self.reveal(seat, by_effect)) for seat in seats]
         for seat, card in placed:
             if card is not None:
                 self.resolve(seat, card)
@@ -361,7 +364,7 @@ class Table:
             # The other players who still reveal: "if you have "decided to stop", you can no
             # longer reveal other cards until the next round" (FAQ 2).
             victims = [t for t in self.clockwise() if t != owner and self.status[t] == REVEALING]
-            self.flip_together(victims)
+            self.flip_together(victims, by_effect=True)
             for t in victims:
                 self.draws[t] += effect.n - 1
 

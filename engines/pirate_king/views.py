@@ -38,6 +38,7 @@ def _entry(entry: Entry) -> dict[str, JSON]:
         "swords": entry.swords,
         "gold": entry.gold,
         "given_by": entry.giver if entry.giver >= 0 else None,
+        "effect": entry.effect,  # placed by an effect: a column (FAQ 1)
     }
 
 

@@ -10,6 +10,7 @@ sent (``ctx.act``); either way the move is one of ``view.legal``.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from typing import Any
@@ -384,3 +385,50 @@ def test_nothing_is_sent_before_the_sealed_phase_opens(page: Any) -> None:
     )
     assert handled is False
     assert page.evaluate("window.sent") == []
+
+
+def test_cards_an_effect_placed_stand_in_a_column_under_the_beats_card(
+    page: Any, screenshot_dir: Any
+) -> None:
+    """Seed FAQ 1: "place the simultaneously revealed cards in a row going from left to
+    right. But when an effect forces you to reveal or place new cards in your personal play
+    zone, integrate them in columns, partially covering the others." A Powder Keg revealed
+    at the beat reveals a Treasure Map, which reveals two more: one column of four, the
+    later cards covering the lower part of the earlier ones (their titles stay in sight)."""
+    from pathlib import Path
+
+    from tests.engines.pirate_king.helpers import arrange, beat
+
+    state = arrange(
+        zones={0: ["cutlass-1"]},
+        piles={0: ["powder-keg-1", "treasure-map-1", "deckhand-1a", "coin-purse-1a", "grog-1"]},
+    )
+    state = beat(state)
+    game = PirateKing()
+    view = game.view(state, 0)
+    prompt = game.prompt(state).to_json()
+    page.evaluate(RENDER, [view, prompt, _room(view["players"]), prompt["sealed"]])
+    cols = page.evaluate(
+        """() => [...document.querySelectorAll(".pk-zone[data-zone='0'] > .pk-col")]
+              .map((c) => [...c.querySelectorAll('.pk-card')].map((e) => e.dataset.card))"""
+    )
+    assert cols == [
+        ["cutlass-1"],
+        ["powder-keg-1", "treasure-map-1", "deckhand-1a", "coin-purse-1a"],
+    ]
+    # Each later card covers part of the one above it, never its title or symbols.
+    boxes = page.evaluate(
+        """() => [...document.querySelectorAll(".pk-zone[data-zone='0'] > .pk-col")[1]
+              .querySelectorAll('.pk-card')].map((e) => {
+                const r = e.getBoundingClientRect();
+                const syms = e.querySelector('.pk-syms').getBoundingClientRect();
+                return [r.top, r.bottom, syms.bottom];
+              })"""
+    )
+    for (_, bottom, seen_bottom), (top, _, _) in itertools.pairwise(boxes):
+        assert seen_bottom <= top < bottom, boxes
+    label = page.get_attribute(".pk-zone[data-zone='0'] [data-card='deckhand-1a']", "aria-label")
+    assert label is not None and "placed by an effect" in label
+    page.locator(".pk-seat[data-seat='0']").screenshot(
+        path=str(Path(screenshot_dir) / "pirate-king-faq1-columns.png")
+    )

@@ -512,3 +512,51 @@ def test_starred_effects_are_only_on_pirates() -> None:
     for kind in starred:
         assert on[kind] == {PIRATE}, (kind, on[kind])
     assert {"reveal", "copy", "look", "flip", "gain"} <= {k for k, t in on.items() if t - {PIRATE}}
+
+
+def _effects(s: object, seat: int) -> list[bool]:
+    return [e.effect for e in s.zones[seat]]  # type: ignore[attr-defined]
+
+
+def test_cards_an_effect_placed_are_marked_for_their_column() -> None:
+    """FAQ 1: "place the simultaneously revealed cards in a row going from left to right.
+    But when an effect forces you to reveal or place new cards in your personal play zone,
+    integrate them in columns, partially covering the others." Each card in a zone says
+    whether an effect put it there (the table stacks those under the card before them):
+    a Reveal's cards, another player's Reveal, Choose, Loot, Retrieve and a given card --
+    and every view shows it."""
+    s = arrange(
+        zones={0: ["cutlass-1"]},
+        piles={0: ["powder-keg-1", "treasure-map-1", "deckhand-1a", "coin-purse-1a", "grog-1"]},
+    )
+    s = beat(s)
+    assert zone(s, 0) == [
+        "cutlass-1",
+        "powder-keg-1",
+        "treasure-map-1",
+        "deckhand-1a",
+        "coin-purse-1a",
+    ]
+    assert _effects(s, 0) == [False, False, True, True, True]  # the beat's card, then Reveals
+    assert _effects(s, 1) == [False]  # the others' beat cards: a row
+    assert [e["effect"] for e in GAME.view(s, 2)["table"][0]["zone"]] == _effects(s, 0)
+    # Another player's Reveal ("other players: Reveal 1"): the victim's card is in a column.
+    s = arrange(piles={1: ["sea-witch", "deckhand-2a"], 2: plain(2)})
+    s = beat(s)
+    assert _effects(s, 2) == [False, True]
+    # Choose, Loot, Retrieve: placed by the effect.
+    s = arrange(piles={0: ["violette", "cutlass-1", "powder-keg-1", "coin-purse-1a"]})
+    s = decide(beat(s), {0: CardMove("choose", "powder-keg-1")})
+    assert _effects(s, 0) == [False, True, True]  # Violette, her choice, its Reveal
+    s = arrange(
+        piles={0: ["red", "deckhand-1a", "coin-purse-1a"]},
+        loot_pile=["powder-keg-1", "flintlock-1"],
+    )
+    assert _effects(beat(s), 0) == [False, True, True]  # Red, the Loot card, its Reveal
+    s = arrange(piles={0: ["gary"]}, discards={0: ["grog-1", "powder-keg-1"]})
+    s = decide(beat(s), {0: CardMove("retrieve", "grog-1")})
+    assert zone(s, 0) == ["gary", "grog-1"] and _effects(s, 0) == [False, True]
+    # A given card lands in another zone as placed, not as that zone's beat card.
+    s = arrange(piles={0: ["wilson", "deckhand-1a"]})
+    s = decide(beat(s), {0: SeatMove("give", 2)})
+    assert zone(s, 2) == ["deckhand-3a", "wilson"] and _effects(s, 2) == [False, True]

@@ -780,6 +780,7 @@ export default {
   "pk.give.hint": "The card goes to their play zone until the end of the round (its curse counts there).",
   "pk.give.title": "{card}: give to whom?",
   "pk.given_by": "given by {name}",
+  "pk.by_effect": "placed by an effect",
   "pk.kind.choose": "choose one of two",
   "pk.kind.crown": "the Captain crowns the winner",
   "pk.kind.effects": "card effects",

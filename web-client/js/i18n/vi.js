@@ -780,6 +780,7 @@ export default {
   "pk.give.hint": "Lá bài vào vùng chơi của họ đến hết ván (lời nguyền của nó tính ở đó).",
   "pk.give.title": "{card}: tặng cho ai?",
   "pk.given_by": "do {name} tặng",
+  "pk.by_effect": "do một hiệu ứng đặt vào",
   "pk.kind.choose": "chọn một trong hai",
   "pk.kind.crown": "Thuyền trưởng chọn người thắng",
   "pk.kind.effects": "hiệu ứng lá bài",

@@ -74,6 +74,19 @@ function sealState(ctx, s) {
     c === "default" ? t("pk.timed_out") : c ? `✔ ${t("pk.decided")}` : `… ${t("pk.deciding_one")}`);
 }
 
+/** A play zone as the seed lays it out (FAQ 1): "place the simultaneously revealed cards in a
+ * row going from left to right. But when an effect forces you to reveal or place new cards
+ * in your personal play zone, integrate them in columns, partially covering the others" --
+ * a card an effect placed (`effect`) goes under the card before it, in its column. */
+function columns(entries, faces) {
+  const cols = [];
+  entries.forEach((e, i) => {
+    if (e.effect && cols.length) cols[cols.length - 1].push(faces[i]);
+    else cols.push([faces[i]]);
+  });
+  return cols.map((cards) => h("div", { class: ["pk-col", cards.length > 1 && "stacked"] }, cards));
+}
+
 /** One row per player: name, Pirate, status, totals, curses (warned at two), the play zone. */
 export function zonesPanel(ctx) {
   const { view: v, room, seat, connected, away } = ctx;
@@ -87,11 +100,13 @@ export function zonesPanel(ctx) {
     const sunk = s.status === "sunk";
     const danger = !sunk && s.curses === 2;
     const newFrom = fresh[s.seat] ?? s.zone.length;
+    const faces = s.zone.map((e, i) => cardFace(e, {
+      fresh: i >= newFrom,
+      extra: [e.given_by !== null && e.given_by !== undefined ? t("pk.given_by", { name: seatName(room, v, e.given_by) }) : "",
+        e.effect ? t("pk.by_effect") : ""].filter(Boolean).join("; "),
+    }));
     const zone = s.zone.length
-      ? s.zone.map((e, i) => cardFace(e, {
-        fresh: i >= newFrom,
-        extra: e.given_by !== null && e.given_by !== undefined ? t("pk.given_by", { name: seatName(room, v, e.given_by) }) : "",
-      }))
+      ? columns(s.zone, faces)
       : v.phase === "over" ? [] // the last round is over: no "no card yet" under every name
         : [h("span", { class: "small muted pk-empty" }, sunk ? t("pk.zone_sunk") : t("pk.zone_empty"))];
     const offline = connected && s.seat !== seat && room.seats[s.seat] && room.seats[s.seat].user && !connected.has(s.seat);
