@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+from collections.abc import Iterable
 from typing import Any, TypeAlias
 from urllib.parse import unquote, urlsplit
 
@@ -75,6 +76,72 @@ def connect(url: str, *, size: int, wait_seconds: float, retries: int) -> Client
     return aioredis.Redis(connection_pool=pool)
 
 
+class _PlainSend:
+    """A connection that writes a command without a task and a timer around the write.
+
+    redis-py (8.x) wraps every write in ``asyncio.wait_for`` when the connection has a
+    ``socket_timeout`` (5 s by default): a task, a timer and two more turns of the event
+    loop per command -- about 8 % of a node's CPU under load (py-spy). A write the socket
+    takes at once cannot time out, so it is not wrapped; only a write that left bytes in
+    the transport's buffer waits for it to drain within ``socket_timeout``, as before.
+    Errors are handled as redis-py does (the connection dropped, redis-py's errors raised),
+    so retries and reconnects are unchanged."""
+
+    async def send_packed_command(
+        self, command: bytes | str | Iterable[bytes], check_health: bool = True
+    ) -> None:
+        conn: Any = self
+        if not conn.is_connected:
+            await conn.connect_check_health(check_health=False)
+        if check_health:
+            await conn.check_health()
+        try:
+            if isinstance(command, str):
+                command = command.encode()
+            if isinstance(command, bytes):
+                command = [command]
+            writer = conn._writer
+            writer.writelines(command)
+            if writer.transport.get_write_buffer_size() and conn.socket_timeout:
+                # The socket did not take it all (Redis reads slowly, or not at all).
+                await asyncio.wait_for(writer.drain(), conn.socket_timeout)
+            else:
+                await writer.drain()  # returns at once; raises if the connection broke
+        except builtins.TimeoutError:
+            await conn.disconnect(nowait=True)
+            raise TimeoutError("Timeout writing to socket") from None
+        except OSError as e:
+            await conn.disconnect(nowait=True)
+            if len(e.args) == 1:
+                err_no, errmsg = "UNKNOWN", e.args[0]
+            else:
+                err_no, errmsg = e.args[0], e.args[1]
+            raise ConnectionError(f"Error {err_no} while writing to socket. {errmsg}.") from e
+        except BaseException:
+            # A write cut short (cancelled): what was sent of it is unknown, as in redis-py.
+            await conn.disconnect(nowait=True)
+            raise
+
+
+class _TcpConnection(_PlainSend, aioredis.Connection):
+    pass
+
+
+class _SslConnection(_PlainSend, aioredis.SSLConnection):
+    pass
+
+
+class _UnixConnection(_PlainSend, aioredis.UnixDomainSocketConnection):
+    pass
+
+
+_PLAIN_SEND: dict[type, type] = {
+    aioredis.Connection: _TcpConnection,
+    aioredis.SSLConnection: _SslConnection,
+    aioredis.UnixDomainSocketConnection: _UnixConnection,
+}
+
+
 class WaitingPool(aioredis.ConnectionPool):
     """redis-py's connection pool, but a command waits (up to ``timeout`` seconds) for a free
     connection when all ``max_connections`` are in use, as ``BlockingConnectionPool`` does
@@ -85,6 +152,7 @@ class WaitingPool(aioredis.ConnectionPool):
 
     def __init__(self, *, timeout: float = 20.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.connection_class = _PLAIN_SEND.get(self.connection_class, self.connection_class)
         self.timeout = timeout
         self._permits: asyncio.Semaphore | None = None
 

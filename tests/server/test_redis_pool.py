@@ -41,3 +41,77 @@ async def test_a_command_gives_up_after_the_wait(redis_url: str, redis_prefix: s
         assert await client.get(f"{redis_prefix}pool:other") is None  # the pool works again
     finally:
         await client.aclose()
+
+
+async def test_a_write_the_socket_takes_needs_no_task(
+    redis_url: str, redis_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pool's connections write a command without ``asyncio.wait_for`` (a task and a
+    timer per command) when the socket takes it at once; replies are the same."""
+    if is_cluster(redis_url):
+        pytest.skip("TORTUGA_TEST_REDIS_URL names a cluster: WaitingPool is the one-Redis pool")
+    client = connect(redis_url, size=2, wait_seconds=5, retries=0)
+    try:
+        await client.ping()  # connected before wait_for is watched
+        calls: list[object] = []
+        real = asyncio.wait_for
+
+        def counted(aw: object, timeout: float | None) -> object:
+            calls.append(aw)
+            return real(aw, timeout)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(asyncio, "wait_for", counted)
+        key = f"{redis_prefix}pool:plain"
+        assert await client.set(key, "x") is True
+        pipe = client.pipeline()
+        pipe.get(key).delete(key)
+        assert await pipe.execute() == [b"x", 1]
+        assert calls == []
+    finally:
+        await client.aclose()
+
+
+async def test_a_write_redis_does_not_read_times_out() -> None:
+    """A write that stays in the buffer (the server has stopped reading) still gives up
+    after ``socket_timeout`` with redis-py's TimeoutError, and the connection is dropped."""
+    from redis.exceptions import TimeoutError as RedisTimeout
+
+    held: list[asyncio.StreamWriter] = []
+    deaf = asyncio.Event()
+
+    async def server_side(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Answers the connection's set-up (+OK to each command), then reads no more."""
+        held.append(writer)
+        stop = asyncio.ensure_future(deaf.wait())
+        while True:
+            read = asyncio.ensure_future(reader.read(65536))
+            done, _ = await asyncio.wait({read, stop}, return_when=asyncio.FIRST_COMPLETED)
+            if read not in done:
+                read.cancel()
+                return
+            data = read.result()
+            if not data:
+                return
+            commands = data.count(b"\r\n*") + data.startswith(b"*")
+            writer.write(b"+OK\r\n" * commands)
+
+    server = await asyncio.start_server(server_side, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    pool = WaitingPool.from_url(f"redis://127.0.0.1:{port}/0", socket_timeout=0.5)
+    conn = pool.make_connection()
+    try:
+        await conn.connect_check_health(check_health=False)
+        deaf.set()
+        await asyncio.sleep(0.05)
+        big = b"x" * (64 << 20)  # more than the kernel's buffers take
+        started = asyncio.get_running_loop().time()
+        with pytest.raises(RedisTimeout, match="Timeout writing"):
+            await conn.send_packed_command([big], check_health=False)
+        assert asyncio.get_running_loop().time() - started < 5
+        assert not conn.is_connected
+    finally:
+        await conn.disconnect()
+        for writer in held:
+            writer.close()
+        server.close()
+        await server.wait_closed()
