@@ -164,8 +164,11 @@ class WaitingPool(aioredis.ConnectionPool):
     async def get_connection(self, command_name: Any = None, *keys: Any, **options: Any) -> Any:
         permits = self._gate()
         if permits.locked():
+            # Every connection is busy (a node under load: often). ``asyncio.timeout`` is a
+            # timer only; ``wait_for`` would add a task per waiting command.
             try:
-                await asyncio.wait_for(permits.acquire(), self.timeout)
+                async with asyncio.timeout(self.timeout):
+                    await permits.acquire()
             except builtins.TimeoutError:  # (``TimeoutError`` here is redis-py's)
                 raise ConnectionError("No connection available.") from None
         else:
@@ -224,8 +227,12 @@ class _Gate:
     async def __aenter__(self) -> None:
         if self._permits is None:
             self._permits = asyncio.Semaphore(self.size)
+        if not self._permits.locked():
+            await self._permits.acquire()  # a free permit: returns without suspending
+            return
         try:
-            await asyncio.wait_for(self._permits.acquire(), self.wait_seconds)
+            async with asyncio.timeout(self.wait_seconds):  # a timer, not a task
+                await self._permits.acquire()
         except builtins.TimeoutError:
             raise ConnectionError("no free connection to the Redis Cluster") from None
 

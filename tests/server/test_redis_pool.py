@@ -47,10 +47,11 @@ async def test_a_write_the_socket_takes_needs_no_task(
     redis_url: str, redis_prefix: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The pool's connections write a command without ``asyncio.wait_for`` (a task and a
-    timer per command) when the socket takes it at once; replies are the same."""
+    timer per command) when the socket takes it at once, and a command waiting for a busy
+    pool's connection waits without one either; replies are the same."""
     if is_cluster(redis_url):
         pytest.skip("TORTUGA_TEST_REDIS_URL names a cluster: WaitingPool is the one-Redis pool")
-    client = connect(redis_url, size=2, wait_seconds=5, retries=0)
+    client = connect(redis_url, size=1, wait_seconds=5, retries=0)
     try:
         await client.ping()  # connected before wait_for is watched
         calls: list[object] = []
@@ -66,6 +67,9 @@ async def test_a_write_the_socket_takes_needs_no_task(
         pipe = client.pipeline()
         pipe.get(key).delete(key)
         assert await pipe.execute() == [b"x", 1]
+        # Four commands at once on one connection: three wait for it.
+        assert await asyncio.gather(*(client.incr(key) for _ in range(4))) == [1, 2, 3, 4]
+        await client.delete(key)
         assert calls == []
     finally:
         await client.aclose()
