@@ -9,6 +9,7 @@ plain JSON objects built by the functions at the end; ``encode`` turns one into 
 from __future__ import annotations
 
 import re
+import typing
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -199,29 +200,14 @@ Inbound = (
     | WatchRooms
 )
 
-TYPES: frozenset[str] = frozenset(
-    msgspec.inspect.type_info(t).tag  # type: ignore[attr-defined]
-    for t in (
-        Join,
-        Resume,
-        Leave,
-        Sit,
-        Stand,
-        Ready,
-        Start,
-        AddBot,
-        RemoveBot,
-        Kick,
-        Act,
-        Takeback,
-        Abandon,
-        Commit,
-        Reveal,
-        Chat,
-        Ping,
-        WatchRooms,
-    )
-)
+# Each message type's struct, by its tag: a frame is converted to the one struct its
+# ``type`` names. (Converting to the union ``Inbound`` costs msgspec about 35 us a frame,
+# to the struct itself under 1 us; the union's tag picks the same struct.)
+BY_TYPE: dict[str, type[Any]] = {
+    msgspec.inspect.type_info(t).tag: t  # type: ignore[attr-defined]
+    for t in typing.get_args(Inbound)
+}
+TYPES: frozenset[str] = frozenset(BY_TYPE)
 
 
 class ProtocolError(Exception):
@@ -277,10 +263,11 @@ def decode(frame: str | bytes, max_bytes: int, max_depth: int = MAX_DEPTH) -> In
     obj = parse_json(frame, max_depth)
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
         raise ProtocolError(BAD_MESSAGE, 'a message is a JSON object with a "type"')
-    if obj["type"] not in TYPES:
+    struct = BY_TYPE.get(obj["type"])
+    if struct is None:
         raise ProtocolError(UNKNOWN_TYPE, f"no message type {obj['type']!r}"[:200])
     try:
-        return msgspec.convert(obj, Inbound)  # type: ignore[no-any-return]
+        return msgspec.convert(obj, struct)  # type: ignore[no-any-return]
     except msgspec.ValidationError as exc:
         raise ProtocolError(BAD_MESSAGE, str(exc)[:200]) from None
 

@@ -378,3 +378,37 @@ async def test_ping_and_presence(node: Node) -> None:
     )
     room = await anne.call("ping")
     assert room["type"] == "ok"
+
+
+SAMPLE_FRAMES = [
+    {"type": "join", "room": "ABCD1234"},
+    {"type": "resume", "room": "ABCD1234", "version": 3},
+    {"type": "act", "move": {"play": "p14"}, "version": 5, "ref": "r1"},
+    {"type": "commit", "phase": "3:bid", "digest": "0" * 64},
+    {"type": "ping", "t": 1.5},
+    {"type": "chat", "text": "hello"},
+    {"type": "act", "version": "five", "move": {}},  # a bad field
+    {"type": "act", "move": {}, "extra": 1},  # an unknown field
+    {"type": "sit"},  # a missing field
+]
+
+
+def test_frames_decode_as_the_union_does() -> None:
+    """A frame is converted to the struct its ``type`` names (not the union of every
+    message, which cost msgspec ~35 us a frame): the same message, or the same refusal."""
+    import msgspec
+
+    from server import protocol as p
+
+    assert set(p.BY_TYPE) == p.TYPES and len(p.TYPES) == len(p.Inbound.__args__)
+    for frame in SAMPLE_FRAMES:
+        raw = json.dumps(frame)
+        try:
+            expected: Any = msgspec.convert(frame, p.Inbound)
+        except msgspec.ValidationError as exc:
+            expected = (p.BAD_MESSAGE, str(exc)[:200])
+        try:
+            got: Any = p.decode(raw, 65536)
+        except p.ProtocolError as exc:
+            got = (exc.code, exc.message)
+        assert got == expected, frame
