@@ -108,6 +108,7 @@ def create_app(settings: Settings) -> Starlette:
         rooms.hooks.on_started.append(clock.started)
         rooms.hooks.on_visit.append(clock.visit)
         rooms.hooks.on_seat_dropped.append(clock.seat_dropped)
+        rooms.hooks.on_writing.append(hub.writing)
         rooms.hooks.on_written.append(hub.written)
         identity = Identity(
             tokens,

@@ -18,7 +18,6 @@ import contextlib
 import itertools
 import logging
 from collections import OrderedDict, defaultdict
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +39,7 @@ log = logging.getLogger("tortuga.hub")
 ENTRY_CACHE = 1024  # log entries a node keeps for its sockets
 FRAME_CACHE = 4096  # (entry, seat) renderings a node keeps for its sockets
 MAX_QUEUE = 2000  # frames waiting for one socket before it is dropped as too slow
+PENDING_WAIT = 5.0  # seconds a socket waits for this node's own write before reading the log
 
 
 @dataclass(eq=False)
@@ -356,6 +356,8 @@ class Hub:
         # Entries read from rooms' logs, shared by this node's sockets (most recent last).
         self._entries: OrderedDict[tuple[str, int], Entry] = OrderedDict()
         self._reading: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        # Versions this node is writing: done when its writer knows whether it won.
+        self._pending: dict[tuple[str, int], asyncio.Future[None]] = {}
         # A step's frames for one seat (None: every spectator), rendered and encoded once
         # and sent to each socket of that seat on this node (most recent last).
         self._rendered: OrderedDict[tuple[str, int, int | None], list[str]] = OrderedDict()
@@ -430,27 +432,47 @@ class Hub:
 
     async def entries(self, room_id: str, first: int, last: int) -> list[Entry]:
         """The log entries ``first..last`` of a room, in order (those the log still has).
-        One read per room at a time, and what was read is kept for the other sockets."""
+        One read per room at a time, and what was read is kept for the other sockets. A
+        version this node is writing is waited for (its writer keeps the entry: see
+        ``written``) rather than read: its notice can come before the writer's reply."""
+        wanted = range(first, last + 1)
+        cached = self._entries
+        if all((room_id, v) in cached for v in wanted):
+            return [cached[(room_id, v)] for v in wanted]  # the usual case: no lock
         async with self._reading[room_id]:
-            wanted = range(first, last + 1)
-            missing = [v for v in wanted if (room_id, v) not in self._entries]
+            for v in wanted:
+                pending = self._pending.get((room_id, v))
+                if pending is not None and (room_id, v) not in cached:
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(PENDING_WAIT):
+                            await asyncio.shield(pending)
+            missing = [v for v in wanted if (room_id, v) not in cached]
             if missing:
                 read = await self.rooms.store.log_range(room_id, missing[0], last)
                 for v, fields in read:
-                    self._entries[(room_id, v)] = from_fields(fields)
-                while len(self._entries) > ENTRY_CACHE:
-                    self._entries.popitem(last=False)
-            return [self._entries[(room_id, v)] for v in wanted if (room_id, v) in self._entries]
+                    cached[(room_id, v)] = from_fields(fields)
+                while len(cached) > ENTRY_CACHE:
+                    cached.popitem(last=False)
+            return [cached[(room_id, v)] for v in wanted if (room_id, v) in cached]
 
-    def written(self, room_id: str, version: int, fields: Mapping[str, bytes | str]) -> None:
-        """This node wrote ``version`` of ``room_id`` (``fields``: its log entry): kept for
-        this node's sockets of the room, as if read from the log (none: nothing kept)."""
-        if room_id not in self.by_room or (room_id, version) in self._entries:
-            return
-        raw = {k: v.encode() if isinstance(v, str) else v for k, v in fields.items()}
-        self._entries[(room_id, version)] = from_fields(raw)
-        while len(self._entries) > ENTRY_CACHE:
-            self._entries.popitem(last=False)
+    def writing(self, room_id: str, version: int) -> None:
+        """This node is about to try to write ``version`` of ``room_id`` (``Hooks``)."""
+        key = (room_id, version)
+        if room_id in self.by_room and key not in self._pending and key not in self._entries:
+            self._pending[key] = asyncio.get_running_loop().create_future()
+
+    def written(self, room_id: str, version: int, entry: Entry | None) -> None:
+        """This node's try at ``version`` of ``room_id`` is over (``entry``: it won with
+        it; None: lost or failed): the entry is kept for this node's sockets of the room,
+        as if read from the log, and whoever waited for it goes on."""
+        key = (room_id, version)
+        if entry is not None and room_id in self.by_room and key not in self._entries:
+            self._entries[key] = entry
+            while len(self._entries) > ENTRY_CACHE:
+                self._entries.popitem(last=False)
+        pending = self._pending.pop(key, None)
+        if pending is not None and not pending.done():
+            pending.set_result(None)
 
     def rendered(self, entry: Entry, seat: int | None) -> list[str]:
         """The frames of ``entry`` for ``seat`` (None: a spectator), encoded. A view depends

@@ -22,6 +22,7 @@ from engines.core import Prompt
 from engines.registry import GAMES, AnyGame
 from server import protocol as p
 from server import room_codes
+from server.entry import Entry
 from server.store import Store
 
 LOBBY = "lobby"
@@ -286,16 +287,23 @@ class Hooks:
         default_factory=list
     )
     on_seat_dropped: list[Callable[[str, int, float], None]] = field(default_factory=list)
-    # A step this node wrote (room, version, its log fields): the hub keeps the entry for
-    # its own sockets instead of reading it back from the log.
-    on_written: list[Callable[[str, int, Mapping[str, bytes | str]], None]] = field(
-        default_factory=list
-    )
+    # A step this node is about to write (room, version), then the outcome (its log entry,
+    # or None: the write lost or failed): the hub keeps the entry for its own sockets
+    # instead of reading it back from the log, and a socket told of the version before the
+    # writer heard its reply waits for it rather than reading the log.
+    on_writing: list[Callable[[str, int], None]] = field(default_factory=list)
+    on_written: list[Callable[[str, int, Entry | None], None]] = field(default_factory=list)
 
-    def written(self, room_id: str, version: int, fields: Mapping[str, bytes | str]) -> None:
-        """This node won ``version`` of ``room_id`` with the log entry ``fields``."""
+    def writing(self, room_id: str, version: int) -> None:
+        """This node is about to try to write ``version`` of ``room_id``."""
+        for hook in self.on_writing:
+            hook(room_id, version)
+
+    def written(self, room_id: str, version: int, entry: Entry | None) -> None:
+        """This node's try at ``version`` of ``room_id`` is over: it won with ``entry``, or
+        (None) it lost or failed. Called once after every ``writing``."""
         for hook in self.on_written:
-            hook(room_id, version, fields)
+            hook(room_id, version, entry)
 
     def turn(self, room_id: str) -> None:
         """Tell the listeners (bots) that seats of ``room_id`` may owe a move."""

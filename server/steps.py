@@ -289,20 +289,24 @@ class Steps:
         if later:
             await self.store.schedule_many(later)
         log_fields = to_fields(entry)
-        won = await self.store.write_step(
-            room.id,
-            expected_version=room.version,
-            expected_rev=expected_rev,
-            fields=fields,
-            log_fields=log_fields,
-            new_version=version,
-            payload=step_notice(room.id, version),
-            ttl=self.room_ttl if status == FINISHED else 0,
-            away_seats=away_seats,
-        )
+        won = 0
+        self.hooks.writing(room.id, version)
+        try:
+            won = await self.store.write_step(
+                room.id,
+                expected_version=room.version,
+                expected_rev=expected_rev,
+                fields=fields,
+                log_fields=log_fields,
+                new_version=version,
+                payload=step_notice(room.id, version),
+                ttl=self.room_ttl if status == FINISHED else 0,
+                away_seats=away_seats,
+            )
+        finally:
+            self.hooks.written(room.id, version, entry if won else None)
         if not won:
             return False
-        self.hooks.written(room.id, version, log_fields)
         log.debug(  # every step is in the room's log stream already
             "step",
             extra={"room": room.id, "version": version, "kind": kind, "seats": entry.seats},

@@ -87,3 +87,132 @@ async def test_a_node_renders_a_step_once_per_seat(redis_client: Any) -> None:
         assert theirs == json.loads(json.dumps(entry_frames(SK, entry, seat)))
         assert theirs != [json.loads(text) for text in mine]
         assert list(theirs[0]["moves"]) == ([] if seat is None else [str(seat)])
+
+
+def _as_read(entry: Entry) -> Entry:
+    """``entry`` as a node reads it back from the log stream."""
+    fields = to_fields(entry)
+    return from_fields({k: v.encode() if isinstance(v, str) else v for k, v in fields.items()})
+
+
+def test_the_writers_entry_renders_as_the_log_does() -> None:
+    """The node that wrote a step keeps the entry it wrote for its own sockets instead of
+    reading it back (``Hub.written``): every seat's frames are the same either way, for
+    every kind of step."""
+    from server.entry import ABANDON, MOVE, START, TAKEBACK
+
+    state = SK.start(SK.options(), 3, b"render-test")
+    bid = SK.step(state, {s: SK.decode_move({"bid": 1}) for s in range(3)})
+    first = SK.legal(bid, SK.prompt(bid).seats[0])[0]
+    played = SK.step(bid, {SK.prompt(bid).seats[0]: first})
+    common: dict[str, Any] = {"room": "r", "engine": SK.id, "at": "2026-12-01T00:00:00.000Z"}
+    entries = [
+        Entry(
+            **common,
+            version=1,
+            kind=START,
+            seats=[],
+            moves={},
+            defaults=[],
+            state=SK.encode(state),
+            status="playing",
+            seed_digest="d" * 64,
+            seed_commitment="c" * 64,
+            contributions=[{"seat": 0, "entropy": "ab", "by": "u0"}],
+            game_id="r-1",
+            deadline=1_800_000_000_000,
+        ),
+        _reveal(False),
+        _reveal(True),
+        Entry(
+            **common,
+            version=3,
+            kind=MOVE,
+            seats=[SK.prompt(bid).seats[0]],
+            moves={str(SK.prompt(bid).seats[0]): first.to_json()},
+            defaults=[SK.prompt(bid).seats[0]],
+            proxies=[SK.prompt(bid).seats[0]],
+            state=SK.encode(played),
+            status="playing",
+        ),
+        Entry(
+            **common,
+            version=4,
+            kind=TAKEBACK,
+            seats=[0],
+            moves={},
+            defaults=[],
+            state=SK.encode(bid),
+            status="playing",
+            undoes=3,
+            deadline=1_800_000_000_000,
+        ),
+        Entry(
+            **common,
+            version=5,
+            kind=ABANDON,
+            seats=[],
+            moves={},
+            defaults=[],
+            state=SK.encode(bid),
+            status="abandoned",
+            seed="ee" * 32,
+            server_seed="ff" * 32,
+            game_id="r-1",
+            reason="host",
+        ),
+    ]
+    for entry in entries:
+        for seat in (None, 0, 1, 2):
+            mine = json.dumps(entry_frames(SK, entry, seat), sort_keys=True)
+            read = json.dumps(entry_frames(SK, _as_read(entry), seat), sort_keys=True)
+            assert mine == read, (entry.kind, seat)
+
+
+class _Log:
+    """A store whose log holds ``entries`` and counts its reads."""
+
+    def __init__(self, entries: list[Entry]) -> None:
+        self.entries = entries
+        self.reads = 0
+
+    async def log_range(self, room_id: str, first: int, last: int) -> list[Any]:
+        self.reads += 1
+        return [
+            (
+                e.version,
+                {k: v.encode() if isinstance(v, str) else v for k, v in to_fields(e).items()},
+            )
+            for e in self.entries
+            if first <= e.version <= last
+        ]
+
+
+async def test_a_socket_told_of_the_nodes_own_write_waits_for_it(redis_client: Any) -> None:
+    """A step's notice can reach this node's sockets before its writer has the reply: they
+    wait for the writer (``Hub.writing`` / ``written``) instead of reading the log; when the
+    write lost (another node's step is that version), they read the log."""
+    import asyncio
+
+    entry = _reveal(False)
+    log = _Log([entry])
+    rooms = cast(Any, type("Rooms", (), {"store": log})())
+    hub = Hub(redis_client, rooms=rooms, instance="t", resume_max=10)
+    hub.by_room["r"].add(cast(Any, object()))
+
+    hub.writing("r", 2)
+    waiting = asyncio.create_task(hub.entries("r", 2, 2))
+    await asyncio.sleep(0.01)
+    assert not waiting.done()  # waits for the writer, reads nothing
+    hub.written("r", 2, entry)
+    assert await waiting == [entry] and log.reads == 0
+
+    other = _reveal(True)
+    other.version = 3
+    log.entries.append(other)
+    hub.writing("r", 3)
+    waiting = asyncio.create_task(hub.entries("r", 3, 3))
+    await asyncio.sleep(0.01)
+    hub.written("r", 3, None)  # lost: the log has the winner's entry
+    read = await waiting
+    assert log.reads == 1 and [e.private for e in read] == [True]
