@@ -151,10 +151,9 @@ class Sealing:
         opened."""
         if any(room.seats[s].bot is not None for s in seats):
             return True
-        presence = await self.store.load_presence(room.id)
+        presence, seal = await self.store.load_presence_and_seal(room.id)
         if any(f"away:{s}" in presence for s in seats):
             return True
-        seal = await self.store.load_seal(room.id)
         return any(f"p:{s}" in seal for s in seats)
 
     async def reveal(

@@ -890,6 +890,17 @@ class Store:
         raw: Any = await self.redis.hgetall(self.keys.presence(room_id))
         return {k.decode(): v.decode() for k, v in raw.items()}
 
+    async def load_presence_and_seal(self, room_id: str) -> tuple[dict[str, str], dict[str, str]]:
+        """The room's presence hash and its seal hash in one round trip (one slot)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hgetall(self.keys.presence(room_id))
+        pipe.hgetall(self.keys.seal(room_id))
+        presence, seal = await pipe.execute()
+        return (
+            {k.decode(): v.decode() for k, v in presence.items()},
+            {k.decode(): v.decode() for k, v in seal.items()},
+        )
+
     # -- chat ---------------------------------------------------------------------------
     async def chat(
         self, room_id: str, message: bytes, keep: int, payload: bytes, at_ms: int = 0
