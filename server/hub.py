@@ -361,6 +361,7 @@ class Hub:
         # A step's frames for one seat (None: every spectator), rendered and encoded once
         # and sent to each socket of that seat on this node (most recent last).
         self._rendered: OrderedDict[tuple[str, int, int | None], list[str]] = OrderedDict()
+        self._decoded: tuple[Entry, Any] | None = None  # the last entry rendered, its state
 
     @property
     def keys(self) -> Any:
@@ -481,7 +482,11 @@ class Hub:
         key = (entry.room, entry.version, seat)
         texts = self._rendered.get(key)
         if texts is None:
-            frames = entry_frames(GAMES[entry.engine], entry, seat)
+            game = GAMES[entry.engine]
+            decoded = self._decoded
+            if decoded is None or decoded[0] is not entry:
+                decoded = self._decoded = (entry, game.decode(entry.state))  # once per step
+            frames = entry_frames(game, entry, seat, decoded[1])
             texts = [protocol.encode(frame) for frame in frames]
             self._rendered[key] = texts
             while len(self._rendered) > FRAME_CACHE:

@@ -15,9 +15,14 @@ from server.entry import ABANDON, REVEAL, Entry
 from server.room import phase_name
 
 
-def entry_frames(game: AnyGame, entry: Entry, seat: int | None) -> list[dict[str, Any]]:
-    """``revealed`` (after a sealed phase), ``event``, then ``sealed`` if one begins."""
-    state = game.decode(entry.state)
+def entry_frames(
+    game: AnyGame, entry: Entry, seat: int | None, state: Any = None
+) -> list[dict[str, Any]]:
+    """``revealed`` (after a sealed phase), ``event``, then ``sealed`` if one begins.
+    ``state``: ``entry.state`` decoded already (states are immutable: one decoded state
+    serves every seat's view)."""
+    if state is None:
+        state = game.decode(entry.state)
     frames: list[dict[str, Any]] = []
     public = entry.kind == REVEAL and not entry.private
     own = str(seat) if seat is not None else None
