@@ -168,4 +168,8 @@ class GameEnd:
         await self.store.archive(room_id, json.dumps(record, separators=(",", ":")).encode())
         if room.status in (FINISHED, ABANDONED):
             await self.store.set_fields(room_id, {"archived": "1"})
-        log.info("archived", extra={"room": room_id, "version": room.version, "kind": room.status})
+        # A game's end at info; its checkpoints (one a round) at debug: not a line a round.
+        level = logging.DEBUG if checkpoint is not None else logging.INFO
+        log.log(
+            level, "archived", extra={"room": room_id, "version": room.version, "kind": room.status}
+        )

@@ -304,7 +304,9 @@ class Archiver:
             out.unchanged.append(record.game_id)
         else:
             out.archived.append(record.game_id)
-        log.info("archived %s (%s, %s)", record.game_id, record.status, saved.value)
+        # A game's end at info; the records of games under way (a round each) at debug.
+        level = logging.INFO if record.final else logging.DEBUG
+        log.log(level, "archived %s (%s, %s)", record.game_id, record.status, saved.value)
 
     async def _strike(self, entry: tuple[str, bytes]) -> bool:
         """Count a failure of this entry if the database answers; True: give it up."""
