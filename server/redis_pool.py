@@ -248,6 +248,13 @@ class _GatedCluster(RedisCluster):
 
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         async with self.gate:
+            if self._initialize:
+                # Learn the slot map first. redis-py 8 decides how to route a command before
+                # it initializes the client: a command issued while it has no slot map yet
+                # (the first ones of a node, often many at once) goes to a random primary,
+                # is MOVED, and every fifth MOVED makes it close all its connections --
+                # failing every command in flight ("Connection closed by server").
+                await self.initialize()
             return await super().execute_command(*args, **kwargs)
 
     def pipeline(self, transaction: Any | None = None, shard_hint: Any | None = None) -> Any:
@@ -260,4 +267,6 @@ class _GatedPipeline(ClusterPipeline):
     async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> Any:
         gate: _Gate = self.cluster_client.gate  # type: ignore[attr-defined]
         async with gate:
+            if self.cluster_client._initialize:  # the slot map first (as for a command)
+                await self.cluster_client.initialize()
             return await super().execute(raise_on_error, allow_redirections)

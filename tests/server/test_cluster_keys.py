@@ -4,6 +4,10 @@ form that selects cluster mode is read as documented in the README."""
 
 from __future__ import annotations
 
+import asyncio
+import secrets
+from typing import Any
+
 import pytest
 from redis.crc import key_slot
 
@@ -69,3 +73,40 @@ def test_the_cluster_url_form() -> None:
     assert cluster_nodes(url) == [("10.0.0.5", 7000), ("10.0.0.6", 7001)]
     with pytest.raises(ValueError):
         cluster_nodes("redis+cluster://10.0.0.5")
+
+
+async def test_a_fresh_cluster_client_routes_its_first_commands_by_key(
+    redis_cluster_url: str,
+) -> None:
+    """A node's first commands come many at once (every archive lane, the clock, the first
+    sockets). redis-py 8 decides how to route a command before it has learnt the slot map:
+    those sent before would go to a random primary and be MOVED, and every fifth MOVED made
+    the client close all its connections, failing every command in flight ("Connection
+    closed by server" in CI). The node's client learns the map first: none is MOVED."""
+    from redis.asyncio.cluster import NodesManager
+
+    from server.redis_pool import connect
+
+    prefix = f"test-{secrets.token_hex(4)}:"
+    client = connect(redis_cluster_url, size=50, wait_seconds=10.0, retries=3)
+    moved: list[int] = []
+    original = NodesManager.move_slot
+
+    async def counted(self: NodesManager, e: Any) -> None:
+        moved.append(e.slot_id)
+        await original(self, e)
+
+    NodesManager.move_slot = counted  # type: ignore[method-assign]
+    try:
+        streams = [f"{prefix}s:{{t{i}}}" for i in range(30)]
+        await asyncio.gather(
+            *(client.xgroup_create(s, "g", id="0", mkstream=True) for s in streams),
+            *(client.hset(f"{prefix}h:{{t{i}}}", "f", "v") for i in range(30)),
+        )
+        assert moved == []
+        assert len({key_slot(s.encode()) for s in streams}) == 30  # spread over the primaries
+    finally:
+        NodesManager.move_slot = original  # type: ignore[method-assign]
+        for i in range(30):
+            await client.delete(f"{prefix}s:{{t{i}}}", f"{prefix}h:{{t{i}}}")
+        await client.aclose()
