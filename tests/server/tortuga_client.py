@@ -96,7 +96,12 @@ async def start_node(redis_url: str, prefix: str, node_id: str, **changes: Any) 
         if server.started:
             break
         if task.done():
-            task.result()
+            try:
+                task.result()
+            except SystemExit as exc:
+                # uvicorn exits when the app's startup fails: a SystemExit out of a fixture
+                # leaves pytest's fixture cache behind (later tests got this one's values).
+                raise RuntimeError(f"the test node did not start (exit {exc.code})") from None
         await asyncio.sleep(0.02)
     else:
         raise RuntimeError("the node did not start")
