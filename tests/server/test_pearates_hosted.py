@@ -74,30 +74,36 @@ async def test_pearates_an_absent_player_is_played_by_a_stand_in(
     his takes and his sealed hand-or-score choices -- flagged as a stand-in's everywhere,
     to the end of the game, which is archived once."""
     nodes = [await start("a", **GRACE), await start("b", **GRACE)]
-    table = await seat_players(nodes, 2, game="pearates", options={"removed": 100})
-    anne, bert = await humans(table, "pearates")
-    assert (await anne.client.call("start"))["type"] == "ok"  # type: ignore[union-attr]
-    await bert.client.has_version(1)  # type: ignore[union-attr]
-    await bert.drop()
-    assert await asyncio.wait_for(anne.play(), 60) == "over"
-    watch = anne.client
-    assert watch is not None
-    await watch.seen(lambda f: f["type"] == "presence" and f["away"] == [1])
-    log = await log_entries(redis_client, redis_prefix, table.id)
+    # A short game (most cards removed). About one deal in fifty gives the stand-in no
+    # sealed choice (or one move only): another game is played then, at most five.
+    for _ in range(5):
+        table = await seat_players(nodes, 2, game="pearates", options={"removed": 80})
+        anne, bert = await humans(table, "pearates")
+        assert (await anne.client.call("start"))["type"] == "ok"  # type: ignore[union-attr]
+        await bert.client.has_version(1)  # type: ignore[union-attr]
+        await bert.drop()
+        assert await asyncio.wait_for(anne.play(), 60) == "over"
+        watch = anne.client
+        assert watch is not None
+        await watch.seen(lambda f: f["type"] == "presence" and f["away"] == [1])
+        log = await log_entries(redis_client, redis_prefix, table.id)
+        seat_1 = [e for e in log if 1 in e["seats"]]
+        if len(seat_1) >= 2 and any(e["kind"] == "reveal" for e in seat_1):
+            break
+    else:
+        raise AssertionError("five deals without a sealed choice for the stand-in")
     assert [e["v"] for e in log] == list(range(1, len(log) + 1))
     assert log[-1]["status"] == "finished"
-    seat_1 = [e for e in log if 1 in e["seats"]]
-    assert len(seat_1) >= 2
     assert all(e["proxies"] == [1] for e in seat_1)
     assert all(e["proxies"] == [] for e in log if 1 not in e["seats"])
-    assert any(e["kind"] == "reveal" for e in seat_1)  # a sealed hand-or-score too
     for _ in range(100):
         final = [r for r in await records(redis_client, redis_prefix) if r["status"] != "playing"]
-        if final:
+        mine = [r for r in final if r["room"] == table.id]
+        if mine:
             break
         await asyncio.sleep(0.05)
-    assert [r["status"] for r in final] == ["finished"]
-    assert [e["proxies"] for e in final[0]["events"]] == [e["proxies"] for e in log]
+    assert [r["status"] for r in mine] == ["finished"]
+    assert [e["proxies"] for e in mine[0]["events"]] == [e["proxies"] for e in log]
 
 
 async def test_pearates_the_host_abandons_mid_round(
