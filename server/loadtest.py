@@ -55,6 +55,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from engines.registry import GAMES
 from engines.rng import Rng
+from server.archive.scratch import scratch_database
 from server.reveal import digest
 
 HUMAN_PACE = 2.0  # seconds a person takes to act once their turn comes (about)
@@ -1057,38 +1058,6 @@ def checkout_of(against: str) -> Iterator[tuple[Path, str]]:
         shutil.rmtree(tree.parent, ignore_errors=True)
 
 
-async def _postgres_admin(url: str, sql: str) -> None:
-    import asyncpg  # type: ignore[import-untyped]
-    from sqlalchemy.engine import make_url
-
-    u = make_url(url)
-    conn = await asyncpg.connect(
-        user=u.username,
-        password=u.password,
-        host=u.query.get("host") or u.host,
-        port=u.port,
-        database=u.database,
-    )
-    try:
-        await conn.execute(sql)
-    finally:
-        await conn.close()
-
-
-@contextlib.contextmanager
-def scratch_database(url: str) -> Iterator[str]:
-    """A new database beside ``url``'s (another revision has another schema) while the
-    run lasts; its URL."""
-    from sqlalchemy.engine import make_url
-
-    name = f"tortuga_against_{os.urandom(4).hex()}"
-    asyncio.run(_postgres_admin(url, f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(url).set(database=name).render_as_string(hide_password=False)
-    finally:
-        asyncio.run(_postgres_admin(url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-
-
 POOL_FOR_OLDER = 2000  # an older revision's Redis pool (it raised at 100), set by URL
 
 
@@ -1138,7 +1107,9 @@ def campaign(plan: Plan, options: Options, node_env: dict[str, str] | None = Non
                 database = embedded.start_postgres(folder)
                 env["TORTUGA_DATABASE_URL"] = database
                 stack.callback(embedded.stop)
-            against_env = _against_env(env, stack.enter_context(scratch_database(database)))
+            against_env = _against_env(
+                env, stack.enter_context(scratch_database(database, "tortuga_against"))
+            )
         processes = options.processes or os.cpu_count() or 1
         pool = stack.enter_context(_pool(processes))
         for future in [pool.submit(_ready) for _ in range(processes)]:

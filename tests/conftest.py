@@ -15,8 +15,6 @@ database of its own and drops it at the end.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
 import secrets
 import socket
@@ -30,6 +28,7 @@ from typing import Any
 import pytest
 import redis as redis_sync
 
+from server.archive.scratch import scratch_database
 from server.redis_pool import cluster_nodes, is_cluster
 
 
@@ -180,52 +179,17 @@ def postgres_admin_url(service_dir: Path) -> str:
     return start_postgres(service_dir)
 
 
-def _with_database(url: str, name: str) -> str:
-    from sqlalchemy.engine import make_url
-
-    return make_url(url).set(database=name).render_as_string(hide_password=False)
-
-
-async def _admin(url: str, sql: str) -> None:
-    import asyncpg
-    from sqlalchemy.engine import make_url
-
-    u = make_url(url)
-    conn = await asyncpg.connect(
-        user=u.username,
-        password=u.password,
-        host=u.query.get("host") or u.host,
-        port=u.port,
-        database=u.database,
-    )
-    try:
-        await conn.execute(sql)
-    finally:
-        await conn.close()
-
-
-@contextlib.contextmanager
-def _scratch_database(admin_url: str) -> Iterator[str]:
-    """CREATE a uniquely named database, yield its URL, DROP it afterwards."""
-    name = f"tortuga_test_{secrets.token_hex(4)}"
-    asyncio.run(_admin(admin_url, f'CREATE DATABASE "{name}"'))
-    try:
-        yield _with_database(admin_url, name)
-    finally:
-        asyncio.run(_admin(admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-
-
 @pytest.fixture
 def fresh_database(postgres_admin_url: str) -> Iterator[str]:
     """A brand-new empty database for one test (migration and outage tests); dropped after."""
-    with _scratch_database(postgres_admin_url) as url:
+    with scratch_database(postgres_admin_url, "tortuga_test") as url:
         yield url
 
 
 @pytest.fixture(scope="session")
 def database_url(postgres_admin_url: str) -> Iterator[str]:
     """One empty database for the whole test session; dropped at the end."""
-    with _scratch_database(postgres_admin_url) as url:
+    with scratch_database(postgres_admin_url, "tortuga_test") as url:
         yield url
 
 
