@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,17 @@ pytestmark = pytest.mark.browser
 @pytest.fixture(scope="module")
 def site_changes() -> dict[str, Any]:
     return {"heartbeat_seconds": 0.2}  # the node looks for a drain request this often
+
+
+def _ready_says(site: str, status: int) -> None:
+    """Poll ``/readyz`` (the node looks for a drain request every heartbeat) until it
+    answers ``status``."""
+    with httpx.Client(base_url=site) as http:
+        for _ in range(100):
+            if http.get("/readyz").status_code == status:
+                return
+            time.sleep(0.05)
+        assert http.get("/readyz").status_code == status
 
 
 def test_an_admin_drains_the_node_and_lifts_the_drain(
@@ -43,35 +55,25 @@ def test_an_admin_drains_the_node_and_lifts_the_drain(
         drain = row.locator("button[data-act='drain']")
         drain.click()  # no reason yet: refused in the page, nothing sent
         page.get_by_text("Say why, in a few words (at most 500 characters).").wait_for()
-        page.get_by_label("Reason (kept in the audit log)").fill("kernel update")
+        page.get_by_label("Reason (kept in the audit log)").fill(f"kernel update ({name})")
         drain.click()
-        row.get_by_text(f"draining ({name}: kernel update)").wait_for()
-        with httpx.Client(base_url=site) as http:
-            for _ in range(100):
-                if http.get("/readyz").status_code == 503:
-                    break
-                page.wait_for_timeout(50)
-            assert http.get("/readyz").status_code == 503
+        row.get_by_text(f"draining ({name}: kernel update ({name}))").wait_for()
+        _ready_says(site, 503)
         page.screenshot(path=str(screenshot_dir / "admin-node-draining.png"))
 
-        page.get_by_label("Reason (kept in the audit log)").fill("false alarm")
+        page.get_by_label("Reason (kept in the audit log)").fill(f"false alarm ({name})")
         row.get_by_role("button", name="Serve again").click()
         page.get_by_text("serves again within a few seconds").wait_for()
         page.wait_for_function("() => !document.querySelector('table.admin-nodes .node-draining')")
-        with httpx.Client(base_url=site) as http:
-            for _ in range(100):
-                if http.get("/readyz").status_code == 200:
-                    break
-                page.wait_for_timeout(50)
-            assert http.get("/readyz").status_code == 200
+        _ready_says(site, 200)
         # A player is welcomed again: signed in over the socket, a room made.
         alice.open("/")
         alice.choose_name()
         alice.create_room(rounds=1, seats=2)
 
         page.get_by_role("button", name="Audit log").click()
-        page.get_by_text("false alarm").wait_for()
-        page.get_by_text("kernel update").wait_for()
+        page.get_by_text(f"false alarm ({name})").wait_for()
+        page.get_by_text(f"kernel update ({name})").wait_for()
         page.screenshot(path=str(screenshot_dir / "admin-node-undrained-audit.png"))
     finally:
         admin.close()

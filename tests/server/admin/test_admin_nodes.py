@@ -140,6 +140,17 @@ async def test_an_admin_drains_a_node_from_another_node(
     assert entry["details"] == {"instance": instance} and entry["reason"] == "kernel update"
 
 
+async def _ready_says(node: Node, status: int) -> None:
+    """Poll the node's ``/readyz`` (it looks for a drain request every heartbeat) until it
+    answers ``status``."""
+    async with httpx.AsyncClient(base_url=node.url) as http:
+        for _ in range(200):
+            if (await http.get("/readyz")).status_code == status:
+                return
+            await asyncio.sleep(0.05)
+        assert (await http.get("/readyz")).status_code == status
+
+
 async def test_an_admin_lifts_a_drain_and_the_node_serves_again(
     start: Any, admin_url: str, admin_name: str, admin_db: Any
 ) -> None:
@@ -163,12 +174,7 @@ async def test_an_admin_lifts_a_drain_and_the_node_serves_again(
             f"/admin/api/nodes/{instance}/drain", json={"reason": "disk"}, headers=bearer(token)
         )
         assert r.status_code == 200 and r.json()["draining"]["kind"] == "admin"
-    async with httpx.AsyncClient(base_url=b.url) as http:
-        for _ in range(200):
-            if (await http.get("/readyz")).status_code == 503:
-                break
-            await asyncio.sleep(0.05)
-        assert (await http.get("/readyz")).status_code == 503
+    await _ready_says(b, 503)
     async with httpx.AsyncClient(base_url=a.url) as http:
         r = await http.post(lift, json={"reason": "false alarm"})
         assert r.status_code == 401 and r.json()["error"]["code"] == "not-admin"
@@ -178,12 +184,7 @@ async def test_an_admin_lifts_a_drain_and_the_node_serves_again(
         r = await http.post(lift, json={"reason": "false alarm"}, headers=bearer(token))
         assert r.status_code == 200 and r.json()["draining"] is None
     assert (await _nodes(a, token))["b"]["draining"] is None
-    async with httpx.AsyncClient(base_url=b.url) as http:
-        for _ in range(200):
-            if (await http.get("/readyz")).status_code == 200:
-                break
-            await asyncio.sleep(0.05)
-        assert (await http.get("/readyz")).status_code == 200
+    await _ready_says(b, 200)
     # A new socket on b is welcomed and signed in (no ``reconnect`` hint).
     table = await seat_players([b], 2)
     assert not [f for c in table.clients for f in c.frames if f["type"] == "reconnect"]
