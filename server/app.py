@@ -21,6 +21,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from server import lobby, logs, redis_pool, scrape, web
@@ -44,6 +45,7 @@ from server.reveal import Sealing
 from server.rooms import RoomService
 from server.session import Floodgate, Services, serve
 from server.settings import Settings
+from server.socket_protocol import LeanWebSocketProtocol
 from server.store import Keys, Store
 from server.version import version
 
@@ -203,7 +205,31 @@ def create_app(settings: Settings) -> Starlette:
         # The browser client (server/web.py), when this checkout has it.
         *(web.routes(client) if client.is_dir() else []),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return _Node(routes=routes, lifespan=lifespan)
+
+
+class _Node(Starlette):
+    """The node's ASGI app: ``/ws`` goes straight to its handler, every other request
+    through Starlette's middleware and router.
+
+    A socket's handler stays suspended for the whole life of the socket, and so does every
+    ASGI layer above it: Starlette's error and exception middleware, its router and its
+    route each keep a coroutine frame and a few closures alive (about 4.5 KB per idle
+    socket, measured with tracemalloc; issue 15's budget is 10 KB for everything). None of
+    them does anything for a websocket that raises (they re-raise to uvicorn, which closes
+    it), so the socket skips them. ``/ws`` stays a route too (the same handler), should a
+    scope ever reach the router."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket" and scope["path"] == scope.get("root_path", "") + "/ws":
+            scope["app"] = self
+            socket = WebSocket(scope, receive, send)
+            if self.state.drain.active:  # what the route's handler does, one frame less
+                await self.state.drain.turn_away(socket)
+            else:
+                await serve(socket, self.state.services)
+            return
+        await super().__call__(scope, receive, send)
 
 
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
@@ -213,8 +239,11 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
       limit (``settings.max_frame_bytes``) answers smaller oversize frames with an error.
     - no per-message compression: a frame with a player's hand must never share a
       compression window with text an attacker chose (chat), or the compressed sizes would
-      tell the hand (CRIME/BREACH-style); frames are small JSON anyway."""
+      tell the hand (CRIME/BREACH-style); frames are small JSON anyway.
+    - ``ws``: uvicorn's sans-I/O websockets protocol (no task of its own per socket), in
+      the lighter form of server/socket_protocol.py (memory per idle socket, issue 15)."""
     return {
+        "ws": LeanWebSocketProtocol,
         "ws_max_size": max(4 * settings.max_frame_bytes, 64 * 1024),
         "ws_per_message_deflate": False,
     }

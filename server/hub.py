@@ -42,9 +42,10 @@ MAX_QUEUE = 2000  # frames waiting for one socket before it is dropped as too sl
 PENDING_WAIT = 5.0  # seconds a socket waits for this node's own write before reading the log
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Connection:
-    """One websocket: who it is, which room and seat it follows, what it was last sent."""
+    """One websocket: who it is, which room and seat it follows, what it was last sent.
+    Slots, not a ``__dict__``: one of these per socket (memory per socket, issue 15)."""
 
     id: str
     user: User
@@ -123,6 +124,8 @@ class Connection:
         finally:
             if not self.queue:
                 self.queue = None
+            if self.writer is asyncio.current_task():
+                self.writer = None  # a finished task is no use to keep (issue 15)
 
     async def _write(self, frame: dict[str, Any]) -> None:
         if frame.get("type") == "error" and self.socket.application_state == (

@@ -188,6 +188,9 @@ async def serve(socket: WebSocket, services: Services) -> None:
         await socket.close(p.CLOSE_FORBIDDEN_ORIGIN)  # before accept: HTTP 403
         return
     await socket.accept()
+    # Past the Origin check no header is read again: let them go rather than keep them for
+    # the socket's life (a browser's, cookies included, are 1-2 KB; issue 15).
+    socket.scope["headers"].clear()
     try:
         claims = await authenticate(socket, services)
     except BadToken as exc:  # Banned too: ``banned``, closed with 4010
@@ -215,38 +218,37 @@ async def serve(socket: WebSocket, services: Services) -> None:
         await socket.send_text(p.encode(p.error(p.TOO_MANY_SOCKETS, message)))
         await socket.close(p.CLOSE_TOO_MANY, "too many sockets")
         return
+    # Everything below is one coroutine, not a chain of them: an idle socket keeps each
+    # frame of its chain alive (memory per idle socket, issue 15).
     try:
-        await _serve(socket, services, claims)
+        conn = services.hub.connection(user, socket, claims.gen)
+        session = Session(conn, services)
+        hello: dict[str, Any] = {
+            "type": "hello",
+            "user": user.to_json(),
+            "node": services.settings.node_id,
+        }
+        fresh = services.identity.fresh(claims)
+        if fresh is not None:
+            hello["token"] = fresh
+        conn.send(hello)
+        try:
+            await session.receive_all()
+        finally:
+            services.gate.release(user.id)
+            await session.leave_room()
+            services.hub.watchers.discard(conn)
+            services.hub.forget(conn)
+            conn.close(1000, "bye")
+            writer = conn.writer
+            if writer is not None:
+                # Let the writer flush what is queued (an error, a flood close) and close.
+                try:
+                    await asyncio.wait_for(writer, 2.0)
+                except (TimeoutError, asyncio.CancelledError):
+                    writer.cancel()
     finally:
         services.hub.release(user)
-
-
-async def _serve(socket: WebSocket, services: Services, claims: Claims) -> None:
-    user = claims.user
-    conn = services.hub.connection(user, socket, claims.gen)
-    session = Session(conn, services)
-    hello: dict[str, Any] = {
-        "type": "hello",
-        "user": user.to_json(),
-        "node": services.settings.node_id,
-    }
-    fresh = services.identity.fresh(claims)
-    if fresh is not None:
-        hello["token"] = fresh
-    conn.send(hello)
-    try:
-        await session.receive_all()
-    finally:
-        await session.leave_room()
-        services.hub.watchers.discard(conn)
-        services.hub.forget(conn)
-        conn.close(1000, "bye")
-        if conn.writer is not None:
-            # Let the writer flush what is queued (an error, a flood close) and close.
-            try:
-                await asyncio.wait_for(conn.writer, 2.0)
-            except (TimeoutError, asyncio.CancelledError):
-                conn.writer.cancel()
 
 
 class Session:
@@ -260,12 +262,7 @@ class Session:
         self.conn.send(p.error(code, message, ref))
 
     async def receive_all(self) -> None:
-        try:
-            await self._receive_all()
-        finally:
-            self.s.gate.release(self.conn.user.id)
-
-    async def _receive_all(self) -> None:
+        """Read and answer frames until the socket closes (the caller releases ``bucket``)."""
         settings = self.s.settings
         socket = self.conn.socket
         while True:

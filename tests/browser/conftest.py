@@ -53,7 +53,6 @@ class ThreadedServer:
             host="127.0.0.1",
             port=self.port,
             log_level="warning",
-            ws="websockets-sansio",
             **uvicorn_options(Settings()),
         )
         self.server = uvicorn.Server(config)

@@ -42,7 +42,6 @@ def main() -> None:
         host="127.0.0.1",
         port=settings.port,
         log_level="warning",
-        ws="websockets-sansio",
         lifespan="on",
         **uvicorn_options(settings),
     )

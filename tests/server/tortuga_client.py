@@ -86,7 +86,6 @@ async def start_node(redis_url: str, prefix: str, node_id: str, **changes: Any) 
         host="127.0.0.1",
         port=port,
         log_level="warning",
-        ws="websockets-sansio",
         lifespan="on",
         **uvicorn_options(settings),
     )
