@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
 from starlette.applications import Starlette
@@ -220,16 +220,17 @@ class _Node(Starlette):
     it), so the socket skips them. ``/ws`` stays a route too (the same handler), should a
     scope ever reach the router."""
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Coroutine[Any, Any, None]:
+        """The coroutine that serves this request, made by a plain function: no frame of
+        this function stays alive for the life of a socket (uvicorn is told the app is
+        ASGI 3: ``uvicorn_options``; it cannot tell from a plain function)."""
         if scope["type"] == "websocket" and scope["path"] == scope.get("root_path", "") + "/ws":
             scope["app"] = self
             socket = WebSocket(scope, receive, send)
-            if self.state.drain.active:  # what the route's handler does, one frame less
-                await self.state.drain.turn_away(socket)
-            else:
-                await serve(socket, self.state.services)
-            return
-        await super().__call__(scope, receive, send)
+            if self.state.drain.active:  # what the route's handler does
+                return self.state.drain.turn_away(socket)  # type: ignore[no-any-return]
+            return serve(socket, self.state.services)
+        return super().__call__(scope, receive, send)
 
 
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
@@ -241,9 +242,12 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
       compression window with text an attacker chose (chat), or the compressed sizes would
       tell the hand (CRIME/BREACH-style); frames are small JSON anyway.
     - ``ws``: uvicorn's sans-I/O websockets protocol (no task of its own per socket), in
-      the lighter form of server/socket_protocol.py (memory per idle socket, issue 15)."""
+      the lighter form of server/socket_protocol.py (memory per idle socket, issue 15).
+    - ``interface``: ASGI 3, said rather than guessed (the node's ``__call__`` is a plain
+      function returning a coroutine, which uvicorn would take for ASGI 2)."""
     return {
         "ws": LeanWebSocketProtocol,
+        "interface": "asgi3",
         "ws_max_size": max(4 * settings.max_frame_bytes, 64 * 1024),
         "ws_per_message_deflate": False,
     }

@@ -48,6 +48,8 @@ REF_OF_REFUSED = 1024  # bytes: a rate-limited frame longer than this is answere
 class TokenBucket:
     """``rate`` tokens per second, at most ``burst`` saved up."""
 
+    __slots__ = ("at", "burst", "rate", "tokens")  # one per user on a node
+
     def __init__(self, rate: float, burst: int) -> None:
         self.rate = rate
         self.burst = float(burst)
@@ -223,15 +225,7 @@ async def serve(socket: WebSocket, services: Services) -> None:
     try:
         conn = services.hub.connection(user, socket, claims.gen)
         session = Session(conn, services)
-        hello: dict[str, Any] = {
-            "type": "hello",
-            "user": user.to_json(),
-            "node": services.settings.node_id,
-        }
-        fresh = services.identity.fresh(claims)
-        if fresh is not None:
-            hello["token"] = fresh
-        conn.send(hello)
+        conn.send(_hello(services, claims))  # no local: this coroutine lasts as long as the socket
         try:
             await session.receive_all()
         finally:
@@ -251,7 +245,21 @@ async def serve(socket: WebSocket, services: Services) -> None:
         services.hub.release(user)
 
 
+def _hello(services: Services, claims: Claims) -> dict[str, Any]:
+    hello: dict[str, Any] = {
+        "type": "hello",
+        "user": claims.user.to_json(),
+        "node": services.settings.node_id,
+    }
+    fresh = services.identity.fresh(claims)
+    if fresh is not None:
+        hello["token"] = fresh
+    return hello
+
+
 class Session:
+    __slots__ = ("bucket", "conn", "s", "strikes")  # one per socket (memory, issue 15)
+
     def __init__(self, conn: Connection, services: Services) -> None:
         self.conn = conn
         self.s = services
@@ -263,7 +271,6 @@ class Session:
 
     async def receive_all(self) -> None:
         """Read and answer frames until the socket closes (the caller releases ``bucket``)."""
-        settings = self.s.settings
         socket = self.conn.socket
         while True:
             try:
@@ -277,35 +284,43 @@ class Session:
                     log.warning("frame too big", extra={"conn": self.conn.id})
                     self.s.gate.shut(self.conn.user.id)
                 return
-            frame: str | bytes = message.get("text") or message.get("bytes") or b""
-            if not self.bucket.take():
-                self.strikes += 1
-                # The ref of a small frame only: a refused frame costs no parsing to speak of.
-                self.error(p.RATE_LIMITED, "slow down", p.ref_of(frame, REF_OF_REFUSED))
-                if self.strikes >= settings.flood_strikes:
-                    log.warning("flood", extra={"conn": self.conn.id, "user": self.conn.user.id})
-                    self.s.gate.shut(self.conn.user.id)
-                    self.conn.close(p.CLOSE_FLOOD, "flooding")
-                    return
-                continue
-            try:
-                inbound = p.decode(frame, settings.max_frame_bytes, settings.max_json_depth)
-            except p.ProtocolError as exc:
-                ref = p.ref_of(frame) if exc.code != p.FRAME_TOO_LARGE else None
-                self.error(exc.code, exc.message, ref)
-                continue
-            started = time.perf_counter()
-            try:
-                await self.dispatch(inbound)
-            except RoomError as exc:
-                self.error(exc.code, exc.message, inbound.ref)
-            except Exception:
-                log.exception("message failed", extra={"conn": self.conn.id})
-                self.error("server-error", "something went wrong", inbound.ref)
-            frame_type = MOVE_FRAMES.get(type(inbound))
-            if frame_type is not None:
-                elapsed = time.perf_counter() - started
-                self.s.rooms.store.metrics.step_answered(frame_type, elapsed)
+            if not await self.answer(message):
+                return
+            del message  # an idle socket keeps none of its last frame (issue 15)
+
+    async def answer(self, message: Any) -> bool:
+        """Check one frame and act on it; False when the socket is closed for flooding."""
+        settings = self.s.settings
+        frame: str | bytes = message.get("text") or message.get("bytes") or b""
+        if not self.bucket.take():
+            self.strikes += 1
+            # The ref of a small frame only: a refused frame costs no parsing to speak of.
+            self.error(p.RATE_LIMITED, "slow down", p.ref_of(frame, REF_OF_REFUSED))
+            if self.strikes >= settings.flood_strikes:
+                log.warning("flood", extra={"conn": self.conn.id, "user": self.conn.user.id})
+                self.s.gate.shut(self.conn.user.id)
+                self.conn.close(p.CLOSE_FLOOD, "flooding")
+                return False
+            return True
+        try:
+            inbound = p.decode(frame, settings.max_frame_bytes, settings.max_json_depth)
+        except p.ProtocolError as exc:
+            ref = p.ref_of(frame) if exc.code != p.FRAME_TOO_LARGE else None
+            self.error(exc.code, exc.message, ref)
+            return True
+        started = time.perf_counter()
+        try:
+            await self.dispatch(inbound)
+        except RoomError as exc:
+            self.error(exc.code, exc.message, inbound.ref)
+        except Exception:
+            log.exception("message failed", extra={"conn": self.conn.id})
+            self.error("server-error", "something went wrong", inbound.ref)
+        frame_type = MOVE_FRAMES.get(type(inbound))
+        if frame_type is not None:
+            elapsed = time.perf_counter() - started
+            self.s.rooms.store.metrics.step_answered(frame_type, elapsed)
+        return True
 
     # -- the room this socket follows -----------------------------------------------------
     def room_id(self) -> str:
