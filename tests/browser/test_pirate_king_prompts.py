@@ -188,6 +188,19 @@ def test_a_sealed_choice_shows_as_sealed_and_never_as_buttons(page: Any) -> None
     assert state == "1"
 
 
+def test_my_choice_on_its_way_is_not_your_move(page: Any) -> None:
+    """Once I have chosen, the status line stops saying "Your move" -- even while my commit
+    is still travelling (chosen, not yet committed): it names the others still deciding."""
+    view, prompt = SAMPLES["reveal"]
+    page.evaluate(RENDER, [view, prompt, _room(view["players"]), True])
+    assert "Your move" in page.inner_text("#pk-test .status-line .turn")
+    page.evaluate("() => { const c = window.pkCtx; c.sealedMove = {do: 'stop'}; c.rerender(); }")
+    line = page.inner_text("#pk-test .status-line .turn")
+    assert "Your move" not in line, line
+    others = [s for s in prompt["seats"] if s != view["seat"]]
+    assert others and all(_room(view["players"])["seats"][s]["name"] in line for s in others)
+
+
 def test_whose_move_it_is_the_seats_still_deciding(page: Any) -> None:
     """The table: "can you see whose turn it is" -- in a sealed beat the seats that have not
     chosen yet are framed as owing a move; one that has chosen is not (it waits too)."""

@@ -37,7 +37,11 @@ function turnNodes(ctx) {
   const seats = owing(v);
   if (!kind || !seats.length) return v.phase === "over" ? t("pk.game_over") : "";
   if (seal && seal.open) return t("pk.revealing");
-  const waiting = seats.filter((s) => !(seal && seal.committed && s in seal.committed));
+  // A seat has chosen once its commit is in -- or, for my own seat, once I chose and the
+  // commit is on its way (`sealedMove`): "Your move" would flash while it travels.
+  const chosen = (s) => (seal && seal.committed && s in seal.committed) || (s === seat && seal && ctx.sealedMove);
+  const waiting = seats.filter((s) => !chosen(s));
+  if (!waiting.length) return t("pk.revealing");
   const mine = seat !== null && waiting.includes(seat);
   const what = t(`pk.kind.${kind}`);
   if (mine) return t("pk.your_move", { what });
