@@ -317,7 +317,9 @@ async def test_moves_are_checked(node: Node, redis_client: Any, redis_prefix: st
     await refused(clients[turn], *r, "malformed-move", "act", move="play black-1")
     await refused(clients[turn], *r, "not-sealed", "commit", phase="bid@2", digest="0" * 64)
     other_card = latest(clients[other])["view"]["hand"][0]
-    await refused(clients[other], *r, "not-your-turn", "act", move={"play": other_card})
+    # A well-formed move of theirs (Scary Mary says how she is played, or it is malformed).
+    out_of_turn = {"play": other_card, **({"as": "pirate"} if other_card == "scary-mary" else {})}
+    await refused(clients[other], *r, "not-your-turn", "act", move=out_of_turn)
     mine = set(view["hand"])
     foreign = next(c for c in GAMES["skull-king"].deck(None, 4) if c not in mine)  # type: ignore[arg-type]
     await refused(clients[turn], *r, "not-in-hand", "act", move={"play": foreign})
