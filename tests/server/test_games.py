@@ -206,45 +206,45 @@ async def test_no_leaks_at_the_wire(
     options = {"rounds": schema["rounds"]["max"]} if "rounds" in schema else {}
     if (game_id, players) == ("pearates", 4):
         options = {"more_actions": True, "special_scoring": True}
-    table = await seat_players(two, players, game=game_id, options=options, bots=bots)
-    watcher = await Client.connect(two[1], "Watcher")
-    await watcher.send("join", room=table.id, **{"as": "spectator"})
-    await watcher.of("snapshot")
-    marks = [len(c.frames) for c in table.clients]
-    assert (await table.clients[0].call("start"))["type"] == "ok"
-    await asyncio.wait_for(
-        asyncio.gather(
-            *(autoplay(c, game_id, m) for c, m in zip(table.clients, marks, strict=True))
-        ),
-        90,
-    )
-    final = table.clients[0].versions()[-1]
-    await watcher.has_version(final)
-    states = await states_by_version(redis_client, redis_prefix, table.id, game_id)
-    strict = game_id in STRICT_OPEN_MOVES
-    moved = await moves_by_version(redis_client, redis_prefix, table.id, 0, strict)
-    seen = await moves_by_version(redis_client, redis_prefix, table.id, None, strict)
-    assert max(states) == final
-    assert assert_no_leaks(table.clients[0], 0, game_id, states, moved) > final
-    assert assert_no_leaks(watcher, None, game_id, states, seen) >= final
-    assert watcher.versions() == list(range(1, final + 1))
-    if game_id == "pirate-king":
-        # The strict check bit: another seat put back cards it looked at (open, or in a
-        # private phase), and neither seat 0 nor the spectator was shown that order.
-        looks = [
+    # The strict checks must bite: another seat looked at cards (Pirate King!) or bid face
+    # down (Pearates) in the game. A game where that never happened (about one in thirty
+    # two-player Pirate King! games) is played again, at most four games.
+    for _ in range(4):
+        table = await seat_players(two, players, game=game_id, options=options, bots=bots)
+        watcher = await Client.connect(two[1], "Watcher")
+        await watcher.send("join", room=table.id, **{"as": "spectator"})
+        await watcher.of("snapshot")
+        marks = [len(c.frames) for c in table.clients]
+        assert (await table.clients[0].call("start"))["type"] == "ok"
+        await asyncio.wait_for(
+            asyncio.gather(
+                *(autoplay(c, game_id, m) for c, m in zip(table.clients, marks, strict=True))
+            ),
+            90,
+        )
+        final = table.clients[0].versions()[-1]
+        await watcher.has_version(final)
+        states = await states_by_version(redis_client, redis_prefix, table.id, game_id)
+        strict = game_id in STRICT_OPEN_MOVES
+        moved = await moves_by_version(redis_client, redis_prefix, table.id, 0, strict)
+        seen = await moves_by_version(redis_client, redis_prefix, table.id, None, strict)
+        assert max(states) == final
+        assert assert_no_leaks(table.clients[0], 0, game_id, states, moved) > final
+        assert assert_no_leaks(watcher, None, game_id, states, seen) >= final
+        assert watcher.versions() == list(range(1, final + 1))
+        others = [
             m
             for _, f in await redis_client.xrange(f"{redis_prefix}room:{{{table.id}}}:log")
             for s, m in json.loads(f.get(b"moves", b"{}")).items()
-            if s != "0" and isinstance(m, dict) and "stack" in m
+            if s != "0" and isinstance(m, dict)
         ]
-        assert looks
-    if game_id == "pearates":
-        # The strict check bit: another seat bid face down, and neither seat 0 nor the
-        # spectator was shown the card.
-        bids = [
-            m
-            for _, f in await redis_client.xrange(f"{redis_prefix}room:{{{table.id}}}:log")
-            for s, m in json.loads(f.get(b"moves", b"{}")).items()
-            if s != "0" and isinstance(m, dict) and m.get("move") == "bid"
-        ]
-        assert bids
+        # Pirate King!: another seat put back cards it looked at (open, or in a private
+        # phase), and neither seat 0 nor the spectator was shown that order. Pearates:
+        # another seat bid face down, and neither was shown the card.
+        looks = [m for m in others if "stack" in m]
+        bids = [m for m in others if m.get("move") == "bid"]
+        bit = {"pirate-king": bool(looks), "pearates": bool(bids)}.get(game_id, True)
+        if bit:
+            break
+    else:
+        raise AssertionError(f"four {game_id} games without a hidden move of another seat")
