@@ -17,7 +17,7 @@ from typing import Any
 from test_abandon import records
 from test_clock import FAST, log_of
 from test_protocol import started
-from test_takeover import GRACE, humans, log_entries
+from test_takeover import GRACE, without_bert
 from tortuga_client import advance, latest, seat_players
 
 from engines.registry import GAMES
@@ -78,15 +78,7 @@ async def test_pearates_an_absent_player_is_played_by_a_stand_in(
     # sealed choice (or one move only): another game is played then, at most five.
     for _ in range(5):
         table = await seat_players(nodes, 2, game="pearates", options={"removed": 80})
-        anne, bert = await humans(table, "pearates")
-        assert (await anne.client.call("start"))["type"] == "ok"  # type: ignore[union-attr]
-        await bert.client.has_version(1)  # type: ignore[union-attr]
-        await bert.drop()
-        assert await asyncio.wait_for(anne.play(), 60) == "over"
-        watch = anne.client
-        assert watch is not None
-        await watch.seen(lambda f: f["type"] == "presence" and f["away"] == [1])
-        log = await log_entries(redis_client, redis_prefix, table.id)
+        log, _ = await without_bert(table, redis_client, redis_prefix, "pearates")
         seat_1 = [e for e in log if 1 in e["seats"]]
         if len(seat_1) >= 2 and any(e["kind"] == "reveal" for e in seat_1):
             break

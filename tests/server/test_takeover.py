@@ -44,6 +44,23 @@ async def humans(table: Any, game: str = "skull-king") -> list[Human]:
     return out
 
 
+async def without_bert(
+    table: Any, redis_client: Any, redis_prefix: str, game: str = "skull-king"
+) -> tuple[list[dict[str, Any]], Any]:
+    """Anne (seat 0) starts the game and plays it to the end; Bert (seat 1) leaves after
+    the deal and never comes back (his seat is taken over once the grace time is over).
+    The room's log, and Anne's socket (what she was sent)."""
+    anne, bert = await humans(table, game)
+    assert (await anne.client.call("start"))["type"] == "ok"  # type: ignore[union-attr]
+    await bert.client.has_version(1)  # type: ignore[union-attr]
+    await bert.drop()
+    assert await asyncio.wait_for(anne.play(), 60) == "over"
+    watch = anne.client
+    assert watch is not None
+    await watch.seen(lambda f: f["type"] == "presence" and f["away"] == [1])
+    return await log_entries(redis_client, redis_prefix, table.id), watch
+
+
 async def test_a_bot_plays_for_the_absent_until_they_return(
     start: Any, redis_client: Any, redis_prefix: str
 ) -> None:
@@ -112,15 +129,7 @@ async def test_absent_plays_the_default_move(
         nodes, 3, options={"rounds": 2}, bots={2: "random"}, absent="default"
     )
     assert table.room["absent"] == "default"
-    anne, bert = await humans(table)
-    assert (await anne.client.call("start"))["type"] == "ok"  # type: ignore[union-attr]
-    await bert.client.has_version(1)  # type: ignore[union-attr]
-    await bert.drop()
-    assert await asyncio.wait_for(anne.play(), 60) == "over"
-    watch = anne.client
-    assert watch is not None
-    await watch.seen(lambda f: f["type"] == "presence" and f["away"] == [1])
-    log = await log_entries(redis_client, redis_prefix, table.id)
+    log, watch = await without_bert(table, redis_client, redis_prefix)
     assert [e["v"] for e in log] == list(range(1, len(log) + 1))
     seat_1 = [e for e in log if 1 in e["seats"]]
     assert len(seat_1) >= 3
@@ -164,12 +173,7 @@ async def test_a_bot_stands_in_for_an_absent_pirate_king_player(
     stand-in's."""
     nodes = [await start("a", **GRACE), await start("b", **GRACE)]
     table = await seat_players(nodes, 3, game="pirate-king", options={}, bots={2: "heuristic"})
-    anne, bert = await humans(table, "pirate-king")
-    assert (await anne.client.call("start"))["type"] == "ok"  # type: ignore[union-attr]
-    await bert.client.has_version(1)  # type: ignore[union-attr]
-    await bert.drop()
-    assert await asyncio.wait_for(anne.play(), 60) == "over"
-    log = await log_entries(redis_client, redis_prefix, table.id)
+    log, _ = await without_bert(table, redis_client, redis_prefix, "pirate-king")
     assert [e["v"] for e in log] == list(range(1, len(log) + 1))
     assert log[-1]["status"] == "finished"
     seat_1 = [e for e in log if 1 in e["seats"]]
