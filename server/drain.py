@@ -53,6 +53,13 @@ SHUTDOWN, ADMIN = "shutdown", "admin"  # why a node drains: SIGTERM, or an admin
 TICK = 0.05  # seconds between looks at the sockets left
 
 
+def kind_of(info: dict[str, Any]) -> str:
+    """Why a node drains, from its ``nodes:draining`` entry: ``ADMIN`` (it can be lifted)
+    or ``SHUTDOWN`` (it is stopping). An entry written before entries said (no ``kind``)
+    is an admin's unless its ``by`` is ``SHUTDOWN``."""
+    return str(info.get("kind") or (SHUTDOWN if info.get("by") == SHUTDOWN else ADMIN))
+
+
 class Drain:
     """This node's drain: off until ``start``; ``hook_sigterm`` makes SIGTERM start it."""
 

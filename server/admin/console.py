@@ -8,7 +8,7 @@ import json
 import time
 from typing import Any
 
-from server import moderation
+from server import drain, moderation
 from server import protocol as p
 from server.room import PLAYING, Room, RoomError, is_socket, parse_room
 from server.rooms import RoomService
@@ -151,6 +151,14 @@ def _json(raw: str | None) -> Any:
         return {"by": "?", "reason": raw}
 
 
+def _draining(raw: str | None) -> Any:
+    """A node's ``nodes:draining`` entry, saying its ``kind`` (admin: it can be lifted)."""
+    info = _json(raw)
+    if isinstance(info, dict):
+        info["kind"] = drain.kind_of(info)
+    return info
+
+
 def _int(value: str | None) -> int | None:
     return int(value) if value and value.lstrip("-").isdigit() else None
 
@@ -182,7 +190,7 @@ async def nodes(rooms: RoomService) -> list[dict[str, Any]]:
                 # Rooms with a socket on it now (the heartbeat), else its room index's size.
                 "rooms": _int(info.get("rooms")) if "rooms" in info else count,
                 # Draining (SIGTERM, or an admin asked): {by, reason, at}, else null.
-                "draining": _json(draining.get(name)),
+                "draining": _draining(draining.get(name)),
             }
         )
     out.sort(key=lambda n: (not n["alive"], n["instance"]))

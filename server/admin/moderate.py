@@ -40,6 +40,8 @@ from server import protocol as p
 from server.admin import audit
 from server.admin.routes import MAX_BODY, _db, _error, _room, _said, _services, admin_only
 from server.admin.sessions import Session
+from server.drain import ADMIN as BY_AN_ADMIN
+from server.drain import kind_of as drain_kind
 from server.entry import Published, pack
 from server.room import BAN_FIELD, LOBBY, MUTE_FIELD, PLAYING, Room, RoomError, now_ms
 
@@ -404,7 +406,7 @@ async def drain(request: Request, session: Session) -> Response:
     await audit.write(
         _db(request), session.admin, "drain", reason=reason, details={"instance": instance}
     )
-    info = {"by": session.admin, "kind": "admin", "reason": reason, "at": now_ms()}
+    info = {"by": session.admin, "kind": BY_AN_ADMIN, "reason": reason, "at": now_ms()}
     await store.mark_draining(instance, json.dumps(info))
     return JSONResponse({"instance": instance, "draining": info})
 
@@ -420,7 +422,7 @@ async def undrain(request: Request, session: Session) -> Response:
     raw = await store.draining_of(instance)
     if raw is None:
         raise RoomError(NOT_DRAINING, "the node is not draining")
-    if json.loads(raw).get("kind") != "admin":
+    if drain_kind(json.loads(raw)) != BY_AN_ADMIN:
         raise RoomError(STOPPING, "the node is stopping (SIGTERM): its drain cannot be lifted")
     await audit.write(
         _db(request), session.admin, "undrain", reason=reason, details={"instance": instance}

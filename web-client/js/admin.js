@@ -837,7 +837,8 @@ export class AdminPage {
               n.started_at ? formatDate(new Date(n.started_at), SHORT) : "",
               n.uptime_seconds == null ? "" : uptime(n.uptime_seconds),
               n.draining
-                ? h("span", { class: "node-draining" }, t("admin.node.draining_by", { by: n.draining.by, reason: n.draining.reason || "" }),
+                ? h("span", { class: "node-draining" },
+                  n.draining.kind === "admin" ? t("admin.node.draining_by", { by: n.draining.by, reason: n.draining.reason || "" }) : t("admin.node.stopping"),
                   n.alive && n.draining.kind === "admin"
                     ? [" ", h("button", { type: "button", class: "small", dataset: { act: "undrain" }, onclick: () => drain(n.instance, true) }, t("admin.node.undrain"))]
                     : null)

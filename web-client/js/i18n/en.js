@@ -1339,6 +1339,7 @@ export default {
   "admin.node.drain_intro": "Draining a node tells every socket on it to reconnect to another node and turns new sockets away; games go on elsewhere; \"Serve again\" lifts it. Say why first (either way).",
   "admin.node.drain_asked": "Node {node} was asked to drain: its players move to the other nodes within a few seconds.",
   "admin.node.undrain": "Serve again",
+  "admin.node.stopping": "stopping: its players move to the other nodes",
   "admin.node.undrain_asked": "Node {node} serves again within a few seconds (the players it sent away stay where they went).",
   "admin.seat.actions": "Actions",
   "admin.seat.takeover": "no — a stand-in takes over at {time}",

@@ -1339,6 +1339,7 @@ export default {
   "admin.node.drain_intro": "Rút một nút: mọi kết nối trên nút đó được bảo kết nối lại sang nút khác và nút không nhận kết nối mới; các ván vẫn tiếp tục ở nơi khác; \"Phục vụ lại\" huỷ việc rút. Hãy ghi lý do trước (cả hai trường hợp).",
   "admin.node.drain_asked": "Đã yêu cầu nút {node} rút: người chơi của nó chuyển sang các nút khác trong vài giây.",
   "admin.node.undrain": "Phục vụ lại",
+  "admin.node.stopping": "đang dừng: người chơi của nó chuyển sang các nút khác",
   "admin.node.undrain_asked": "Nút {node} sẽ phục vụ lại trong vài giây (người chơi đã chuyển đi vẫn ở nơi mới).",
   "admin.seat.actions": "Thao tác",
   "admin.seat.takeover": "không — người chơi thay vào lúc {time}",
