@@ -24,7 +24,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from server import lobby, logs, redis_pool, scrape, web
+from server import lobby, logs, redis_pool, redis_wire, scrape, web
 from server.admin.moderate import routes as moderation_routes
 from server.admin.routes import routes as admin_routes
 from server.archive.archiver import Archiver
@@ -67,9 +67,10 @@ def create_app(settings: Settings) -> Starlette:
             wait_seconds=settings.redis_pool_wait_seconds,
             retries=settings.redis_retries,
         )
+        wire = redis_wire.connect(settings.redis_url or "", retries=settings.redis_retries)
         metrics = NodeMetrics(settings.node_id)
         metrics.started(version())
-        store = Store(redis, Keys(settings.redis_prefix), metrics)
+        store = Store(redis, wire, Keys(settings.redis_prefix), metrics)
         quotas = Quotas(
             store,
             Limits(
@@ -159,6 +160,7 @@ def create_app(settings: Settings) -> Starlette:
             await clock.close()
             await bots.close()
             await hub.close()
+            await wire.close()
             await redis.aclose()
             log.info("node down", extra={"conn": instance})
 

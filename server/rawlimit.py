@@ -22,7 +22,7 @@ from typing import Any
 
 import uvicorn
 
-from server import redis_pool
+from server import redis_wire
 from server.settings import Settings
 
 # KEYS: the socket's key ; ARGV: expected version, new version. 1 if this call won.
@@ -40,20 +40,20 @@ _state: dict[str, Any] = {}
 _ids = itertools.count(1)
 
 
-def _script() -> Any:
-    """This process's Redis client and script, made on first use (each worker has its own)."""
-    if "cas" not in _state:
+def _wire() -> redis_wire.Wire:
+    """This process's wire to Redis (the node's own client for its hot path, so that the
+    comparison is fair), made on first use (each worker has its own)."""
+    if "wire" not in _state:
         settings = Settings.from_env()
-        redis = redis_pool.connect(
-            settings.redis_url or "",
-            size=settings.redis_pool_size,
-            wait_seconds=settings.redis_pool_wait_seconds,
-            retries=settings.redis_retries,
-        )
         _state["prefix"] = settings.redis_prefix
-        _state["redis"] = redis
-        _state["cas"] = redis.register_script(_CAS)
-    return _state["cas"]
+        _state["wire"] = redis_wire.connect(
+            settings.redis_url or "", retries=settings.redis_retries
+        )
+    wire: redis_wire.Wire = _state["wire"]
+    return wire
+
+
+_SCRIPT = redis_wire.Script.of(_CAS)
 
 
 async def app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -64,7 +64,7 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
         return
     if scope["type"] != "websocket":
         return
-    cas = _script()
+    wire = _wire()
     key = f"{_state['prefix']}raw:{{{os.getpid()}.{next(_ids)}}}"
     await receive()  # websocket.connect
     await send({"type": "websocket.accept"})
@@ -74,7 +74,7 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
             message = await receive()
             if message["type"] != "websocket.receive":
                 return
-            if not int(await cas(keys=[key], args=[version, version + 1])):
+            if not int(await wire.run(_SCRIPT, [key], [version, version + 1])):
                 await send({"type": "websocket.close", "code": 1011})
                 return
             version += 1
@@ -83,7 +83,7 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
             else:
                 await send({"type": "websocket.send", "bytes": message.get("bytes") or b""})
     finally:
-        await _state["redis"].delete(key)
+        await wire.call("DEL", key, key=key)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -47,6 +47,7 @@ from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
 
 from server.metrics import NodeMetrics
 from server.redis_pool import Client
+from server.redis_wire import Script, Wire
 
 CLOCK_BUCKETS = 8
 """Sorted sets the clock is spread over. Every node claims from all of them; a deadline
@@ -575,6 +576,30 @@ def member(kind: str, *parts: object) -> str:
     return "|".join([kind, *(str(x) for x in parts)])
 
 
+def _pairs(reply: Any) -> dict[str, bytes]:
+    """A raw ``HGETALL`` reply (field, value, field, value, ...) as a dict."""
+    it = iter(reply)
+    return {k.decode(): v for k, v in zip(it, it, strict=True)}
+
+
+def _text_pairs(reply: Any) -> dict[str, str]:
+    it = iter(reply)
+    return {k.decode(): v.decode() for k, v in zip(it, it, strict=True)}
+
+
+class _Run:
+    """One of the store's scripts, run over the wire: ``await script(keys=..., args=...)``."""
+
+    __slots__ = ("script", "wire")
+
+    def __init__(self, wire: Wire, text: str) -> None:
+        self.wire = wire
+        self.script = Script.of(text)
+
+    async def __call__(self, *, keys: Sequence[Any], args: Sequence[Any]) -> Any:
+        return await self.wire.run(self.script, keys, args)
+
+
 def _s(value: bytes | str | None) -> str | None:
     if value is None:
         return None
@@ -582,11 +607,17 @@ def _s(value: bytes | str | None) -> str | None:
 
 
 class Store:
-    """Room reads and the atomic writes above, on one Redis connection pool (or a Redis
-    Cluster client: then room channels are sharded)."""
+    """Room reads and the atomic writes above. What a move, a commit, a reveal, a socket's
+    arrival and the clock do goes over the ``wire`` (server/redis_wire.py: pipelined, one
+    connection per Redis server); the rest (the admin's reads, quotas, moderation) over
+    redis-py's ``redis`` (server/redis_pool.py). Both name the same Redis or Redis Cluster
+    (a cluster's room channels are sharded)."""
 
-    def __init__(self, redis: Client, keys: Keys, metrics: NodeMetrics | None = None) -> None:
+    def __init__(
+        self, redis: Client, wire: Wire, keys: Keys, metrics: NodeMetrics | None = None
+    ) -> None:
         self.redis = redis
+        self.wire = wire
         self.keys = keys
         # This node's series (server/metrics.py): every module that counts reaches it here.
         self.metrics = metrics if metrics is not None else NodeMetrics("")
@@ -610,11 +641,11 @@ class Store:
         self._hide_chat = self._script(_HIDE_CHAT)
         self._room_field = self._script(_ROOM_FIELD)
 
-    def _script(self, text: str) -> Any:
+    def _script(self, text: str) -> _Run:
         """A script of this store; a room's publication in it is sharded on a cluster."""
         if self.sharded:
             text = text.replace("redis.call('PUBLISH',", "redis.call('SPUBLISH',")
-        return self.redis.register_script(text)
+        return _Run(self.wire, text)
 
     # -- rooms ------------------------------------------------------------------------
     async def create_room(self, room_id: str, fields: Mapping[str, bytes | str]) -> bool:
@@ -626,21 +657,19 @@ class Store:
         return True
 
     async def load_room(self, room_id: str) -> dict[str, bytes] | None:
-        raw: Any = await self.redis.hgetall(self.keys.room(room_id))
-        if not raw:
-            return None
-        return {k.decode(): v for k, v in raw.items()}
+        key = self.keys.room(room_id)
+        raw: Any = await self.wire.call("HGETALL", key, key=key)
+        return _pairs(raw) if raw else None
 
     async def load_room_and_presence(
         self, room_id: str
     ) -> tuple[dict[str, bytes] | None, dict[str, str]]:
         """The room hash and its presence hash in one round trip."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.hgetall(self.keys.room(room_id))
-        pipe.hgetall(self.keys.presence(room_id))
-        raw, seen = await pipe.execute()
-        room = {k.decode(): v for k, v in raw.items()} if raw else None
-        return room, {k.decode(): v.decode() for k, v in seen.items()}
+        key = self.keys.room(room_id)
+        raw, seen = await self.wire.many(
+            ("HGETALL", key), ("HGETALL", self.keys.presence(room_id)), key=key
+        )
+        return (_pairs(raw) if raw else None), _text_pairs(seen)
 
     async def load_rooms_and_presence(
         self, room_ids: list[str]
@@ -663,12 +692,11 @@ class Store:
         self, room_id: str
     ) -> tuple[dict[str, bytes] | None, dict[str, str]]:
         """The room hash and its seal hash (the sealed phase under way) in one round trip."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.hgetall(self.keys.room(room_id))
-        pipe.hgetall(self.keys.seal(room_id))
-        raw, seal = await pipe.execute()
-        room = {k.decode(): v for k, v in raw.items()} if raw else None
-        return room, {k.decode(): v.decode() for k, v in seal.items()}
+        key = self.keys.room(room_id)
+        raw, seal = await self.wire.many(
+            ("HGETALL", key), ("HGETALL", self.keys.seal(room_id)), key=key
+        )
+        return (_pairs(raw) if raw else None), _text_pairs(seal)
 
     async def write_step(
         self,
@@ -799,17 +827,14 @@ class Store:
     ) -> list[tuple[int, dict[str, bytes]]]:
         """Log entries with versions ``first .. last`` (inclusive), in order."""
         end = last if isinstance(last, str) else f"{last}-0"
-        raw: Any = await self.redis.xrange(self.keys.log(room_id), f"{first}-0", end)
-        out = []
-        for entry_id, data in raw:
-            version = int(str(_s(entry_id)).split("-")[0])
-            out.append((version, {k.decode(): v for k, v in data.items()}))
-        return out
+        key = self.keys.log(room_id)
+        raw: Any = await self.wire.call("XRANGE", key, f"{first}-0", end, key=key)
+        return [(int(entry_id.split(b"-", 1)[0]), _pairs(data)) for entry_id, data in raw]
 
     # -- sealed phases ----------------------------------------------------------------
     async def load_seal(self, room_id: str) -> dict[str, str]:
-        raw: Any = await self.redis.hgetall(self.keys.seal(room_id))
-        return {k.decode(): v.decode() for k, v in raw.items()}
+        key = self.keys.seal(room_id)
+        return _text_pairs(await self.wire.call("HGETALL", key, key=key))
 
     async def commit(
         self,
@@ -874,7 +899,8 @@ class Store:
         Arriving also notes the room under the socket's node instance, for reaping."""
         if joining:
             instance = conn_id.rsplit(":", 1)[0]
-            await self.redis.sadd(self.keys.node_rooms(instance), room_id)
+            index = self.keys.node_rooms(instance)
+            await self.wire.call("SADD", index, room_id, key=index)
         args = [conn_id, "-" if seat is None else str(seat), "1" if joining else "0", stamp(at)]
         result = await self._presence(
             keys=[self.keys.presence(room_id), self.keys.room(room_id)], args=args
@@ -887,19 +913,16 @@ class Store:
         return bool(await self._away(keys=[self.keys.presence(room_id)], args=args))
 
     async def load_presence(self, room_id: str) -> dict[str, str]:
-        raw: Any = await self.redis.hgetall(self.keys.presence(room_id))
-        return {k.decode(): v.decode() for k, v in raw.items()}
+        key = self.keys.presence(room_id)
+        return _text_pairs(await self.wire.call("HGETALL", key, key=key))
 
     async def load_presence_and_seal(self, room_id: str) -> tuple[dict[str, str], dict[str, str]]:
         """The room's presence hash and its seal hash in one round trip (one slot)."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.hgetall(self.keys.presence(room_id))
-        pipe.hgetall(self.keys.seal(room_id))
-        presence, seal = await pipe.execute()
-        return (
-            {k.decode(): v.decode() for k, v in presence.items()},
-            {k.decode(): v.decode() for k, v in seal.items()},
+        key = self.keys.presence(room_id)
+        presence, seal = await self.wire.many(
+            ("HGETALL", key), ("HGETALL", self.keys.seal(room_id)), key=key
         )
+        return _text_pairs(presence), _text_pairs(seal)
 
     # -- chat ---------------------------------------------------------------------------
     async def chat(
@@ -941,11 +964,13 @@ class Store:
 
     # -- moderation (server/moderation.py) -------------------------------------------------
     async def user_standing(self, user_id: str) -> tuple[int, str | None]:
-        """The user's token generation and their site ban (JSON) if any, in one round trip."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.get(self.keys.user_gen(user_id))
-        pipe.hget(self.keys.site_bans, user_id)
-        gen, ban = await pipe.execute()
+        """The user's token generation and their site ban (JSON) if any, in one round trip
+        (two commands at once; on a cluster each to its own slot's primary)."""
+        gen_key, bans = self.keys.user_gen(user_id), self.keys.site_bans
+        gen, ban = await asyncio.gather(
+            self.wire.call("GET", gen_key, key=gen_key),
+            self.wire.call("HGET", bans, user_id, key=bans),
+        )
         return (int(gen) if gen is not None else 0), _s(ban)
 
     async def note_guest_address(self, user_id: str, mark: str, seconds: int) -> None:
@@ -972,7 +997,8 @@ class Store:
 
     async def flooder_left(self, user_id: str) -> float:
         """Seconds the user is still shut out for flooding on the site (0: not)."""
-        ms = await self.redis.pttl(self.keys.flooder(user_id))
+        key = self.keys.flooder(user_id)
+        ms = await self.wire.call("PTTL", key, key=key)
         return max(0, int(ms)) / 1000
 
     async def site_list(self, key: str) -> dict[str, str]:
@@ -1004,22 +1030,22 @@ class Store:
 
     async def chat_history(self, room_id: str) -> list[bytes]:
         """The room's recent chat messages, oldest first."""
-        raw: Any = await self.redis.lrange(self.keys.chat(room_id), 0, -1)
-        return list(raw)
+        key = self.keys.chat(room_id)
+        return list(await self.wire.call("LRANGE", key, 0, -1, key=key))
 
     # -- "my rooms" ---------------------------------------------------------------------
     async def seat_users(self, room_id: str, users: Mapping[str, bool], at_ms: int) -> None:
         """Note (True: score ``at_ms``) or forget (False) ``room_id`` in each user's set."""
         if not users:
             return
-        pipe = self.redis.pipeline(transaction=False)
+        writes = []
         for user_id, seated in users.items():
             key = self.keys.user_rooms(user_id)
             if seated:
-                pipe.zadd(key, {room_id: at_ms})
+                writes.append(self.wire.call("ZADD", key, at_ms, room_id, key=key))
             else:
-                pipe.zrem(key, room_id)
-        await pipe.execute()
+                writes.append(self.wire.call("ZREM", key, room_id, key=key))
+        await asyncio.gather(*writes)  # at once: one round trip (each user's key its own slot)
 
     async def user_room_ids(self, user_id: str, limit: int) -> list[str]:
         """The rooms a user sits in, most recent activity first."""
@@ -1084,9 +1110,9 @@ class Store:
     async def publish(self, channel: str, payload: bytes) -> None:
         """Publish on a room's channel (sharded on a cluster) or a site-wide one."""
         if self.sharded and channel not in (self.keys.rooms_channel, self.keys.users_channel):
-            await self.redis.spublish(channel, payload)
+            await self.wire.call("SPUBLISH", channel, payload, key=channel)
         else:
-            await self.redis.publish(channel, payload)
+            await self.wire.call("PUBLISH", channel, payload, key=channel)
 
     # -- the clock and the nodes ------------------------------------------------------
     async def schedule(self, name: str, due_ms: int, *, key: str | None = None) -> bool:
@@ -1098,11 +1124,11 @@ class Store:
     async def schedule_many(self, members: Sequence[tuple[str, int]]) -> None:
         """Add several clock members (each unless there already), one command per bucket
         (the members of one room: one command)."""
-        by_bucket: dict[str, dict[str, int]] = {}
+        by_bucket: dict[str, list[str | int]] = {}
         for name, due in members:
-            by_bucket.setdefault(self.keys.clock_of(name), {})[name] = due
-        for key, mapping in by_bucket.items():
-            await self.redis.zadd(key, mapping, nx=True)
+            by_bucket.setdefault(self.keys.clock_of(name), []).extend((due, name))
+        for key, pairs in by_bucket.items():
+            await self.wire.call("ZADD", key, "NX", *pairs, key=key)
 
     async def reschedule(self, name: str, due_ms: int) -> None:
         """Move a member (claimed or not) to ``due_ms``; nothing if it is gone."""

@@ -205,3 +205,13 @@ async def redis_client(redis_url: str) -> AsyncIterator[object]:
         client = aioredis.Redis.from_url(redis_url)
     yield client
     await client.aclose()
+
+
+@pytest.fixture
+async def redis_wire(redis_url: str) -> AsyncIterator[object]:
+    """The store's hot path to the same Redis (server/redis_wire.py)."""
+    from server.redis_wire import Wire
+
+    wire = Wire.from_url(redis_url, retries=3)
+    yield wire
+    await wire.close()

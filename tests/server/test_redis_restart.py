@@ -52,12 +52,12 @@ async def test_a_game_survives_a_redis_restart(own_redis: OwnRedis) -> None:
 
 
 async def test_a_commit_or_reveal_run_twice_by_a_retry_is_answered_as_once(
-    redis_client: Any, redis_prefix: str
+    redis_client: Any, redis_wire: Any, redis_prefix: str
 ) -> None:
     """A retried command may have run already (only its reply was lost). A commit or a
     reveal carries its call's nonce: its own repeat gets the first answer and counts once;
     another call (a second tab) is still ``already-committed`` / ``already-revealed``."""
-    store = Store(redis_client, Keys(redis_prefix))
+    store = Store(redis_client, redis_wire, Keys(redis_prefix))
     room = "retry-room"
     await redis_client.hset(
         Keys(redis_prefix).room(room), mapping={"version": "3", "status": "playing"}

@@ -383,14 +383,14 @@ async def test_records_left_on_the_older_single_stream_are_archived(
 
 @pytest.mark.cluster
 async def test_the_backlog_counts_every_stream_and_every_dead_letter(
-    redis_client: aioredis.Redis, redis_prefix: str
+    redis_client: aioredis.Redis, redis_wire: Any, redis_prefix: str
 ) -> None:
     """``/metrics`` reads the backlog, its oldest record and the dead letters over every
     archive stream (the older one too), not one."""
     from server.store import Store
 
     keys = Keys(redis_prefix)
-    store = Store(redis_client, keys)
+    store = Store(redis_client, redis_wire, keys)
     assert await store.archive_backlog() == (0, None, 0)
     records = [play_record(players=2, rounds=1) for _ in range(6)]
     first = await put(redis_client, redis_prefix, records[0])
