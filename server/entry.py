@@ -11,7 +11,6 @@ Every node reads the entry from the log once (server/hub.py) and renders it per 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import time
 from typing import Any
 
@@ -55,6 +54,8 @@ def now_iso() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+_json_encode = msgspec.json.encode
+_json_decode = msgspec.json.decode
 _JSON_FIELDS = ("seats", "moves", "defaults", "salts", "opened", "contributions")
 _OPTIONAL_JSON = ("proxies",)  # written only when not empty
 _TEXT_FIELDS = (
@@ -82,11 +83,11 @@ def to_fields(entry: Entry) -> dict[str, bytes | str]:
     for name in _JSON_FIELDS:
         value = getattr(entry, name)
         if value is not None:
-            out[name] = json.dumps(value, separators=(",", ":"))
+            out[name] = _json_encode(value)
     for name in _OPTIONAL_JSON:
         value = getattr(entry, name)
         if value:
-            out[name] = json.dumps(value, separators=(",", ":"))
+            out[name] = _json_encode(value)
     if entry.deadline is not None:
         out["deadline"] = str(entry.deadline)
     if entry.undoes is not None:
@@ -104,7 +105,7 @@ def from_fields(fields: dict[str, bytes]) -> Entry:
 
     def js(name: str) -> Any:
         raw = fields.get(name)
-        return json.loads(raw) if raw is not None else None
+        return _json_decode(raw) if raw is not None else None
 
     return Entry(
         room=text("room") or "",

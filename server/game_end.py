@@ -9,8 +9,9 @@ checkpoints (``archive`` with a version: a "playing" record).
 
 from __future__ import annotations
 
-import json
 import logging
+
+import msgspec
 
 from server import protocol as p
 from server.entry import ABANDON, Entry, now_iso, step_notice, to_fields
@@ -153,19 +154,31 @@ class GameEnd:
         log.warning("final record written by the clock", extra={"room": room_id})
         return True
 
-    async def archive(self, room_id: str, checkpoint: int | None = None) -> None:
+    async def archive(
+        self,
+        room_id: str,
+        checkpoint: int | None = None,
+        *,
+        since: int = 1,
+        room: Room | None = None,
+    ) -> None:
         """The game's record onto the archive stream: the whole game once it is over
         (finished or abandoned; then ``archived=1`` on the room), or a "playing" record at
-        the checkpoint version ``checkpoint`` (no seed, no outcome, the events up to it --
-        the game may have moved on meanwhile; if it ended, its final record is the one that
-        counts). A duplicate is harmless (the archiver's writes are upserts by game id) but
-        the final one is written once in effect: see ``archive_end``."""
-        room = await self.reader.get(room_id)
+        the checkpoint version ``checkpoint`` (no seed, no outcome) with the events
+        ``since .. checkpoint`` only: those since the checkpoint before (the archiver
+        stores each game's events once; a final record has them all). ``room``: the game
+        under way as its step's writer read it (the record's room fields do not change
+        while it plays; None: read it). A duplicate is harmless (the archiver's writes are
+        upserts by game id) but the final one is written once in effect: see
+        ``archive_end``."""
+        if room is None:
+            room = await self.reader.get(room_id)
         if checkpoint is not None and room.status != PLAYING:
             return
-        entries = await self.store.log_range(room_id, 1, checkpoint or room.version)
-        record = build_record(room, [e for _, e in entries])
-        await self.store.archive(room_id, json.dumps(record, separators=(",", ":")).encode())
+        first = since if checkpoint is not None else 1
+        entries = await self.store.log_range(room_id, first, checkpoint or room.version)
+        record = build_record(room, [e for _, e in entries], events_from=first)
+        await self.store.archive(room_id, msgspec.json.encode(record))
         if room.status in (FINISHED, ABANDONED):
             await self.store.set_fields(room_id, {"archived": "1"})
         # A game's end at info; its checkpoints (one a round) at debug: not a line a round.

@@ -9,11 +9,14 @@ event carries ``digest = sha256(game.encode(state))`` of the state after it, so 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Sequence
 from typing import Any
 
+import msgspec
+
 from server.room import Room
+
+_json = msgspec.json.decode
 
 
 def quitter_loses(view: dict[str, Any], players: int, quitter: int) -> dict[str, Any]:
@@ -32,8 +35,11 @@ def quitter_loses(view: dict[str, Any], players: int, quitter: int) -> dict[str,
     return {"scores": scores, "ranks": ranks}
 
 
-def build_record(room: Room, log: Sequence[dict[str, bytes]]) -> dict[str, Any]:
-    """The record of the game played in ``room``, from the room hash and its log stream.
+def build_record(
+    room: Room, log: Sequence[dict[str, bytes]], events_from: int = 1
+) -> dict[str, Any]:
+    """The record of the game played in ``room``, from the room hash and its log stream
+    (``log``: its entries from version ``events_from`` on; 1: all of them).
 
     The seed is included only once the game is over (``status`` finished or abandoned);
     a game under way gives a "playing" record of the events so far (no seed, no outcome).
@@ -54,9 +60,9 @@ def build_record(room: Room, log: Sequence[dict[str, bytes]]) -> dict[str, Any]:
             continue
         event: dict[str, Any] = {
             "version": int(fields["v"]),
-            "moves": json.loads(fields.get("moves", b"{}")),
-            "defaults": json.loads(fields.get("defaults", b"[]")),
-            "proxies": json.loads(fields.get("proxies", b"[]")),
+            "moves": _json(fields.get("moves", b"{}")),
+            "defaults": _json(fields.get("defaults", b"[]")),
+            "proxies": _json(fields.get("proxies", b"[]")),
             "at": fields["at"].decode(),
             "digest": hashlib.sha256(fields["state"]).hexdigest(),
         }
@@ -94,5 +100,6 @@ def build_record(room: Room, log: Sequence[dict[str, bytes]]) -> dict[str, Any]:
             if room.contributions is not None
             else None
         ),
+        "events_from": events_from,
         "events": events,
     }

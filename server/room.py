@@ -10,7 +10,6 @@ them, so each of them (and the archive record, server/record.py) can import it.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -93,6 +92,7 @@ class Room:
     paused_at: int | None = None  # epoch ms: an admin paused the room's clocks (server/admin/)
     game_no: int = 0  # the room's game (1 once dealt): its archive id is ``<room>-<n>``
     archived: bool = False  # the game's final record is on the archive stream
+    checkpoint: int = 0  # the version of the game's last "playing" record (0: none yet)
     ended_reason: str | None = None  # abandoned games: "host" or "idle"
     abandoned_by: int | None = None  # the seat whose player ended the game under way
     host_name: str = ""  # the host's name when the room was made
@@ -170,6 +170,7 @@ class Room:
 
 
 _seats_codec = msgspec.json.Decoder(list[SeatInfo])
+_json = msgspec.json.decode
 
 
 def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = None) -> Room:
@@ -181,11 +182,11 @@ def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = No
     return Room(
         id=text("id") or "",
         engine=text("engine") or "",
-        options=json.loads(raw["options"]),
+        options=_json(raw["options"]),
         players=int(raw["players"]),
         public=raw.get("public") == b"1",
         spectators=raw.get("spectators") == b"1",
-        deadlines=json.loads(raw.get("deadlines", b"{}")),
+        deadlines=_json(raw.get("deadlines", b"{}")),
         takeback=raw.get("takeback") == b"1",
         host=text("host") or "",
         status=text("status") or LOBBY,
@@ -200,12 +201,13 @@ def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = No
         seed_digest=text("seed_digest") or None,
         server_seed=text("server_seed") or None,
         seed_commitment=text("seed_commitment") or None,
-        contributions=json.loads(raw["contributions"]) if raw.get("contributions") else None,
+        contributions=_json(raw["contributions"]) if raw.get("contributions") else None,
         absent=text("absent") or "bot",
         deadline=int(raw["deadline"]) if raw.get("deadline") else None,
         paused_at=int(raw["paused_at"]) if raw.get("paused_at") else None,
         game_no=int(raw.get("game_no") or b"0"),
         archived=raw.get("archived") == b"1",
+        checkpoint=int(raw.get("checkpoint") or b"0"),
         ended_reason=text("ended_reason") or None,
         abandoned_by=int(raw["abandoned_by"]) if raw.get("abandoned_by") else None,
         host_name=text("host_name") or "",

@@ -247,6 +247,11 @@ class Steps:
         if status == FINISHED:
             seed = room.seed or seed
             fields["ended_at"] = now_iso()
+        # A "playing" record at this version, with the events since the one before: which
+        # one that was is written with the step, so two checkpoints never overlap or skip.
+        checkpoint = status == PLAYING and self._checkpoint(game, state, version)
+        if checkpoint:
+            fields["checkpoint"] = str(version)
         entry = Entry(
             room=room.id,
             engine=room.engine,
@@ -317,8 +322,11 @@ class Steps:
         if status == FINISHED:
             await self.ending.archive_end(rescue)
         else:
-            if self._checkpoint(game, state, version):
-                await self.ending.archive(room.id, checkpoint=version)
+            if checkpoint:
+                since = room.checkpoint + 1
+                await self.ending.archive(
+                    room.id, checkpoint=version, since=since, room=None if kind == START else room
+                )
             if bots_owe or won == 2:
                 self.hooks.turn(room.id)
         return True

@@ -17,7 +17,8 @@ moves, or -- a take-back (``takeback: u``) -- the state of version ``u - 1`` aga
 whose move a stand-in made while their player was away (the grace-time bot, or the default
 of ``absent: "default"``); ``defaults`` the seats given the engine's default move. A
 ``playing`` record (a long game archived progressively) has no seed yet and may arrive
-several times.
+several times; it carries only the events since the checkpoint before it, from
+``events_from`` on (absent: 1, every event -- a final record always has every event).
 """
 
 from __future__ import annotations
@@ -92,6 +93,9 @@ class ArchiveRecord(msgspec.Struct, kw_only=True):
     # How the seed was made (server/seeding.py): {"commitment", "server_seed" (once over),
     # "contributions": [{seat, entropy, by}]}; None in records from before.
     deal: dict[str, Any] | None = None
+    # The first version ``events`` start at: a checkpoint carries the events since the one
+    # before it (server/game_end.py); 1 -- every event -- in a final record.
+    events_from: int = 1
     events: list[EventRecord] = []
 
     @property
@@ -176,6 +180,10 @@ def check_record(record: ArchiveRecord) -> None:
     versions = [e.version for e in record.events]
     if len(set(versions)) != len(versions) or any(v < 1 for v in versions):
         raise bad("event versions are distinct and start at 1")
+    if record.events_from < 1 or any(v < record.events_from for v in versions):
+        raise bad(f"events_from is {record.events_from}: the events start there")
+    if record.final and record.events_from != 1:
+        raise bad("a final record has every event (events_from 1)")
     for event in record.events:
         if not _HEX64.fullmatch(event.digest):
             raise bad(f"version {event.version}: digest is not a sha256 hex digest")

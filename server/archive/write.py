@@ -321,7 +321,10 @@ async def save_record(
     now = now or _now()
     await _upsert_users(session, record)
     values = _game_values(record, now)
-    row = {"id": record.game_id, "last_version": record.last_version, **values}
+    # A game's stored events are every version up to its last_version: none yet when its
+    # first record is a checkpoint that starts later (the ones before it are not stored).
+    first_up_to = record.last_version if record.events_from == 1 else 0
+    row = {"id": record.game_id, "last_version": first_up_to, **values}
     inserted = (await session.execute(_INSERT_GAME, row)).first() is not None
     rated = False
     stored_up_to = 0  # the versions stored already (every one up to the game's last_version)
@@ -341,7 +344,11 @@ async def save_record(
             await session.execute(_UPDATE_GAME, {"game": record.game_id, **values})
     if ahead:
         await _upsert_seats(session, record)
-    added = await _insert_events(session, record, after=stored_up_to)
+    added = 0
+    if record.events_from <= stored_up_to + 1:
+        added = await _insert_events(session, record, after=stored_up_to)
+    # Else a checkpoint whose predecessor is not stored (yet): its events would leave a gap
+    # below them -- they wait for a later record that reaches down (the final one has all).
     if added:
         await session.execute(_LAST_VERSION, {"game": record.game_id, "upto": record.last_version})
     quit_ = record.status == "abandoned" and record.abandoned_by is not None

@@ -159,8 +159,9 @@ async def test_checkpoints_put_playing_records_on_the_archive_stream(
 ) -> None:
     """One round of three players: versions 1 (deal, bids sealed) .. 5 (the end). With a
     checkpoint every 3 versions: "playing" records at 1 (a sealed prompt) and 3, then the
-    finished one. A playing record has no seed, no outcome, no end, and only the events so
-    far; no bid appears anywhere before its reveal."""
+    finished one. A playing record has no seed, no outcome, no end, and only the events
+    since the checkpoint before it ("events_from"); the final one has every event. No bid
+    appears anywhere before its reveal."""
     node = await start("a", archive_every_versions=3)
     table = await started([node], 3, options={"rounds": 1})
     for _ in range(4):
@@ -170,17 +171,18 @@ async def test_checkpoints_put_playing_records_on_the_archive_stream(
         if got and got[-1]["status"] == "finished":
             break
         await asyncio.sleep(0.05)
-    assert [(r["status"], len(r["events"])) for r in got] == [
-        ("playing", 1),
-        ("playing", 3),
-        ("finished", 5),
+    assert [(r["status"], r["events_from"], [e["version"] for e in r["events"]]) for r in got] == [
+        ("playing", 1, [1]),
+        ("playing", 2, [2, 3]),
+        ("finished", 1, [1, 2, 3, 4, 5]),
     ]
     seed = got[-1]["seed"]
     for r in got[:-1]:
         assert r["seed"] is None and r["outcome"] is None and r["ended_at"] is None
         assert seed.encode() not in r["raw"]
-        assert [e["version"] for e in r["events"]] == list(range(1, len(r["events"]) + 1))
-        assert r["events"] == got[-1]["events"][: len(r["events"])]
+        first = r["events_from"]
+        assert [e["version"] for e in r["events"]] == list(range(first, first + len(r["events"])))
+        assert r["events"] == got[-1]["events"][first - 1 : first - 1 + len(r["events"])]
     assert got[0]["events"][0]["moves"] == {}  # the deal: the bids are not in it
 
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from archive_helpers import encode, play_record, snapshot_of
+import pytest
+from archive_helpers import encode, play_record, snapshot_of, store
 from sqlalchemy import select
 
 from server.archive import write
 from server.archive.db import Database
 from server.archive.models import Event, Game, Seat, User
-from server.archive.record import decode_record
+from server.archive.record import RecordError, decode_record
 
 PREBUILT = {
     id(write._UPSERT_USERS),
@@ -63,3 +64,65 @@ async def test_checkpoints_and_the_end_use_only_prebuilt_statements(db: Database
         users = {s["user"] for s in record["seats"]}
         named = (await session.scalars(select(User.id).where(User.id.in_(users)))).all()
         assert set(named) == users
+
+
+def checkpoint_of(record: dict[str, Any], since: int, upto: int) -> dict[str, Any]:
+    """A checkpoint as the room server writes it now: the events ``since .. upto`` only."""
+    return {
+        **snapshot_of(record, upto),
+        "events_from": since,
+        "events": record["events"][since - 1 : upto],
+    }
+
+
+async def stored_versions(db: Database, game_id: str) -> tuple[int, list[int]]:
+    async with db.session() as session:
+        game = (await session.execute(select(Game).where(Game.id == game_id))).scalar_one()
+        versions = (
+            await session.scalars(
+                select(Event.version).where(Event.game_id == game_id).order_by(Event.version)
+            )
+        ).all()
+    return int(game.last_version), list(versions)
+
+
+async def test_checkpoints_carry_the_events_since_the_one_before_and_add_up(
+    db: Database,
+) -> None:
+    """A checkpoint holds only "the events since the checkpoint before it (events_from)":
+    stored in order, the game's events are every version so far, each once."""
+    record = play_record(players=4, rounds=2)
+    game_id = record["game_id"]
+    await store(db, checkpoint_of(record, 1, 1))
+    await store(db, checkpoint_of(record, 2, 5))
+    assert await stored_versions(db, game_id) == (5, [1, 2, 3, 4, 5])
+    await store(db, checkpoint_of(record, 2, 5))  # the same checkpoint again: nothing new
+    await store(db, checkpoint_of(record, 6, 9))
+    assert await stored_versions(db, game_id) == (9, list(range(1, 10)))
+    await store(db, record)
+    last = len(record["events"])
+    assert await stored_versions(db, game_id) == (last, list(range(1, last + 1)))
+
+
+async def test_a_checkpoint_after_a_missing_one_waits_for_the_final_record(db: Database) -> None:
+    """A checkpoint whose predecessor never came (lost with its node, or in the dead
+    letters) would leave a gap: its events are not stored, the game's last_version does not
+    move, and the final record -- every event -- fills it all."""
+    record = play_record(players=4, rounds=2)
+    game_id = record["game_id"]
+    await store(db, checkpoint_of(record, 6, 9))  # first of the game, starting late
+    assert await stored_versions(db, game_id) == (0, [])
+    await store(db, checkpoint_of(record, 1, 1))
+    await store(db, checkpoint_of(record, 10, 12))  # 2..9 missing
+    assert await stored_versions(db, game_id) == (1, [1])
+    await store(db, record)
+    last = len(record["events"])
+    assert await stored_versions(db, game_id) == (last, list(range(1, last + 1)))
+
+
+def test_a_record_whose_events_start_before_events_from_or_a_partial_final_is_refused() -> None:
+    record = play_record(players=4, rounds=1)
+    with pytest.raises(RecordError, match="events_from"):
+        decode_record(encode({**snapshot_of(record, 3), "events_from": 2}))
+    with pytest.raises(RecordError, match="every event"):
+        decode_record(encode({**record, "events_from": 2, "events": record["events"][1:]}))
