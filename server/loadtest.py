@@ -51,14 +51,21 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from websockets.asyncio.client import ClientConnection, connect
+import msgspec
+from websockets.asyncio.client import connect
 
 from engines.registry import GAMES
 from engines.rng import Rng
 from server.archive.scratch import scratch_database
+from server.load_socket import LoadSocket
 from server.reveal import digest
 
 HUMAN_PACE = 2.0  # seconds a person takes to act once their turn comes (about)
+
+# The clients' JSON: msgspec's, not the standard library's (json.loads of every frame was a
+# fifth of a client process's CPU, which the node it measures shares the cores with).
+_encode = msgspec.json.encode
+_decode = msgspec.json.decode
 
 
 @dataclass(frozen=True)
@@ -166,26 +173,26 @@ class Player:
         self.rng = Rng(hashlib.sha256(user_id.encode()).digest(), "loadtest")
         self.game = GAMES[table.plan.game]
         self.bot = self.game.bot("heuristic")
-        self.ws: ClientConnection | None = None
+        self.ws: LoadSocket | None = None
         self.sent_at: dict[int, float] = {}  # version -> when our act at it was sent
         self.sealed: dict[str, tuple[Any, str]] = {}  # phase -> (move, salt)
 
     async def connect(self) -> None:
         url = self.table.plan.url(self.seat).replace("http", "ws", 1).rstrip("/") + "/ws"
         if self.table.plan.legacy:
-            self.ws = await connect(f"{url}?token={self.token}", max_size=2**24)
+            self.ws = await LoadSocket.open(f"{url}?token={self.token}")
         else:
-            self.ws = await connect(url, max_size=2**24)
+            self.ws = await LoadSocket.open(url)
             await self.send("auth", token=self.token)
         await self.until(lambda f: f["type"] == "hello")
 
     async def send(self, type_: str, **fields: Any) -> None:
         assert self.ws is not None
-        await self.ws.send(json.dumps({"type": type_, **fields}))
+        self.ws.send(_encode({"type": type_, **fields}))
 
     async def receive(self) -> dict[str, Any]:
         assert self.ws is not None
-        frame: dict[str, Any] = json.loads(await self.ws.recv())
+        frame: dict[str, Any] = _decode(await self.ws.recv())
         if frame["type"] == "error":
             self.table.tally.errors[str(frame["code"])] += 1
         return frame
@@ -588,19 +595,25 @@ async def _echo(url: str, sockets: int, start_at: float, seconds: float) -> tupl
     async def one() -> None:
         nonlocal done, failed
         try:
-            async with connect(url) as ws:
-                if time.time() > start_at:
-                    failed += 1  # too late to count
-                    return
-                await asyncio.sleep(start_at - time.time())
-                while True:
-                    await ws.send(_ECHOED)
-                    await ws.recv()
-                    if time.time() > end:
-                        return
-                    done += 1
+            ws = await LoadSocket.open(url)
         except Exception:
             failed += 1
+            return
+        try:
+            if time.time() > start_at:
+                failed += 1  # too late to count
+                return
+            await asyncio.sleep(start_at - time.time())
+            while True:
+                ws.send(_ECHOED)
+                await ws.recv()
+                if time.time() > end:
+                    return
+                done += 1
+        except Exception:
+            failed += 1
+        finally:
+            await ws.close()
 
     await asyncio.gather(*(one() for _ in range(sockets)))
     return done, failed
@@ -668,7 +681,7 @@ async def _hold(url: str, count: int, pipe: Connection, raw: bool = False) -> No
     """Open ``count`` sockets that sign in and watch a lobby (``raw``: that echo one frame
     of the raw-limit server, compression included when it is on), report, hold them until
     told, close them."""
-    sockets: list[ClientConnection] = []
+    sockets: list[LoadSocket] = []
     failed = 0
     gate = asyncio.Semaphore(64)
     if raw:
@@ -677,8 +690,8 @@ async def _hold(url: str, count: int, pipe: Connection, raw: bool = False) -> No
             nonlocal failed
             async with gate:
                 try:
-                    ws = await connect(url.replace("http", "ws", 1) + "/", max_queue=None)
-                    await ws.send(_ECHOED)
+                    ws = await LoadSocket.open(url.replace("http", "ws", 1) + "/")
+                    ws.send(_ECHOED)
                     await ws.recv()
                     sockets.append(ws)
                 except Exception:
@@ -708,12 +721,12 @@ async def _hold(url: str, count: int, pipe: Connection, raw: bool = False) -> No
         nonlocal failed
         async with gate:
             try:
-                ws = await connect(ws_url, max_size=2**24, max_queue=None)
-                await ws.send(json.dumps({"type": "auth", "token": tokens[i // PER_GUEST]}))
-                while json.loads(await ws.recv())["type"] != "hello":
+                ws = await LoadSocket.open(ws_url)
+                ws.send(_encode({"type": "auth", "token": tokens[i // PER_GUEST]}))
+                while _decode(await ws.recv())["type"] != "hello":
                     pass
-                await ws.send(json.dumps({"type": "join", "room": rooms[i // PER_ROOM]}))
-                while json.loads(await ws.recv())["type"] != "snapshot":
+                ws.send(_encode({"type": "join", "room": rooms[i // PER_ROOM]}))
+                while _decode(await ws.recv())["type"] != "snapshot":
                     pass
                 sockets.append(ws)
             except Exception:
@@ -724,14 +737,14 @@ async def _hold(url: str, count: int, pipe: Connection, raw: bool = False) -> No
 
 
 async def _held(
-    sockets: list[ClientConnection], failed: int, pipe: Connection, gate: asyncio.Semaphore
+    sockets: list[LoadSocket], failed: int, pipe: Connection, gate: asyncio.Semaphore
 ) -> None:
     """Report the sockets opened, hold them until told, then close them."""
     pipe.send((len(sockets), failed))
     await asyncio.get_running_loop().run_in_executor(None, pipe.recv)
-    closed = sum(ws.state.name == "CLOSED" for ws in sockets)  # closed by the node meanwhile
+    closed = sum(ws.closed for ws in sockets)  # closed by the node meanwhile
 
-    async def close(ws: ClientConnection) -> None:
+    async def close(ws: LoadSocket) -> None:
         async with gate:
             with contextlib.suppress(Exception):
                 await ws.close()
