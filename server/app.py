@@ -24,7 +24,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from server import lobby, logs, redis_pool, redis_wire, scrape, web
+from server import homes, lobby, logs, redis_pool, redis_wire, scrape, web
 from server.admin.moderate import routes as moderation_routes
 from server.admin.routes import routes as admin_routes
 from server.archive.archiver import Archiver
@@ -143,11 +143,15 @@ def create_app(settings: Settings) -> Starlette:
         await hub.start()
         await clock.start()
         drain.watch()
+        # Under ``serve --workers N`` this worker's rooms come to it; before the drain hooks
+        # SIGTERM (uvicorn's handler there is how it finds uvicorn's server).
+        await homes.start()
         drain.hook_sigterm()
         log.info("node up", extra={"conn": instance})
         try:
             yield
         finally:
+            await homes.stop()
             await drain.close()
             # Bot runs under way finish; later ones go to any node's clock (server/drain.py).
             await bots.settle(settings.bot_delay * 1.25 + 5.0)

@@ -41,7 +41,7 @@ from typing import Any
 
 from starlette.websockets import WebSocket
 
-from server import protocol
+from server import homes, protocol
 from server.hub import Hub
 from server.settings import Settings
 from server.store import Store
@@ -89,6 +89,9 @@ class Drain:
             return
         self.reason = by
         log.warning("draining", extra={"conn": self.instance, "kind": by})
+        here = homes.current()
+        if here is not None:
+            here.withdraw()  # the other workers serve this one's rooms meanwhile
         self.tell_all()
         if by != ADMIN:  # an admin's request is in Redis already, with who and why
             info = {"by": by, "kind": by, "reason": reason, "at": int(time.time() * 1000)}
@@ -152,6 +155,9 @@ class Drain:
         """An admin's drain is over: ready again, new sockets welcome."""
         self.reason = None
         self._told.clear()
+        here = homes.current()
+        if here is not None:
+            here.rejoin()
         log.warning("drain lifted", extra={"conn": self.instance})
 
     async def close(self) -> None:

@@ -177,8 +177,12 @@ class Player:
         self.sent_at: dict[int, float] = {}  # version -> when our act at it was sent
         self.sealed: dict[str, tuple[Any, str]] = {}  # phase -> (move, salt)
 
-    async def connect(self) -> None:
+    async def connect(self, room: str) -> None:
+        """Sign in, with the room named in the socket's URL as a room's page does (under
+        ``serve --workers N`` the socket goes to the room's worker: server/homes.py)."""
         url = self.table.plan.url(self.seat).replace("http", "ws", 1).rstrip("/") + "/ws"
+        if not self.table.plan.legacy:
+            url += f"?room={room}"
         if self.table.plan.legacy:
             self.ws = await LoadSocket.open(f"{url}?token={self.token}")
         else:
@@ -323,7 +327,7 @@ class Table:
             r.raise_for_status()
             code = r.json()["id"]
         for player in self.players:
-            await player.connect()
+            await player.connect(code)
             await player.send("join", room=code)
             await player.until(lambda f: f["type"] == "snapshot")
             await player.call("sit", seat=player.seat)

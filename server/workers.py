@@ -35,6 +35,7 @@ from prometheus_client import multiprocess
 from starlette.applications import Starlette
 from uvicorn.supervisors import Multiprocess
 
+from server import homes
 from server.app import create_app, uvicorn_options
 from server.settings import Settings
 
@@ -106,6 +107,13 @@ def run(settings: Settings, workers: int) -> int:
         TORTUGA_DATABASE_URL=settings.database_url or "",
         TORTUGA_MIGRATE="0",  # done above; a worker only checks the schema is at head
     )
+    options = uvicorn_options(settings)
+    homes_dir = None
+    if workers > 1:
+        # A room's sockets on one worker, its home (server/homes.py).
+        homes_dir = tempfile.mkdtemp(prefix="tortuga-homes-")
+        os.environ.update({homes.FOLDER_ENV: homes_dir, homes.WORKERS_ENV: str(workers)})
+        options["http"] = homes.RoutingProtocol
     config = uvicorn.Config(
         "server.workers:app",
         factory=True,
@@ -114,7 +122,7 @@ def run(settings: Settings, workers: int) -> int:
         workers=workers,
         log_level="warning",
         forwarded_allow_ips=settings.forwarded_allow_ips,
-        **uvicorn_options(settings),
+        **options,
     )
     made = None
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
@@ -127,4 +135,8 @@ def run(settings: Settings, workers: int) -> int:
         if made is not None:
             shutil.rmtree(made, ignore_errors=True)
             del os.environ["PROMETHEUS_MULTIPROC_DIR"]
+        if homes_dir is not None:
+            shutil.rmtree(homes_dir, ignore_errors=True)
+            for name in (homes.FOLDER_ENV, homes.WORKERS_ENV):
+                os.environ.pop(name, None)
     return int(supervisor.stopped_by)

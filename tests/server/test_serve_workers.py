@@ -3,7 +3,8 @@
 The real command runs in a process of its own against the test Redis (a key space of its
 own) and a fresh database. Two worker processes, children of the serve process, each
 heartbeat under their own instance name; a game with a bot is played through the port to
-its end; one scrape of ``/metrics`` sees both workers; SIGTERM stops both workers -- each
+its end; a room's sockets all reach one worker, its home (server/homes.py), and rooms have
+homes on both; one scrape of ``/metrics`` sees both workers; SIGTERM stops both workers -- each
 shuts its node down (its heartbeat leaves the ``nodes`` set) -- and leaves no child
 process behind.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -22,6 +24,9 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 from test_serve_shutdown import serve, stopper, wait_ready  # noqa: F401 -- stopper: a fixture
 from tortuga_client import SECRET, autoplay, free_port, seat_players
+
+from server.homes import home_index
+from server.load_socket import LoadSocket
 
 METRICS_TOKEN = "workers-metrics-token"
 
@@ -118,6 +123,52 @@ async def test_two_workers_serve_one_port_and_stop_on_sigterm(
     assert code == 128 + signal.SIGTERM, log.read_text()[-3000:]
 
 
+async def _hello_node(port: int, token: str, room: str | None) -> tuple[str, LoadSocket]:
+    """A socket opened as a room's page opens it (``/ws?room=CODE``), or with no room;
+    the node (worker) that signed it in."""
+    hint = f"?room={room}" if room else ""
+    ws = await LoadSocket.open(f"ws://127.0.0.1:{port}/ws{hint}")
+    ws.send(json.dumps({"type": "auth", "token": token}))
+    hello = json.loads(await ws.recv())
+    assert hello["type"] == "hello", hello
+    return str(hello["node"]), ws
+
+
+async def _rooms_have_homes(port: int, played: str) -> None:
+    """ "Each room has a home, worker crc32(room) % N": every socket naming a room reaches
+    the same worker, rooms of the two indices reach different workers, a socket naming no
+    room (or a room that does not exist) is served too, and a socket at its room's home
+    joins it as anywhere."""
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+        token = (await http.post("/api/guest", json={"name": "homes"})).json()["token"]
+    codes: dict[int, list[str]] = {0: [], 1: []}
+    for n in range(100):
+        code = f"HOME{n:04d}"
+        if len(codes[home_index(code, 2)]) < 3:
+            codes[home_index(code, 2)].append(code)
+    homes: dict[int, set[str]] = {0: set(), 1: set()}
+    for index, rooms in codes.items():
+        for room in rooms:
+            seen = set()
+            for _ in range(4):  # the kernel hands each to either worker: all end up home
+                node, ws = await _hello_node(port, token, room)
+                seen.add(node)
+                await ws.close()
+            assert len(seen) == 1, (room, seen)
+            homes[index] |= seen
+    assert len(homes[0]) == len(homes[1]) == 1 and homes[0] != homes[1], homes
+    node, ws = await _hello_node(port, token, None)
+    assert node in homes[0] | homes[1]
+    await ws.close()
+    node, ws = await _hello_node(port, token, played)
+    assert node in homes[home_index(played, 2)]
+    ws.send(json.dumps({"type": "join", "room": played, "as": "spectator"}))
+    while (frame := json.loads(await ws.recv()))["type"] != "snapshot":
+        pass
+    assert frame["room"] == played and frame["room_state"]["status"] == "finished"
+    await ws.close()
+
+
 async def _one_scrape_sees_both(port: int, spawned: set[int]) -> None:
     """``/metrics`` answers for every worker, whichever one the scrape reached
     (prometheus-client's multiprocess mode, server/workers.py): both workers' start times,
@@ -152,6 +203,7 @@ async def _play_and_stop(
     assert all(v["outcome"] is not None for v in views)
     for c in table.clients:
         await c.ws.close()
+    await _rooms_have_homes(port, table.id)
     await _one_scrape_sees_both(port, spawned)
 
     process.send_signal(signal.SIGTERM)

@@ -11,6 +11,10 @@
 // A socket closed for flooding (4008) is tried again with the usual backoff, unless the
 // server said when (`rate-limited {retry_after_ms}`: this user is shut out that long, on
 // every node): then the tab waits exactly that, its badge saying so ("slowed").
+// A room's page names its room in the socket's URL (`/ws?room=CODE`): a site of several
+// workers serves all of a room's sockets on one of them (server/homes.py). It only routes:
+// the page still joins or resumes its room in a frame, and the code is no secret (the
+// page's own URL has it).
 
 import { identity } from "./store.js";
 
@@ -21,8 +25,9 @@ const CLOSE_FLOOD = 4008; // too many messages: the user is shut out for a while
 const RESTART_SPREAD_MS = 1000;
 
 export class Connection {
-  constructor(token, { onmessage, onopen, onstate, onbadtoken, onbanned } = {}) {
+  constructor(token, { onmessage, onopen, onstate, onbadtoken, onbanned, room } = {}) {
     this.token = token;
+    this.room = room || null;
     this.onmessage = onmessage || (() => {});
     this.onopen = onopen || (() => {});
     this.onstate = onstate || (() => {});
@@ -44,7 +49,8 @@ export class Connection {
 
   url() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    return `${proto}//${location.host}/ws`;
+    const hint = this.room ? `?room=${encodeURIComponent(this.room)}` : "";
+    return `${proto}//${location.host}/ws${hint}`;
   }
 
   setState(state) {

@@ -149,6 +149,7 @@ export class RoomPage {
     const mine = this.room && this.room.seats.find((s) => s.user === id.user.id);
     this.as = !this.room || this.room.status === "lobby" || mine ? "player" : "spectator";
     this.conn = new Connection(id.token, {
+      room: this.code,
       onopen: () => this.onOpen(),
       onmessage: (m) => this.onMessage(m),
       onstate: (s) => { this.connState = s; setConnState(s); this.renderSoon(); },
