@@ -257,7 +257,8 @@ class Wire:
     # -- the commands ---------------------------------------------------------------------
     async def call(self, *args: Arg, key: Arg | None = None) -> Any:
         """One command; its raw reply (an error reply raises ``CommandError``). ``key``
-        routes it on a cluster (the command's first key)."""
+        routes it on a cluster (by default the command's first argument: its key, or the
+        channel of a ``PUBLISH``)."""
         link = None if self.cluster else self._links.get(None)
         if link is None or link.lost is not None:
             return await self._call(args, key)
@@ -284,7 +285,8 @@ class Wire:
     async def many(self, *commands: tuple[Arg, ...], key: Arg | None = None) -> list[Any]:
         """Several commands in one round trip (they leave in one write); their replies, or
         ``CommandError`` for the first that failed. ``key`` routes them all (on a cluster,
-        keys of one slot: a room's). After a lost connection they are all sent again."""
+        keys of one slot: a room's); by default each goes by its own first argument, as
+        ``call``. After a lost connection they are all sent again."""
         link = None if self.cluster else self._links.get(None)
         replies: list[Any]
         if link is not None and link.lost is None:
@@ -302,6 +304,8 @@ class Wire:
 
     async def _call(self, args: tuple[Arg, ...], key: Arg | None, failures: int = 0) -> Any:
         """``call`` the long way: connecting, retrying, following a cluster's redirects."""
+        if key is None and len(args) > 1:
+            key = args[1]
         delay = 0.05
         redirects = 0
         if failures:

@@ -600,6 +600,11 @@ class _Run:
         return await self.wire.run(self.script, keys, args)
 
 
+def _flat(fields: Mapping[str, Any]) -> list[Any]:
+    """A mapping as the field, value, field, value ... of ``HSET``."""
+    return [x for item in fields.items() for x in item]
+
+
 def _s(value: bytes | str | None) -> str | None:
     if value is None:
         return None
@@ -607,11 +612,11 @@ def _s(value: bytes | str | None) -> str | None:
 
 
 class Store:
-    """Room reads and the atomic writes above. What a move, a commit, a reveal, a socket's
-    arrival and the clock do goes over the ``wire`` (server/redis_wire.py: pipelined, one
-    connection per Redis server); the rest (the admin's reads, quotas, moderation) over
-    redis-py's ``redis`` (server/redis_pool.py). Both name the same Redis or Redis Cluster
-    (a cluster's room channels are sharded)."""
+    """Room reads and the atomic writes above, over the ``wire`` (server/redis_wire.py:
+    pipelined, one connection per Redis server, routed by key on a cluster). redis-py's
+    client (``redis``, server/redis_pool.py) names the same Redis for what the wire does
+    not do: the admin's ``SCAN`` of every room. (The archiver's blocking stream reads and
+    transactions and the hub's pub/sub use it too, outside the store.)"""
 
     def __init__(
         self, redis: Client, wire: Wire, keys: Keys, metrics: NodeMetrics | None = None
@@ -641,6 +646,10 @@ class Store:
         self._hide_chat = self._script(_HIDE_CHAT)
         self._room_field = self._script(_ROOM_FIELD)
 
+    async def _do(self, *command: Any) -> Any:
+        """One command over the wire, routed by its key (its first argument)."""
+        return await self.wire.call(*command)
+
     def _script(self, text: str) -> _Run:
         """A script of this store; a room's publication in it is sharded on a cluster."""
         if self.sharded:
@@ -651,9 +660,9 @@ class Store:
     async def create_room(self, room_id: str, fields: Mapping[str, bytes | str]) -> bool:
         """Create the room hash; False if the id is taken (HSETNX on ``id``)."""
         key = self.keys.room(room_id)
-        if not await self.redis.hsetnx(key, "id", room_id):
+        if not await self._do("HSETNX", key, "id", room_id):
             return False
-        await self.redis.hset(key, mapping=dict(fields))  # type: ignore[arg-type]
+        await self._do("HSET", key, *_flat(fields))
         return True
 
     async def load_room(self, room_id: str) -> dict[str, bytes] | None:
@@ -677,16 +686,15 @@ class Store:
         """``load_room_and_presence`` for many rooms, in one round trip (the console's list)."""
         if not room_ids:
             return []
-        pipe = self.redis.pipeline(transaction=False)
+        commands: list[tuple[str, ...]] = []
         for room_id in room_ids:
-            pipe.hgetall(self.keys.room(room_id))
-            pipe.hgetall(self.keys.presence(room_id))
-        replies = await pipe.execute()
-        out: list[tuple[dict[str, bytes] | None, dict[str, str]]] = []
-        for raw, seen in zip(replies[::2], replies[1::2], strict=True):
-            room = {k.decode(): v for k, v in raw.items()} if raw else None
-            out.append((room, {k.decode(): v.decode() for k, v in seen.items()}))
-        return out
+            commands.append(("HGETALL", self.keys.room(room_id)))
+            commands.append(("HGETALL", self.keys.presence(room_id)))
+        replies = await self.wire.many(*commands)
+        return [
+            ((_pairs(raw) if raw else None), _text_pairs(seen))
+            for raw, seen in zip(replies[::2], replies[1::2], strict=True)
+        ]
 
     async def load_room_and_seal(
         self, room_id: str
@@ -771,7 +779,7 @@ class Store:
 
     async def set_fields(self, room_id: str, fields: Mapping[str, str]) -> None:
         """Plain writes of bookkeeping fields that no compare-and-set depends on."""
-        await self.redis.hset(self.keys.room(room_id), mapping=dict(fields))  # type: ignore[arg-type]
+        await self._do("HSET", self.keys.room(room_id), *_flat(fields))
 
     async def extend_deadline(
         self, room_id: str, version: int, stage: str, old_ms: int, new_ms: int, payload: bytes
@@ -960,7 +968,7 @@ class Store:
 
     async def clear_seat_presence(self, room_id: str, seat: int) -> None:
         """Forget that ``seat`` was dropped or taken over (it is a bot's now)."""
-        await self.redis.hdel(self.keys.presence(room_id), f"drop:{seat}", f"away:{seat}")
+        await self._do("HDEL", self.keys.presence(room_id), f"drop:{seat}", f"away:{seat}")
 
     # -- moderation (server/moderation.py) -------------------------------------------------
     async def user_standing(self, user_id: str) -> tuple[int, str | None]:
@@ -974,26 +982,26 @@ class Store:
         return (int(gen) if gen is not None else 0), _s(ban)
 
     async def note_guest_address(self, user_id: str, mark: str, seconds: int) -> None:
-        await self.redis.set(self.keys.guest_address(user_id), mark, ex=seconds)
+        await self._do("SET", self.keys.guest_address(user_id), mark, "EX", seconds)
 
     async def guest_address_of(self, user_id: str) -> str | None:
-        return _s(await self.redis.get(self.keys.guest_address(user_id)))
+        return _s(await self._do("GET", self.keys.guest_address(user_id)))
 
     async def address_banned(self, mark: str) -> bool:
-        return bool(await self.redis.hexists(self.keys.banned_addresses, mark))
+        return bool(await self._do("HEXISTS", self.keys.banned_addresses, mark))
 
     async def ban_address(self, mark: str, user_id: str) -> None:
-        await self.redis.hset(self.keys.banned_addresses, mark, user_id)
+        await self._do("HSET", self.keys.banned_addresses, mark, user_id)
 
     async def unban_addresses_of(self, user_id: str) -> int:
         """Lift the address bans that came with ``user_id``'s; how many."""
-        raw: Any = await self.redis.hgetall(self.keys.banned_addresses)
-        marks = [k for k, v in raw.items() if _s(v) == user_id]
-        return int(await self.redis.hdel(self.keys.banned_addresses, *marks)) if marks else 0
+        raw = _text_pairs(await self._do("HGETALL", self.keys.banned_addresses))
+        marks = [k for k, v in raw.items() if v == user_id]
+        return int(await self._do("HDEL", self.keys.banned_addresses, *marks)) if marks else 0
 
     async def shut_flooder(self, user_id: str, seconds: float) -> None:
         """Every node turns the user's new sockets away for ``seconds`` (flooding)."""
-        await self.redis.set(self.keys.flooder(user_id), "1", px=max(1, int(seconds * 1000)))
+        await self._do("SET", self.keys.flooder(user_id), "1", "PX", max(1, int(seconds * 1000)))
 
     async def flooder_left(self, user_id: str) -> float:
         """Seconds the user is still shut out for flooding on the site (0: not)."""
@@ -1003,30 +1011,29 @@ class Store:
 
     async def site_list(self, key: str) -> dict[str, str]:
         """A site-wide moderation hash (``Keys.site_bans`` or ``site_mutes``): user -> JSON."""
-        raw: Any = await self.redis.hgetall(key)
-        return {str(_s(k)): str(_s(v)) for k, v in raw.items()}
+        return _text_pairs(await self._do("HGETALL", key))
 
     async def site_entry(self, key: str, user_id: str) -> str | None:
-        return _s(await self.redis.hget(key, user_id))
+        return _s(await self._do("HGET", key, user_id))
 
     async def set_site_entry(self, key: str, user_id: str, value: str | None) -> bool:
         """Set (or with None remove) a user's entry; True if it changed the hash's members."""
         if value is None:
-            return bool(await self.redis.hdel(key, user_id))
-        return bool(await self.redis.hset(key, user_id, value))
+            return bool(await self._do("HDEL", key, user_id))
+        return bool(await self._do("HSET", key, user_id, value))
 
     async def publish_users(self, payload: bytes) -> None:
         """A publication to every node about users (sign-outs, bans)."""
-        await self.redis.publish(self.keys.users_channel, payload)
+        await self._do("PUBLISH", self.keys.users_channel, payload)
 
     async def announcement(self) -> str | None:
-        return _s(await self.redis.get(self.keys.site_announcement))
+        return _s(await self._do("GET", self.keys.site_announcement))
 
     async def set_announcement(self, value: str | None, ttl_ms: int = 0) -> None:
         if value is None:
-            await self.redis.delete(self.keys.site_announcement)
+            await self._do("DEL", self.keys.site_announcement)
         else:
-            await self.redis.set(self.keys.site_announcement, value, px=max(1, ttl_ms))
+            await self._do("SET", self.keys.site_announcement, value, "PX", max(1, ttl_ms))
 
     async def chat_history(self, room_id: str) -> list[bytes]:
         """The room's recent chat messages, oldest first."""
@@ -1049,63 +1056,59 @@ class Store:
 
     async def user_room_ids(self, user_id: str, limit: int) -> list[str]:
         """The rooms a user sits in, most recent activity first."""
-        raw: Any = await self.redis.zrevrange(self.keys.user_rooms(user_id), 0, limit - 1)
-        return [cast(str, _s(x)) for x in raw]
+        raw = await self._do("ZREVRANGE", self.keys.user_rooms(user_id), 0, limit - 1)
+        return [x.decode() for x in raw]
 
     async def forget_user_room(self, user_id: str, room_id: str) -> None:
-        await self.redis.zrem(self.keys.user_rooms(user_id), room_id)
+        await self._do("ZREM", self.keys.user_rooms(user_id), room_id)
 
     # -- tokens -------------------------------------------------------------------------
     async def token_generation(self, user_id: str) -> int:
-        raw: Any = await self.redis.get(self.keys.user_gen(user_id))
+        raw = await self._do("GET", self.keys.user_gen(user_id))
         return int(raw) if raw is not None else 0
 
     async def sign_out(self, user_id: str, payload: Callable[[int], bytes]) -> int:
         """Raise the user's token generation: every token issued before dies; publish
         ``payload(new generation)`` so that every node closes the user's open sockets. The
         new generation."""
-        gen = int(await self.redis.incr(self.keys.user_gen(user_id)))
-        await self.redis.publish(self.keys.users_channel, payload(gen))
+        gen = int(await self._do("INCR", self.keys.user_gen(user_id)))
+        await self._do("PUBLISH", self.keys.users_channel, payload(gen))
         return gen
 
     # -- quotas (server/quotas.py) --------------------------------------------------------
     async def note_hosted(self, user_id: str, room_id: str, at: float) -> None:
-        await self.redis.zadd(self.keys.user_hosted(user_id), {room_id: at})
+        await self._do("ZADD", self.keys.user_hosted(user_id), repr(float(at)), room_id)
 
     async def hosted_rooms(self, user_id: str) -> list[tuple[str, bytes | None, bytes | None]]:
         """The rooms a user created, each with its ``status`` and ``seats`` (None: gone)."""
-        raw: Any = await self.redis.zrange(self.keys.user_hosted(user_id), 0, -1)
-        ids = [cast(str, _s(x)) for x in raw]
+        raw = await self._do("ZRANGE", self.keys.user_hosted(user_id), 0, -1)
+        ids = [x.decode() for x in raw]
         if not ids:
             return []
-        pipe = self.redis.pipeline(transaction=False)
-        for room_id in ids:
-            pipe.hmget(self.keys.room(room_id), ["status", "seats"])
-        rows: list[Any] = await pipe.execute()
+        rows = await self.wire.many(
+            *(("HMGET", self.keys.room(room_id), "status", "seats") for room_id in ids)
+        )
         return [(room_id, row[0], row[1]) for room_id, row in zip(ids, rows, strict=True)]
 
     async def forget_hosted(self, user_id: str, room_ids: Sequence[str]) -> None:
-        await self.redis.zrem(self.keys.user_hosted(user_id), *room_ids)
+        await self._do("ZREM", self.keys.user_hosted(user_id), *room_ids)
 
     async def count_guest(self, address: str, hour: int) -> int:
         """One more guest for ``address`` in ``hour``; how many there are now."""
         key = self.keys.guests(address, hour)
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.incr(key)
-        pipe.expire(key, 3700)
-        count, _ = await pipe.execute()
+        count, _ = await self.wire.many(("INCR", key), ("EXPIRE", key, 3700), key=key)
         return int(count)
 
     # -- the public room list ---------------------------------------------------------
     async def list_open(self, limit: int) -> list[str]:
-        raw: Any = await self.redis.zrevrange(self.keys.rooms_open, 0, limit - 1)
-        return [cast(str, _s(x)) for x in raw]
+        raw = await self._do("ZREVRANGE", self.keys.rooms_open, 0, limit - 1)
+        return [x.decode() for x in raw]
 
     async def set_open(self, room_id: str, score: float | None) -> None:
         if score is None:
-            await self.redis.zrem(self.keys.rooms_open, room_id)
+            await self._do("ZREM", self.keys.rooms_open, room_id)
         else:
-            await self.redis.zadd(self.keys.rooms_open, {room_id: score})
+            await self._do("ZADD", self.keys.rooms_open, repr(float(score)), room_id)
 
     async def publish(self, channel: str, payload: bytes) -> None:
         """Publish on a room's channel (sharded on a cluster) or a site-wide one."""
@@ -1118,8 +1121,7 @@ class Store:
     async def schedule(self, name: str, due_ms: int, *, key: str | None = None) -> bool:
         """Add a clock member due at ``due_ms``, unless it is there already (then its
         time stays: a deadline is set once). True if added."""
-        added: Any = await self.redis.zadd(key or self.keys.clock_of(name), {name: due_ms}, nx=True)
-        return bool(added)
+        return bool(await self._do("ZADD", key or self.keys.clock_of(name), "NX", due_ms, name))
 
     async def schedule_many(self, members: Sequence[tuple[str, int]]) -> None:
         """Add several clock members (each unless there already), one command per bucket
@@ -1132,10 +1134,10 @@ class Store:
 
     async def reschedule(self, name: str, due_ms: int) -> None:
         """Move a member (claimed or not) to ``due_ms``; nothing if it is gone."""
-        await self.redis.zadd(self.keys.clock_of(name), {name: due_ms}, xx=True)
+        await self._do("ZADD", self.keys.clock_of(name), "XX", due_ms, name)
 
     async def unschedule(self, name: str) -> None:
-        await self.redis.zrem(self.keys.clock_of(name), name)
+        await self._do("ZREM", self.keys.clock_of(name), name)
 
     async def claim(self, key: str, now_ms: int, lease_ms: int, limit: int) -> list[str]:
         """Due members of ``key`` (clock or nodes), leased to the caller until
@@ -1181,12 +1183,12 @@ class Store:
         """Move members that a node of an older version put on its one ``clock`` key to
         their buckets (their scores, leases included, kept); how many. A member moved while
         an old node handles it may fire twice: every member's handler is idempotent."""
-        raw: Any = await self.redis.zrange(self.keys.clock_legacy, 0, limit - 1, withscores=True)
-        for name, score in raw:
-            member_name = cast(str, _s(name))
-            await self.redis.zadd(self.keys.clock_of(member_name), {member_name: score}, nx=True)
-            await self.redis.zrem(self.keys.clock_legacy, member_name)
-        return len(raw)
+        raw = await self._do("ZRANGE", self.keys.clock_legacy, 0, limit - 1, "WITHSCORES")
+        for name, score in zip(raw[::2], raw[1::2], strict=True):
+            member_name = name.decode()
+            await self._do("ZADD", self.keys.clock_of(member_name), "NX", score, member_name)
+            await self._do("ZREM", self.keys.clock_legacy, member_name)
+        return len(raw) // 2
 
     async def heartbeat(
         self,
@@ -1203,33 +1205,36 @@ class Store:
 
         ``info`` (what the node says of itself) is kept ``shown_seconds`` after the last
         beat, with the instance in ``nodes_seen``: the console shows it dead until then."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.zadd(self.keys.nodes, {instance: expires_ms})
-        pipe.expire(self.keys.node_rooms(instance), keep_seconds)
+        commands: list[tuple[Any, ...]] = [
+            ("ZADD", self.keys.nodes, expires_ms, instance),
+            ("EXPIRE", self.keys.node_rooms(instance), keep_seconds),
+        ]
         if info is not None:
-            pipe.hset(self.keys.node_info(instance), mapping=cast(Any, dict(info)))
-            pipe.expire(self.keys.node_info(instance), shown_seconds)
-            pipe.zadd(self.keys.nodes_seen, {instance: now_ms})
-            pipe.zremrangebyscore(self.keys.nodes_seen, 0, now_ms - shown_seconds * 1000)
-        added, *_ = await pipe.execute()
+            commands += [
+                ("HSET", self.keys.node_info(instance), *_flat(info)),
+                ("EXPIRE", self.keys.node_info(instance), shown_seconds),
+                ("ZADD", self.keys.nodes_seen, now_ms, instance),
+                ("ZREMRANGEBYSCORE", self.keys.nodes_seen, 0, now_ms - shown_seconds * 1000),
+            ]
+        added, *_ = await self.wire.many(*commands)
         return not added
 
     async def node_room_ids(self, instance: str) -> list[str]:
-        raw: Any = await self.redis.smembers(self.keys.node_rooms(instance))
-        return sorted(cast(str, _s(x)) for x in raw)
+        raw = await self._do("SMEMBERS", self.keys.node_rooms(instance))
+        return sorted(x.decode() for x in raw)
 
     async def forget_node(self, instance: str, lease_end: int | None = None) -> None:
         """A node instance reaped (claimed until ``lease_end``) or stopped (None): its room
         index and its heartbeat go -- unless a reaped one beat again meanwhile. A stopped
         node's heartbeat info goes too; a reaped one's stays (the console shows it dead)."""
-        await self.redis.delete(self.keys.node_rooms(instance))
-        await self.redis.hdel(self.keys.draining, instance)
+        await self._do("DEL", self.keys.node_rooms(instance))
+        await self._do("HDEL", self.keys.draining, instance)
         if lease_end is None:
-            pipe = self.redis.pipeline(transaction=False)
-            pipe.zrem(self.keys.nodes, instance)
-            pipe.zrem(self.keys.nodes_seen, instance)
-            pipe.delete(self.keys.node_info(instance))
-            await pipe.execute()
+            await self.wire.many(
+                ("ZREM", self.keys.nodes, instance),
+                ("ZREM", self.keys.nodes_seen, instance),
+                ("DEL", self.keys.node_info(instance)),
+            )
         else:
             await self.done(self.keys.nodes, instance, lease_end)
 
@@ -1251,11 +1256,9 @@ class Store:
         """How many rooms are in each status (lobby, playing, finished, abandoned), over
         every room with a hash in Redis (at most ``limit``): ``/metrics``, once a scrape."""
         ids = await self.all_room_ids(limit)
-        pipe = self.redis.pipeline(transaction=False)
-        for room_id in ids:
-            pipe.hget(self.keys.room(room_id), "status")
         counts: dict[str, int] = {}
-        for status in await pipe.execute():
+        replies = await self.wire.many(*(("HGET", self.keys.room(i), "status") for i in ids))
+        for status in replies:
             if status is not None:
                 name = cast(str, _s(status))
                 counts[name] = counts.get(name, 0) + 1
@@ -1266,72 +1269,71 @@ class Store:
         (the archivers delete each once written), when the oldest of them was added (epoch
         ms, None if none), and the records in the streams' dead letters."""
         streams = (*self.keys.archive_streams, self.keys.archive_legacy)
-        pipe = self.redis.pipeline(transaction=False)
+        commands: list[tuple[Any, ...]] = []
         for stream in streams:
-            pipe.xlen(stream)
-            pipe.xrange(stream, count=1)
-            pipe.xlen(self.keys.archive_dead(stream))
-        replies = await pipe.execute()
+            commands.append(("XLEN", stream))
+            commands.append(("XRANGE", stream, "-", "+", "COUNT", 1))
+            commands.append(("XLEN", self.keys.archive_dead(stream)))
+        replies = await self.wire.many(*commands)
         length = sum(int(n) for n in replies[0::3])
-        firsts = [int(cast(str, _s(f[0][0])).split("-")[0]) for f in replies[1::3] if f]
+        firsts = [int(f[0][0].split(b"-")[0]) for f in replies[1::3] if f]
         dead = sum(int(n) for n in replies[2::3])
         return length, (min(firsts) if firsts else None), dead
 
     async def lobby_locked(self) -> str | None:
         """The reason the lobby is locked, or None when rooms may be created."""
-        return _s(await self.redis.get(self.keys.lobby_lock))
+        return _s(await self._do("GET", self.keys.lobby_lock))
 
     async def lock_lobby(self, reason: str | None) -> None:
         """Lock the lobby (``reason``) or unlock it (None)."""
         if reason is None:
-            await self.redis.delete(self.keys.lobby_lock)
+            await self._do("DEL", self.keys.lobby_lock)
         else:
-            await self.redis.set(self.keys.lobby_lock, reason)
+            await self._do("SET", self.keys.lobby_lock, reason)
 
     async def live_nodes(self) -> list[tuple[str, int | None, int, dict[str, str]]]:
         """Node instances in ``nodes`` or heard from lately (``nodes_seen``): (instance,
         heartbeat expiry in epoch ms or None once reaped, rooms it has sockets in, what its
         last heartbeat said)."""
-        beating: list[tuple[Any, float]] = cast(
-            Any, await self.redis.zrange(self.keys.nodes, 0, -1, withscores=True)
-        )
-        seen: list[Any] = cast(Any, await self.redis.zrange(self.keys.nodes_seen, 0, -1))
-        expiry = {cast(str, _s(name)): int(score) for name, score in beating}
-        names = sorted({*expiry, *(cast(str, _s(name)) for name in seen)})
-        pipe = self.redis.pipeline(transaction=False)
+        beating = await self._do("ZRANGE", self.keys.nodes, 0, -1, "WITHSCORES")
+        seen = await self._do("ZRANGE", self.keys.nodes_seen, 0, -1)
+        expiry = {
+            name.decode(): int(float(score))
+            for name, score in zip(beating[::2], beating[1::2], strict=True)
+        }
+        names = sorted({*expiry, *(name.decode() for name in seen)})
+        commands: list[tuple[Any, ...]] = []
         for name in names:
-            pipe.scard(self.keys.node_rooms(name))
-            pipe.hgetall(self.keys.node_info(name))
-        replies = await pipe.execute()
+            commands.append(("SCARD", self.keys.node_rooms(name)))
+            commands.append(("HGETALL", self.keys.node_info(name)))
+        replies = await self.wire.many(*commands) if commands else []
         out = []
         for i, name in enumerate(names):
             count, raw = replies[2 * i], replies[2 * i + 1]
-            info = {cast(str, _s(k)): cast(str, _s(v)) for k, v in raw.items()}
-            out.append((name, expiry.get(name), int(count), info))
+            out.append((name, expiry.get(name), int(count), _text_pairs(raw)))
         return out
 
     async def mark_draining(self, instance: str, info: str) -> None:
         """``instance`` drains (or is asked to): ``info`` is its JSON ``{by, reason, at}``."""
-        await self.redis.hset(self.keys.draining, instance, info)
+        await self._do("HSET", self.keys.draining, instance, info)
 
     async def lift_draining(self, instance: str) -> None:
         """An admin's drain of ``instance`` is lifted: the node sees its field gone within a
         heartbeat and serves again (server/drain.py)."""
-        await self.redis.hdel(self.keys.draining, instance)
+        await self._do("HDEL", self.keys.draining, instance)
 
     async def draining_of(self, instance: str) -> str | None:
         """Why ``instance`` drains (its JSON), or None if nobody asked it to."""
-        return _s(await self.redis.hget(self.keys.draining, instance))
+        return _s(await self._do("HGET", self.keys.draining, instance))
 
     async def draining_nodes(self) -> dict[str, str]:
         """Every instance draining or asked to: instance -> its JSON ``{by, reason, at}``."""
-        raw: Any = await self.redis.hgetall(self.keys.draining)
-        return {cast(str, _s(k)): cast(str, _s(v)) for k, v in raw.items()}
+        return _text_pairs(await self._do("HGETALL", self.keys.draining))
 
     # -- the archive stream -----------------------------------------------------------
     async def archive(self, room_id: str, record: bytes) -> None:
         """A record of the room's game onto the room's archive stream."""
-        await self.redis.xadd(self.keys.archive_of(room_id), {"record": record})
+        await self._do("XADD", self.keys.archive_of(room_id), "*", "record", record)
 
     async def all_room_keys(self, room_id: str) -> Sequence[Any]:
         """Every key of one room (tests and tools)."""
