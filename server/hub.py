@@ -347,7 +347,8 @@ class Hub:
         self.resume_max = resume_max
         self.sockets_per_user = sockets_per_user  # 0: no cap
         self.sockets_of: collections.Counter[str] = collections.Counter()
-        self.pubsub = subscriber(redis)  # room channels sharded on a Redis Cluster
+        # Room channels sharded on a Redis Cluster; one Redis: parsed as the wire parses.
+        self.pubsub = subscriber(redis, rooms.store.wire)
         self.by_room: dict[str, set[Connection]] = defaultdict(set)
         self.watchers: set[Connection] = set()
         self.conns_of: dict[str, set[Connection]] = defaultdict(set)  # open sockets by user

@@ -3,7 +3,10 @@
 ``subscriber(redis)`` gives the hub one object with the same small surface for both shapes
 of Redis (server/redis_pool.py):
 
-- one Redis: one pub/sub connection, classic ``SUBSCRIBE`` for every channel;
+- one Redis: one pub/sub connection, classic ``SUBSCRIBE`` for every channel
+  (``WireSubscriber``: its pushes parsed by hiredis straight into the hub's inbox -- redis-py's
+  ``PubSub`` cost a node about 7 % of its CPU under load, a parse and a timeout per
+  message);
 - a Redis Cluster: a room's channel is a *sharded* channel (``SSUBSCRIBE`` on the primary
   that owns the room's slot, which is where the room's scripts ``SPUBLISH``), so the hub
   holds one pub/sub connection per primary it follows rooms on; the site-wide channels
@@ -22,15 +25,18 @@ the rooms' logs (server/hub.py): what was published in between is not lost to a 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 from typing import Any, Protocol
 
+import hiredis
 import redis.asyncio as aioredis
 from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import RedisCluster
 
 from server.redis_pool import Client
+from server.redis_wire import Endpoint, Wire, WireError, WireTimeout, open_connection, pack, sign_in
 
 log = logging.getLogger("tortuga.pubsub")
 
@@ -55,10 +61,146 @@ class Subscriber(Protocol):
     async def aclose(self) -> None: ...
 
 
-def subscriber(redis: Client) -> Subscriber:
+def subscriber(redis: Client, wire: Wire | None = None) -> Subscriber:
     if isinstance(redis, RedisCluster):
         return ShardedSubscriber(redis)
+    if wire is not None and not wire.cluster:
+        return WireSubscriber(wire.seeds[0])
     return PlainSubscriber(redis)
+
+
+class _Pushes(asyncio.Protocol):
+    """A pub/sub connection: what Redis pushes, as the hub's messages, into ``inbox``."""
+
+    def __init__(self, owner: WireSubscriber) -> None:
+        self.owner = owner
+        self.reader = hiredis.Reader()
+        self.transport: asyncio.Transport | None = None
+        self.lost = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self.reader.feed(data)
+        put = self.owner.put
+        try:
+            while (reply := self.reader.gets()) is not False:
+                if type(reply) is list and len(reply) == 3:
+                    kind = reply[0]
+                    if kind == b"message":
+                        put({"type": "message", "channel": reply[1], "data": reply[2]})
+                    elif kind in (b"subscribe", b"unsubscribe"):
+                        put({"type": kind.decode(), "channel": reply[1], "data": reply[2]})
+                elif type(reply) is hiredis.ReplyError:
+                    log.warning("pub/sub refused: %s", reply)
+        except hiredis.ProtocolError:
+            log.warning("pub/sub protocol error: dropping the connection")
+            if self.transport is not None:
+                self.transport.abort()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = True
+        self.owner.dropped(self)
+
+    def send(self, *command: str) -> None:
+        if self.transport is not None and not self.lost:
+            self.transport.write(pack(command))
+
+
+class WireSubscriber:
+    """One pub/sub connection to one Redis, kept up: lost, it is made again (backoff 50 ms
+    doubling to 1 s) and every channel subscribed again -- the hub is told ``subscribe``
+    once more and catches the room's sockets up from the log (server/hub.py)."""
+
+    def __init__(self, endpoint: Endpoint, connect_timeout: float = 5.0) -> None:
+        self.endpoint = endpoint
+        self.connect_timeout = connect_timeout
+        self.channels: set[str] = set()  # every channel wanted (site-wide and rooms')
+        self.inbox: collections.deque[Message] = collections.deque()
+        self._waiter: asyncio.Future[None] | None = None
+        self._link: _Pushes | None = None
+        self._keeper: asyncio.Task[None] | None = None
+        self._first: asyncio.Lock | None = None  # the first connection is made once
+        self._closed = False
+
+    def put(self, message: Message) -> None:
+        self.inbox.append(message)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def _connect(self) -> None:
+        link = await open_connection(self.endpoint, lambda: _Pushes(self), self.connect_timeout)
+        for command in sign_in(self.endpoint):
+            link.send(*(str(x) for x in command))
+        if self.channels:
+            link.send("SUBSCRIBE", *sorted(self.channels))
+        self._link = link
+
+    def dropped(self, link: _Pushes) -> None:
+        if link is self._link and not self._closed:
+            self._link = None
+            log.warning("pub/sub connection lost: connecting again")
+            self._keep()
+
+    def _keep(self) -> None:
+        if self._keeper is None or self._keeper.done():
+            self._keeper = asyncio.get_running_loop().create_task(self._reconnect())
+
+    async def _reconnect(self) -> None:
+        delay = 0.05
+        while not self._closed and self._link is None:
+            try:
+                await self._connect()
+            except (WireError, WireTimeout):
+                await asyncio.sleep(delay)
+                delay = min(1.0, delay * 2)
+
+    async def _send(self, *command: str) -> None:
+        if self._link is None and self._keeper is None:
+            self._first = self._first or asyncio.Lock()
+            async with self._first:
+                if self._link is None and self._keeper is None:
+                    await self._connect()  # the first: its failure is the caller's
+                    return  # it subscribed every channel wanted, this one's too
+        if self._link is not None:
+            self._link.send(*command)
+        # else: reconnecting, and the new connection subscribes every channel wanted
+
+    async def subscribe(self, *channels: str) -> None:
+        self.channels.update(channels)
+        await self._send("SUBSCRIBE", *channels)
+
+    async def follow(self, channel: str) -> None:
+        self.channels.add(channel)
+        await self._send("SUBSCRIBE", channel)
+
+    async def unfollow(self, channel: str) -> None:
+        self.channels.discard(channel)
+        await self._send("UNSUBSCRIBE", channel)
+
+    async def get_message(self, timeout: float) -> Message | None:
+        if not self.inbox:
+            self._waiter = asyncio.get_running_loop().create_future()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(timeout):
+                    await self._waiter
+            self._waiter = None
+            if not self.inbox:
+                return None
+        return self.inbox.popleft()
+
+    async def aclose(self) -> None:
+        self._closed = True
+        if self._keeper is not None:
+            self._keeper.cancel()
+            with contextlib.suppress(BaseException):
+                await self._keeper
+        if self._link is not None and self._link.transport is not None:
+            self._link.transport.close()
+        self._link = None
 
 
 class PlainSubscriber:

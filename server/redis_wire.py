@@ -39,7 +39,7 @@ import hashlib
 import ssl
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeAlias, cast
+from typing import Any, TypeAlias, TypeVar, cast
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import hiredis
@@ -406,37 +406,22 @@ class Wire:
             raise WireError("the wire is closed")
         endpoint = self._endpoint(address)
         loop = asyncio.get_running_loop()
-        context = ssl.create_default_context() if endpoint.tls else None
+        link = await open_connection(
+            endpoint, lambda: _Link(loop, self.timeout), self.connect_timeout
+        )
+        hello = [link.send(_pack(c)) for c in sign_in(endpoint)]
+        if endpoint.db:
+            hello.append(link.send(_pack(("SELECT", endpoint.db))))
         try:
             async with asyncio.timeout(self.connect_timeout):
-                if endpoint.path is not None:
-                    _, link = await loop.create_unix_connection(
-                        lambda: _Link(loop, self.timeout), endpoint.path
-                    )
-                else:
-                    _, link = await loop.create_connection(
-                        lambda: _Link(loop, self.timeout),
-                        endpoint.host,
-                        endpoint.port,
-                        ssl=context,
-                    )
-                hello: list[Any] = []
-                if endpoint.password is not None:
-                    auth: tuple[Arg, ...] = ("AUTH", endpoint.password)
-                    if endpoint.username is not None:
-                        auth = ("AUTH", endpoint.username, endpoint.password)
-                    hello.append(link.send(_pack(auth)))
-                if endpoint.db:
-                    hello.append(link.send(_pack(("SELECT", endpoint.db))))
-                for future in hello:
-                    reply = await future
-                    if type(reply) is hiredis.ReplyError:
-                        link.close()
-                        raise CommandError(str(reply))
+                replies = [await future for future in hello]
         except TimeoutError:
-            raise WireTimeout(f"could not connect to Redis in {self.connect_timeout:g} s") from None
-        except OSError as exc:
-            raise WireError(f"could not connect to Redis: {exc}") from exc
+            link.close()
+            raise WireTimeout("Redis did not answer the sign-in") from None
+        for reply in replies:
+            if type(reply) is hiredis.ReplyError:
+                link.close()
+                raise CommandError(str(reply))
         return link
 
     # -- the cluster's slot map -------------------------------------------------------------
@@ -483,6 +468,43 @@ class Wire:
         for link in list(self._links.values()):
             link.close()
         self._links.clear()
+
+
+def sign_in(endpoint: Endpoint) -> list[tuple[Arg, ...]]:
+    """The commands that sign a new connection in (``AUTH``, if the URL has a password)."""
+    if endpoint.password is None:
+        return []
+    if endpoint.username is not None:
+        return [("AUTH", endpoint.username, endpoint.password)]
+    return [("AUTH", endpoint.password)]
+
+
+P = TypeVar("P", bound=asyncio.Protocol)
+
+
+async def open_connection(endpoint: Endpoint, factory: Callable[[], P], timeout: float) -> P:
+    """A connection to ``endpoint`` (TCP, TLS or a unix socket) with the protocol
+    ``factory`` makes; ``WireError`` / ``WireTimeout`` when it cannot be made."""
+    loop = asyncio.get_running_loop()
+    context = ssl.create_default_context() if endpoint.tls else None
+    try:
+        async with asyncio.timeout(timeout):
+            if endpoint.path is not None:
+                _, protocol = await loop.create_unix_connection(factory, endpoint.path)
+            else:
+                _, protocol = await loop.create_connection(
+                    factory, endpoint.host, endpoint.port, ssl=context
+                )
+    except TimeoutError:
+        raise WireTimeout(f"could not connect to Redis in {timeout:g} s") from None
+    except OSError as exc:
+        raise WireError(f"could not connect to Redis: {exc}") from exc
+    return protocol
+
+
+def pack(command: tuple[Arg, ...]) -> bytes:
+    """A command in Redis's protocol (hiredis)."""
+    return _pack(command)
 
 
 def connect(url: str, *, retries: int, timeout: float = 10.0) -> Wire:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from own_services import OwnRedis
 
+from server.pubsub import WireSubscriber
 from server.redis_wire import CommandError, Endpoint, Script, Wire, WireTimeout, parse_url
 
 
@@ -147,3 +148,47 @@ async def test_keys_of_every_slot_reach_their_primary(redis_url: str, redis_pref
         assert await wire.run(script, [keys[7]], []) == keys[7].encode()
     finally:
         await wire.close()
+
+
+async def test_the_wire_subscriber_subscribes_again_after_a_restart(tmp_path: Path) -> None:
+    """One Redis: the hub's pub/sub connection (server/pubsub.py, ``WireSubscriber``) hands
+    on each message; a Redis restart makes it connect again and subscribe every channel
+    again -- the hub hears ``subscribe`` once more (its cue to catch sockets up)."""
+    own = OwnRedis(tmp_path)
+    own.start()
+    wire = Wire.from_url(own.url, retries=20)
+    subscriber = WireSubscriber(wire.seeds[0])
+
+    async def next_of(kind: str) -> dict[str, Any]:
+        for _ in range(200):
+            message = await subscriber.get_message(timeout=0.1)
+            if message is not None and message["type"] == kind:
+                return message
+        raise AssertionError(f"no {kind}")
+
+    try:
+        await own.answers()
+        await subscriber.subscribe("site")
+        await subscriber.follow("room:{A}")
+        assert {(await next_of("subscribe"))["channel"] for _ in range(2)} == {
+            b"site",
+            b"room:{A}",
+        }
+        await wire.call("PUBLISH", "room:{A}", b"v1")
+        assert (await next_of("message"))["data"] == b"v1"
+        await subscriber.unfollow("room:{A}")
+        await next_of("unsubscribe")
+        await subscriber.follow("room:{B}")
+        await next_of("subscribe")
+        own.kill()
+        await asyncio.sleep(0.3)
+        own.start()
+        again = {(await next_of("subscribe"))["channel"] for _ in range(2)}
+        assert again == {b"site", b"room:{B}"}  # not A: no longer followed
+        await wire.call("PUBLISH", "room:{B}", b"v2")
+        assert (await next_of("message"))["data"] == b"v2"
+        assert await subscriber.get_message(timeout=0.05) is None
+    finally:
+        await subscriber.aclose()
+        await wire.close()
+        own.kill()
