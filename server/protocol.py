@@ -292,5 +292,10 @@ def encode(message: dict[str, Any]) -> str:
     return _encoder.encode(message).decode()
 
 
+def encode_bytes(message: dict[str, Any]) -> bytes:
+    """``encode``, as the UTF-8 bytes a websocket frame carries."""
+    return _encoder.encode(message)
+
+
 def error(code: str, message: str, ref: Ref = None) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, "ref": ref}

@@ -30,9 +30,17 @@ from uvicorn.config import Config
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from uvicorn.server import ServerState
 from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
+from websockets.frames import Frame, Opcode
 from websockets.http11 import Request
 from websockets.protocol import Protocol, State
 from websockets.server import ServerProtocol
+
+
+def text_frame(payload: bytes) -> bytes:
+    """A server's text frame of ``payload`` (UTF-8), unmasked and with no extension: the
+    same bytes for every socket, so a step's frame for a seat is framed once, not once per
+    socket (``LeanWebSocketProtocol.write_frame``)."""
+    return Frame(Opcode.TEXT, payload).serialize(mask=False, extensions=[])
 
 
 class Inbox:
@@ -236,6 +244,25 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
         if conn.state is State.OPEN and conn.parser_exc is None and not conn.reader.buffer:
             conn.parser = Protocol.parse(conn)
             next(conn.parser)
+
+    def write_frame(self, frame: bytes) -> bool:
+        """Write a frame made by ``text_frame`` at once, without uvicorn's per-message send
+        (an ASGI message, websockets' framing, a coroutine): True if written. False when it
+        must wait or go the usual way -- flow control has paused writing, the socket is not
+        open (handshake, closing), or it negotiated an extension (never on a node)."""
+        if (
+            not self.writable.is_set()
+            or self.disconnected
+            or self.close_sent
+            or not self.handshake_complete
+            or self.initial_response is not None
+            or self.conn.state is not State.OPEN
+            or self.conn.extensions
+            or self.transport.is_closing()
+        ):
+            return False
+        self.transport.write(frame)
+        return True
 
     async def receive(self) -> Any:
         """uvicorn's ``receive``, awaiting the inbox's future itself: one coroutine frame

@@ -50,6 +50,12 @@ async def test_sigterm_drains_a_node_mid_game(
         made += await tables(a, 3, lambda: b, rounds=3, bots={2: "heuristic"}, pace=0.03)  # type: ignore[arg-type]
         await start_all(made)
         players = [p for _, ps in made for p in ps]
+        # Every room is held at version 4 until all are there, then the node is told to
+        # stop and the moves go out: the drain comes mid-game for every room (a fast node
+        # would otherwise finish some games first, their players done reading).
+        released = asyncio.Event()
+        for p in players:
+            p.hold = (4, released)
         plays = [asyncio.create_task(p.play(60)) for p in players]
         for _, ps in made:  # every game under way
             await ps[0].client.has_version(4, timeout=30)
@@ -57,6 +63,7 @@ async def test_sigterm_drains_a_node_mid_game(
             assert (await http.get("/readyz")).status_code == 200
         started = asyncio.get_running_loop().time()
         a.process.send_signal(signal.SIGTERM)
+        released.set()
         code = await asyncio.to_thread(a.process.wait, 40)
         took = asyncio.get_running_loop().time() - started
         views = await asyncio.wait_for(asyncio.gather(*plays), 60)

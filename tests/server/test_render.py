@@ -9,6 +9,7 @@ from engines.registry import GAMES
 from server.entry import REVEAL, Entry, from_fields, to_fields
 from server.hub import Hub
 from server.render import entry_frames
+from server.socket_protocol import text_frame
 
 SK = GAMES["skull-king"]
 
@@ -81,11 +82,15 @@ async def test_a_node_renders_a_step_once_per_seat(redis_client: Any) -> None:
     entry = _reveal(True)
     mine = hub.rendered(entry, 0)
     assert hub.rendered(entry, 0) is mine  # the second socket of seat 0: nothing rendered
-    assert [json.loads(text) for text in mine] == json.loads(json.dumps(entry_frames(SK, entry, 0)))
+    assert [json.loads(p) for p in mine.payloads] == json.loads(
+        json.dumps(entry_frames(SK, entry, 0))
+    )
+    # Framed once for every socket of the seat: each payload a text frame, in order.
+    assert mine.frames == b"".join(text_frame(p) for p in mine.payloads)
     for seat in (1, None):
-        theirs = [json.loads(text) for text in hub.rendered(entry, seat)]
+        theirs = [json.loads(p) for p in hub.rendered(entry, seat).payloads]
         assert theirs == json.loads(json.dumps(entry_frames(SK, entry, seat)))
-        assert theirs != [json.loads(text) for text in mine]
+        assert theirs != [json.loads(p) for p in mine.payloads]
         assert list(theirs[0]["moves"]) == ([] if seat is None else [str(seat)])
 
 

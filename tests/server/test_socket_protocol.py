@@ -123,3 +123,23 @@ async def test_writable_holds_writers_while_cleared() -> None:
     assert not any(w.done() for w in writers)
     writable.set()
     await asyncio.wait_for(asyncio.gather(*writers), 1)
+
+
+async def test_a_frame_framed_once_is_written_to_an_open_socket_only(node: Node) -> None:
+    """A step's frames for a seat are framed once and written to each of its sockets as
+    they are (``write_frame``): the client reads them as ordinary text frames. A socket
+    whose writes are paused (flow control) or that is closing is not written to: the frame
+    goes the usual way, after what waits (server/hub.py)."""
+    from server.socket_protocol import text_frame
+
+    anne = await Client.connect(node, "Anne")
+    [proto] = _protocols(node)
+    assert proto.write_frame(text_frame(b'{"type":"pong","t":"framed"}'))
+    frame = await anne.of("pong")
+    assert frame["t"] == "framed"
+    proto.writable.clear()  # as uvicorn's pause_writing does
+    assert not proto.write_frame(text_frame(b'{"type":"pong","t":"paused"}'))
+    proto.writable.set()
+    await anne.close()
+    await _settled(lambda: not _protocols(node))
+    assert not proto.write_frame(text_frame(b'{"type":"pong","t":"closed"}'))
