@@ -11,6 +11,7 @@ resolved: ``redis_url`` set (the CLI starts the embedded servers when none is co
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import secrets
@@ -142,6 +143,7 @@ def create_app(settings: Settings) -> Starlette:
                 app.state.read_db = await Database.connect(settings.database_read_url)
         await hub.start()
         await clock.start()
+        flushing = asyncio.create_task(metrics.keep_flushing())
         drain.watch()
         # Under ``serve --workers N`` this worker's rooms come to it; before the drain hooks
         # SIGTERM (uvicorn's handler there is how it finds uvicorn's server).
@@ -152,6 +154,9 @@ def create_app(settings: Settings) -> Starlette:
             yield
         finally:
             await homes.stop()
+            flushing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await flushing
             await drain.close()
             # Bot runs under way finish; later ones go to any node's clock (server/drain.py).
             await bots.settle(settings.bot_delay * 1.25 + 5.0)

@@ -193,6 +193,9 @@ def cmd_loadtest(args: argparse.Namespace) -> int:
         rounds=args.rounds,
         pace=loadtest.HUMAN_PACE if args.human else args.pace,
         timeout=args.timeout,
+        # At human pace the tables start over one pace, as real ones do not all start in
+        # the same instant; as fast as possible, all at once (``--ramp`` says otherwise).
+        ramp=args.ramp if args.ramp is not None else (loadtest.HUMAN_PACE if args.human else 0),
     )
     options = loadtest.Options(
         steps=steps,
@@ -283,6 +286,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     load.add_argument("--game", default=None, help="a game id (default: the first registered)")
     load.add_argument("--rounds", type=int, default=None, help="default: the full game")
     load.add_argument("--pace", type=float, default=0.0, help="seconds a client thinks per move")
+    load.add_argument(
+        "--ramp",
+        type=float,
+        default=None,
+        help="seconds over which the games start once every room is set up "
+        "(default: 2 with --human, else 0: all at once)",
+    )
     load.add_argument(
         "--url",
         action="append",

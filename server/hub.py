@@ -44,6 +44,24 @@ MAX_QUEUE = 2000  # frames waiting for one socket before it is dropped as too sl
 PENDING_WAIT = 5.0  # seconds a socket waits for this node's own write before reading the log
 
 
+# Publications each socket of the room is sent as they are (``{type: k, room, **data}``):
+# those of the version the socket is at, and those of any moment.
+VERSIONED = frozenset({"committed", "open", "deadline"})
+PLAIN = frozenset(
+    {
+        "chat",
+        "chat_hidden",
+        "presence",
+        "announce",
+        "unannounce",
+        "inspected",
+        "paused",
+        "unpaused",
+        "replaced",
+    }
+)
+
+
 @dataclass(slots=True)
 class Rendered:
     """A step's frames for one seat (or every spectator): each frame's JSON, and all of them
@@ -92,16 +110,14 @@ class Connection:
             return
         self._put(("frame", frame))
 
-    def feed(self, message: Published) -> None:
-        if (
-            self.queue is None
-            and message.k == "step"
-            and self.synced
-            and not self.closing
-            and message.room == self.room_id
-            and self._step_now(message.data or {})
-        ):
-            return
+    def feed(self, message: Published, framed: bytes | None = None) -> None:
+        """A publication of the room this socket follows (or of the room list). ``framed``:
+        the frame it makes for every socket alike (``Hub.framed``), if it is such a kind."""
+        if self.queue is None and self.synced and not self.closing and message.room == self.room_id:
+            if message.k == "step" and self._step_now(message.data or {}):
+                return
+            if framed is not None and self._alike_now(message, framed):
+                return
         self._put(("pub", message))
 
     # -- at once, when nothing waits to be written before it ------------------------------
@@ -118,6 +134,18 @@ class Connection:
         if frame.get("type") == "error":
             self.hub.metrics.error_sent(str(frame.get("code")))
         return True
+
+    def _alike_now(self, message: Published, framed: bytes) -> bool:
+        """A publication whose frame is the same for every socket (chat, presence, a seat's
+        commitment ...): written now, if it is for this socket at all (as ``_publication``)."""
+        if message.k in VERSIONED and (message.data or {}).get("version") != self.version:
+            return True  # not for the version this socket is at: nothing to send
+        protocol = self.protocol
+        return (
+            protocol is not None
+            and self.socket.application_state == WebSocketState.CONNECTED
+            and protocol.write_frame(framed)
+        )
 
     def _step_now(self, data: dict[str, Any]) -> bool:
         """Version ``data["version"]`` when it is the next one and this node has its entry:
@@ -338,23 +366,13 @@ class Connection:
                 self.seat = seat
                 self.hub.reseat(self)
             await self._write({"type": "room", "room": self.room_id, "room_state": data})
-        elif message.k in ("committed", "open", "deadline"):
+        elif message.k in VERSIONED:
             if data.get("version") == self.version:
                 await self._write({"type": message.k, "room": self.room_id, **data})
         elif message.k == "kicked":
             if data.get("user") == self.user.id:
                 await self._kicked(data)
-        elif message.k in (
-            "chat",
-            "chat_hidden",
-            "presence",
-            "announce",
-            "unannounce",
-            "inspected",
-            "paused",
-            "unpaused",
-            "replaced",
-        ):
+        elif message.k in PLAIN:
             await self._write({"type": message.k, "room": self.room_id, **data})
 
     def _unwelcome(self, status: str) -> bool:
@@ -440,6 +458,8 @@ class Hub:
         self._reading: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         # Versions this node is writing: done when its writer knows whether it won.
         self._pending: dict[tuple[str, int], asyncio.Future[None]] = {}
+        # room -> (the version this node is writing, the publications that came first).
+        self._early: dict[str, tuple[int, list[Published]]] = {}
         # A step's frames for one seat (None: every spectator), rendered and encoded once
         # and sent to each socket of that seat on this node (most recent last).
         self._rendered: OrderedDict[tuple[str, int, int | None], Rendered] = OrderedDict()
@@ -554,7 +574,8 @@ class Hub:
     def written(self, room_id: str, version: int, entry: Entry | None) -> None:
         """This node's try at ``version`` of ``room_id`` is over (``entry``: it won with
         it; None: lost or failed): the entry is kept for this node's sockets of the room,
-        as if read from the log, and whoever waited for it goes on."""
+        as if read from the log, and whoever waited for it goes on; a notice of that
+        version that came first (``_held_back``) is handed to the sockets now."""
         key = (room_id, version)
         if entry is not None and room_id in self.by_room and key not in self._entries:
             self._entries[key] = entry
@@ -563,6 +584,37 @@ class Hub:
         pending = self._pending.pop(key, None)
         if pending is not None and not pending.done():
             pending.set_result(None)
+        early = self._early.get(room_id)
+        if early is not None and early[0] == version:
+            del self._early[room_id]
+            for message in early[1]:
+                framed = self.framed(message)
+                for conn in list(self.by_room.get(room_id, ())):
+                    conn.feed(message, framed)
+
+    def _held_back(self, room_id: str, message: Published) -> bool:
+        """A step's notice that beat this node's own write of it to this node (the reply
+        to the script and the publication leave Redis at once) is kept until ``written``,
+        and so is every later publication of the room, in order: then the sockets are
+        written to at once from the entry, not by a task each waiting for it. True if
+        kept."""
+        early = self._early.get(room_id)
+        if early is not None:
+            early[1].append(message)
+            return True
+        version = (message.data or {}).get("version") if message.k == "step" else None
+        if not isinstance(version, int) or (room_id, version) not in self._pending:
+            return False
+        self._early[room_id] = (version, [message])
+        return True
+
+    def framed(self, message: Published) -> bytes | None:
+        """The frame a publication makes for every socket of its room alike (``PLAIN`` and
+        ``VERSIONED`` kinds), framed once; None for the others (rendered per socket)."""
+        if message.k not in PLAIN and message.k not in VERSIONED:
+            return None
+        frame = {"type": message.k, "room": message.room, **(message.data or {})}
+        return text_frame(protocol_encode(frame))
 
     def cached(self, room_id: str | None, version: int) -> Entry | None:
         """The entry of ``version`` if this node has it (written or read), else None."""
@@ -696,9 +748,13 @@ class Hub:
                     self.banned(str(data.get("user")), str(data.get("message") or "banned"))
                 continue
             if channel == rooms_channel:
-                targets: set[Connection] = set(self.watchers)
-            else:
-                room_id = channel[len(prefix) + 1 : -1]
-                targets = set(self.by_room.get(room_id, ()))
+                for conn in list(self.watchers):
+                    conn.feed(published)
+                continue
+            room_id = channel[len(prefix) + 1 : -1]
+            targets = list(self.by_room.get(room_id, ()))
+            if self._held_back(room_id, published):
+                continue  # fed once this node's write of that version is known (``written``)
+            framed = self.framed(published) if targets else None
             for conn in targets:
-                conn.feed(published)
+                conn.feed(published, framed)

@@ -14,6 +14,10 @@ temporary data folder, the guest quota off: every client comes from one address)
 it with SIGTERM at the end; Redis and Postgres are what the environment says (embedded when
 unset). Against given URLs, the site's guest quota must allow ``rooms * players`` guests.
 
+Every room is set up first -- guests, the room, its players seated and ready -- and only
+when all of them are (in every client process: a barrier) do the games start: all at once,
+or spread over ``ramp`` seconds. The set-up is not what is measured.
+
 Figures (``Report.lines``):
 
 - moves/s: moves applied (open moves, plus every seat's move of each revealed sealed phase)
@@ -78,7 +82,11 @@ class Plan:
     game: str = next(iter(GAMES))  # the first registered game
     rounds: int | None = None  # None: the game's default options
     pace: float = 0.0  # seconds each client thinks before each move, commit or reveal
-    timeout: float = 300.0  # per room, from its creation to its game over
+    timeout: float = 300.0  # per room: its set-up, then its game from the start to the end
+    # Seconds over which the games start once every room is set up (0: all at once). Tables
+    # do not all start in the same instant: at human pace, the first bids of a thousand
+    # tables dealt in the same millisecond would be a burst no site sees.
+    ramp: float = 0.0
     # The protocol of older revisions (the baseline of ``--against``): the token in the
     # socket's URL instead of an ``auth`` frame, ``ready`` without deal entropy.
     legacy: bool = False
@@ -291,9 +299,13 @@ class Table:
         self.last_reveal: dict[str, float] = {}  # phase -> when its last reveal was sent
         self.players: list[Player] = []
 
-    async def run(self) -> None:
+    async def run(self, gate: Gate) -> None:
         try:
-            await asyncio.wait_for(self._run(), self.plan.timeout)
+            try:
+                code = await asyncio.wait_for(self._set_up(), self.plan.timeout)
+            finally:
+                await gate.passed(self.index)  # every room set up (or failed), then its turn
+            await asyncio.wait_for(self._play(code), self.plan.timeout)
             self.tally.finished += 1
         except TimeoutError:
             self.tally.errors["timeout"] += 1
@@ -305,7 +317,8 @@ class Table:
             for player in self.players:
                 await player.close()
 
-    async def _run(self) -> None:
+    async def _set_up(self) -> str:
+        """Guests, the room, its players joined, seated and ready; the room's code."""
         plan = self.plan
         async with httpx.AsyncClient(timeout=30) as http:
             for seat in range(plan.players):
@@ -335,6 +348,10 @@ class Table:
                 await player.call("ready")
             else:
                 await player.call("ready", entropy=os.urandom(32).hex())
+        return str(code)
+
+    async def _play(self, code: str) -> None:
+        host = self.players[0]
         self.tally.first_start = min(self.tally.first_start, time.time())
         await host.send("start")
         async with asyncio.TaskGroup() as players:  # one fails: the others stop too
@@ -343,14 +360,40 @@ class Table:
         self.tally.last_over = max(self.tally.last_over, time.time())
 
 
-async def _play_rooms(plan: Plan, indices: Sequence[int]) -> Tally:
+class Gate:
+    """Where a client process's tables wait until every room of the run is set up (its
+    own, then the other processes' through ``barrier``), then each its turn to start:
+    room ``i`` of ``plan.rooms`` at ``ramp * i / rooms`` seconds after the gate opened."""
+
+    def __init__(self, plan: Plan, tables: int, barrier: Any | None) -> None:
+        self.plan = plan
+        self.waiting = tables
+        self.barrier = barrier
+        self.opened = asyncio.Event()
+        self.at = 0.0
+
+    async def passed(self, index: int) -> None:
+        self.waiting -= 1
+        if self.waiting == 0:
+            if self.barrier is not None:  # the other client processes' rooms
+                wait = self.barrier.wait
+                await asyncio.get_running_loop().run_in_executor(None, wait, self.plan.timeout)
+            self.at = time.time()
+            self.opened.set()
+        await self.opened.wait()
+        turn = self.at + self.plan.ramp * index / max(1, self.plan.rooms)
+        await asyncio.sleep(max(0.0, turn - time.time()))
+
+
+async def _play_rooms(plan: Plan, indices: Sequence[int], barrier: Any | None) -> Tally:
     tally = Tally(rooms=len(indices))
-    await asyncio.gather(*(Table(plan, i, tally).run() for i in indices))
+    gate = Gate(plan, len(indices), barrier)
+    await asyncio.gather(*(Table(plan, i, tally).run(gate) for i in indices))
     return tally
 
 
-def _worker(plan: Plan, indices: Sequence[int]) -> Tally:
-    return asyncio.run(_play_rooms(plan, indices))
+def _worker(plan: Plan, indices: Sequence[int], barrier: Any | None = None) -> Tally:
+    return asyncio.run(_play_rooms(plan, indices, barrier))
 
 
 # -- a node of its own ------------------------------------------------------------------------
@@ -846,7 +889,9 @@ def run(
     with contextlib.ExitStack() as stack:
         if pool is None:
             pool = stack.enter_context(_pool(count))
-        for part in pool.map(_worker, [plan] * count, chunks):
+        manager = stack.enter_context(get_context("spawn").Manager())
+        barrier = manager.Barrier(count)  # every process's rooms set up before any starts
+        for part in pool.map(_worker, [plan] * count, chunks, [barrier] * count):
             tally.add(part)
     return Report(plan, count, tally, started_node=False)
 

@@ -109,6 +109,7 @@ async def metrics(request: Request) -> Response:
     if not await _allowed(request, services):
         message = "a metrics token or an admin session is needed (Authorization: Bearer)"
         return JSONResponse({"error": {"code": "not-admin", "message": message}}, status_code=401)
+    services.rooms.store.metrics.flush()  # this node's latest counts (others': FLUSH_SECONDS)
     nodes: Collector = REGISTRY  # this process's nodes
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         nodes = CollectorRegistry()  # every worker of this machine, from their files

@@ -221,3 +221,55 @@ async def test_a_socket_told_of_the_nodes_own_write_waits_for_it(redis_client: A
     hub.written("r", 3, None)  # lost: the log has the winner's entry
     read = await waiting
     assert log.reads == 1 and [e.private for e in read] == [True]
+
+
+class _Socket:
+    """Enough of a websocket for a ``Connection``: what it was sent, in order."""
+
+    def __init__(self) -> None:
+        from starlette.websockets import WebSocketState
+
+        self.application_state = WebSocketState.CONNECTED
+        self.sent: list[dict[str, Any]] = []
+
+    async def send_text(self, text: str) -> None:
+        self.sent.append(json.loads(text))
+
+
+async def test_a_notice_that_beat_the_nodes_own_write_is_handed_on_with_what_followed_in_order(
+    redis_client: Any,
+) -> None:
+    """The notice of a version this node is writing, come before the writer's reply, is
+    held until ``written`` -- and so is what the room's channel said after it (here a
+    seat's commitment at that version): the socket gets the step, then the commitment,
+    not the commitment first (it would be dropped as of a version the socket is not at)."""
+    import asyncio
+
+    from server.entry import Published
+    from server.hub import Connection
+
+    entry = _reveal(False)
+    log = _Log([])
+    rooms = cast(Any, type("Rooms", (), {"store": log})())
+    hub = Hub(redis_client, rooms=rooms, instance="t", resume_max=10)
+    socket = _Socket()
+    user = cast(Any, type("U", (), {"id": "u0"})())
+    conn = Connection("t:1", user, cast(Any, socket), hub, room_id="r", seat=0)
+    conn.synced, conn.version = True, entry.version - 1
+    hub.by_room["r"].add(conn)
+
+    hub.writing("r", entry.version)
+    notice = Published(k="step", room="r", data={"version": entry.version})
+    committed = Published(k="committed", room="r", data={"version": entry.version, "seat": 1})
+    assert hub._held_back("r", notice) and hub._held_back("r", committed)
+    await asyncio.sleep(0.01)
+    assert socket.sent == []  # nothing yet: the writer has not said whether it won
+    hub.written("r", entry.version, entry)
+    for _ in range(100):
+        if socket.sent and socket.sent[-1]["type"] == "committed":
+            break
+        await asyncio.sleep(0.01)
+    kinds = [f["type"] for f in socket.sent]
+    assert kinds.index("event") < kinds.index("committed") and kinds[-1] == "committed"
+    assert socket.sent[-1]["version"] == entry.version
+    assert log.reads == 0  # the writer's own entry, not read back

@@ -173,10 +173,14 @@ async def _one_scrape_sees_both(port: int, spawned: set[int]) -> None:
     """``/metrics`` answers for every worker, whichever one the scrape reached
     (prometheus-client's multiprocess mode, server/workers.py): both workers' start times,
     and the game's moves counted by whichever worker wrote them."""
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
-        r = await http.get("/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"})
-    assert r.status_code == 200, r.text
-    samples = [s for f in text_string_to_metric_families(r.text) for s in f.samples]
+    for _ in range(50):  # a worker adds its latest counts at most every 0.5 s (metrics.py)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+            r = await http.get("/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"})
+        assert r.status_code == 200, r.text
+        samples = [s for f in text_string_to_metric_families(r.text) for s in f.samples]
+        if sum(s.value for s in samples if s.name == "tortuga_moves_total") >= 3:
+            break
+        await asyncio.sleep(0.1)
     started = {s.labels["node"] for s in samples if s.name == "tortuga_node_start_time_seconds"}
     pids = {int(n.split(".")[1]) for n in started}  # "site.<worker pid>"
     assert len(pids) == 2 and pids <= spawned, (started, spawned)

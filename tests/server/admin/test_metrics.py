@@ -109,3 +109,35 @@ async def test_scrape_after_a_game_and_refusals(
     assert ("tortuga_archive_backlog", frozenset()) in after
     assert ("tortuga_archive_lag_seconds", frozenset()) in after
     assert moved("tortuga_step_conflicts_total") == 1
+
+
+def test_counted_observations_reach_the_series_as_if_observed_one_by_one() -> None:
+    """A step's and a socket's latencies are counted in plain numbers and added to their
+    series at once (``NodeMetrics.flush``): the histogram reads exactly as if each had been
+    observed by prometheus-client itself -- bucket by bucket, count and sum (this fails if
+    a newer prometheus-client names its histogram's parts otherwise)."""
+    from prometheus_client import CollectorRegistry, Histogram
+
+    from server.metrics import LATENCY_BUCKETS, _Observed
+
+    registry = CollectorRegistry()
+    one_by_one = Histogram("a_seconds", "a", buckets=LATENCY_BUCKETS, registry=registry)
+    batched = Histogram("b_seconds", "b", buckets=LATENCY_BUCKETS, registry=registry)
+    counted = _Observed(batched)
+    values = [0.0, 0.001, 0.0011, 0.003, 0.05, 0.05, 0.7, 5.0, 12.0, 0.0049]
+    for value in values:
+        one_by_one.observe(value)
+        counted.observe(value)
+    counted.flush()
+    counted.flush()  # nothing new: adds nothing
+
+    def samples(name: str) -> dict[tuple[str, str], float]:
+        out = {}
+        for family in registry.collect():
+            for s in family.samples:
+                if s.name.startswith(name) and not s.name.endswith("_created"):
+                    out[(s.name.removeprefix(name), s.labels.get("le", ""))] = s.value
+        return out
+
+    assert samples("a_seconds") == samples("b_seconds")
+    assert samples("b_seconds")[("_count", "")] == len(values)
