@@ -25,7 +25,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from server import homes, lobby, logs, redis_pool, redis_wire, scrape, web
+from server import heap, homes, lobby, logs, redis_pool, redis_wire, scrape, web
 from server.admin.moderate import routes as moderation_routes
 from server.admin.routes import routes as admin_routes
 from server.archive.archiver import Archiver
@@ -36,6 +36,7 @@ from server.archive.routes import routes as history_routes
 from server.archive.write import RatingRules
 from server.auth import Identity, Tokens
 from server.bots import BotDriver
+from server.busy import Lag
 from server.clock import Clock
 from server.drain import Drain
 from server.hub import Hub
@@ -69,6 +70,7 @@ def create_app(settings: Settings) -> Starlette:
             retries=settings.redis_retries,
         )
         wire = redis_wire.connect(settings.redis_url or "", retries=settings.redis_retries)
+        lag = Lag()  # how late the loop runs: the archiver waits while it is (server/busy.py)
         metrics = NodeMetrics(settings.node_id)
         metrics.started(version())
         store = Store(redis, wire, Keys(settings.redis_prefix), metrics)
@@ -136,7 +138,7 @@ def create_app(settings: Settings) -> Starlette:
         app.state.db = app.state.read_db = None
         archiver = None
         if settings.database_url:
-            app.state.db, archiver = await _open_history(settings, redis)
+            app.state.db, archiver = await _open_history(settings, redis, lag)
             # The history routes' reads: a replica when one is set (server/archive/routes.py).
             app.state.read_db = app.state.db
             if settings.database_read_url:
@@ -144,6 +146,8 @@ def create_app(settings: Settings) -> Starlette:
         await hub.start()
         await clock.start()
         flushing = asyncio.create_task(metrics.keep_flushing())
+        freezing = asyncio.create_task(heap.keep())
+        lagging = asyncio.create_task(lag.keep())
         drain.watch()
         # Under ``serve --workers N`` this worker's rooms come to it; before the drain hooks
         # SIGTERM (uvicorn's handler there is how it finds uvicorn's server).
@@ -154,9 +158,10 @@ def create_app(settings: Settings) -> Starlette:
             yield
         finally:
             await homes.stop()
-            flushing.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await flushing
+            for task in (flushing, freezing, lagging):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             await drain.close()
             # Bot runs under way finish; later ones go to any node's clock (server/drain.py).
             await bots.settle(settings.bot_delay * 1.25 + 5.0)
@@ -264,7 +269,7 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
     }
 
 
-async def _open_history(settings: Settings, redis: Client) -> tuple[Database, Archiver]:
+async def _open_history(settings: Settings, redis: Client, lag: Lag) -> tuple[Database, Archiver]:
     """Schema at head (migrated, or refused), the database, and this node's archiver."""
     url = settings.database_url or ""
     if settings.migrate_on_start:
@@ -274,6 +279,6 @@ async def _open_history(settings: Settings, redis: Client) -> tuple[Database, Ar
     db = await Database.connect(url)
     rules = RatingRules(settings.rated_min_games, settings.rated_min_age_seconds)
     archiver = start_archiver(
-        redis, db, settings.redis_prefix, consumer=settings.node_id, rules=rules
+        redis, db, settings.redis_prefix, consumer=settings.node_id, rules=rules, pace=lag.calm
     )
     return db, archiver

@@ -43,6 +43,7 @@ import os
 import random
 import socket
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +60,10 @@ log = logging.getLogger("tortuga.archive")
 
 POISON = (RecordError, DataError, IntegrityError)
 """Errors that the same record would raise again on every retry."""
+
+GAP_WAIT = 30.0
+"""Seconds a checkpoint waits for the one before it (being written by another archiver, or
+lost with a node that died before writing it) before it is stored without its events."""
 
 
 def dead_letter_keys(keys: Keys) -> list[str]:
@@ -85,6 +90,7 @@ class Pass:
     archived: list[str] = field(default_factory=list)  # game ids committed
     unchanged: list[str] = field(default_factory=list)  # committed, but nothing was new
     dead: list[str] = field(default_factory=list)  # entry ids sent to the dead-letter stream
+    waiting: int = 0  # checkpoints left pending: the one before them is not stored yet
     error: BaseException | None = None  # why the pass stopped early (entries stay pending)
 
     def add(self, other: Pass) -> None:
@@ -92,6 +98,7 @@ class Pass:
         self.archived += other.archived
         self.unchanged += other.unchanged
         self.dead += other.dead
+        self.waiting += other.waiting
         if other.error is not None:
             self.error = other.error
 
@@ -139,6 +146,8 @@ class Archiver:
         max_strikes: int = 5,
         legacy_poll: float = 10.0,
         rules: RatingRules | None = None,
+        pace: Callable[[], Awaitable[None]] | None = None,
+        gap_wait: float = GAP_WAIT,
     ) -> None:
         self.redis = redis
         self._owns_db = isinstance(database, str)
@@ -159,8 +168,13 @@ class Archiver:
         self.max_strikes = max_strikes
         self.legacy_poll = legacy_poll
         self.rules = rules or RatingRules()
+        # Awaited before each record: the node's players first (server/busy.py).
+        self.pace = pace
         # (stream, entry) -> failures while the database answered
         self._strikes: dict[tuple[str, bytes], int] = {}
+        # (stream, entry) -> when a checkpoint was first found ahead of its game (monotonic)
+        self._gaps: dict[tuple[str, bytes], float] = {}
+        self.gap_wait = gap_wait
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = asyncio.Event()
 
@@ -267,6 +281,8 @@ class Archiver:
     ) -> None:
         """Write one entry; raise (leaving it pending) if it should be retried."""
         out.read += 1
+        if self.pace is not None:
+            await self.pace()
         if not fields:  # deleted from the stream while pending: nothing left to do
             await self._done(lane, entry_id)
             return
@@ -276,9 +292,12 @@ class Archiver:
             await self._bury(lane, entry_id, fields, str(exc))
             out.dead.append(entry_id.decode())
             return
+        key = (lane.stream, entry_id)
+        first_seen = self._gaps.get(key)
+        given_up = first_seen is not None and time.monotonic() - first_seen >= self.gap_wait
         try:
             async with self.db.session() as session, session.begin():
-                saved = await save_record(session, record, rules=self.rules)
+                saved = await save_record(session, record, rules=self.rules, accept_gap=given_up)
         except POISON as exc:
             await self._bury(lane, entry_id, fields, f"{type(exc).__name__}: {exc}")
             out.dead.append(entry_id.decode())
@@ -298,6 +317,11 @@ class Archiver:
             out.dead.append(entry_id.decode())
             return
         self._strikes.pop((lane.stream, entry_id), None)
+        if saved is Saved.GAP:  # stays pending: read again with this consumer's pending ones
+            self._gaps.setdefault(key, time.monotonic())
+            out.waiting += 1
+            return
+        self._gaps.pop(key, None)
         # Committed: only now may the entry go.
         await self._done(lane, entry_id)
         if saved is Saved.UNCHANGED:
@@ -347,7 +371,10 @@ class Archiver:
             pending = _entries(await self._read(lane, "0", None))
             if pending:
                 await self._archive_all(lane, pending, out)
-                return out
+                if out.read > out.waiting:
+                    return out
+                # Only checkpoints waiting for the one before them: read what is new (and
+                # wait for it a while) rather than ask for them again at once.
             lane.reading = block_ms is not None
             try:
                 new = _entries(await self._read(lane, ">", block_ms))
@@ -365,8 +392,8 @@ class Archiver:
         for _ in range(max_passes):
             one = await self.run_once()
             total.add(one)
-            if one.error is not None or one.read == 0:
-                break
+            if one.error is not None or one.read == one.waiting:
+                break  # nothing left, or only checkpoints waiting for the ones before
         return total
 
     async def _run_lane(self, lane: Lane) -> None:

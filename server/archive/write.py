@@ -42,6 +42,7 @@ class Saved(enum.Enum):
     UPDATED = "updated"  # the record was ahead of what was stored
     EVENTS = "events"  # behind, but brought versions the log did not have
     UNCHANGED = "unchanged"  # nothing new (a duplicate or an older snapshot)
+    GAP = "gap"  # a checkpoint whose predecessor is not stored (yet): nothing written
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,9 +317,20 @@ async def save_record(
     record: ArchiveRecord,
     now: datetime | None = None,
     rules: RatingRules = RatingRules(),
+    accept_gap: bool = False,
 ) -> Saved:
-    """Merge ``record`` into the archive, in the caller's transaction."""
+    """Merge ``record`` into the archive, in the caller's transaction.
+
+    A checkpoint carries the events since the one before it (``events_from``). If that one
+    is not stored yet (another archiver may be writing it this instant), nothing is written
+    and ``Saved.GAP`` says so: the caller tries again a little later. ``accept_gap``: the
+    one before will not come (given up waiting): the game is stored without these events
+    (they would leave a hole below them), which the final record brings."""
     now = now or _now()
+    if record.events_from > 1 and not record.final and not accept_gap:
+        stored = (await session.execute(_STORED_GAME, {"game": record.game_id})).first()
+        if stored is None or int(stored.last_version or 0) < record.events_from - 1:
+            return Saved.GAP
     await _upsert_users(session, record)
     values = _game_values(record, now)
     # A game's stored events are every version up to its last_version: none yet when its

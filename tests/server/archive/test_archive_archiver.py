@@ -402,3 +402,53 @@ async def test_the_backlog_counts_every_stream_and_every_dead_letter(
     length, oldest, dead = await store.archive_backlog()
     assert (length, dead) == (7, 2)
     assert oldest == int(first.split(b"-")[0])
+
+
+def _checkpoint(record: dict[str, Any], since: int, upto: int) -> dict[str, Any]:
+    return {
+        **snapshot_of(record, upto),
+        "events_from": since,
+        "events": record["events"][since - 1 : upto],
+    }
+
+
+async def test_a_checkpoint_read_before_the_one_before_it_waits_for_it(
+    redis_client: aioredis.Redis, redis_prefix: str, db: Database
+) -> None:
+    """Archivers on several nodes read one stream: a game's second checkpoint can be taken
+    up while the first is still being written. It stays pending ("the one before is not
+    stored yet") and is written once that one is: every event, each once."""
+    record = play_record(players=3, rounds=3)
+    game_id = record["game_id"]
+    archiver = make(redis_client, db, redis_prefix)
+    await put(redis_client, redis_prefix, _checkpoint(record, 6, 12))  # read first
+    await put(redis_client, redis_prefix, _checkpoint(record, 1, 5))
+    first = await archiver.run_once()
+    assert first.waiting == 1 and first.archived == [game_id]
+    assert len((await snapshot(db, game_id))["events"]) == 5
+    await archiver.drain()
+    got = await snapshot(db, game_id)
+    assert [e["version"] for e in got["events"]] == list(range(1, 13))
+    assert got["game"]["last_version"] == 12
+    assert await stream_state(redis_client, redis_prefix) == (0, 0)
+
+
+async def test_a_checkpoint_whose_predecessor_never_comes_is_stored_without_its_events(
+    redis_client: aioredis.Redis, redis_prefix: str, db: Database
+) -> None:
+    """After ``gap_wait`` the one before is taken for lost (its node died before writing
+    it): the game is stored, its events wait for the final record, the entry goes."""
+    record = play_record(players=3, rounds=3)
+    game_id = record["game_id"]
+    archiver = make(redis_client, db, redis_prefix, gap_wait=0.05)
+    await put(redis_client, redis_prefix, _checkpoint(record, 6, 12))
+    assert (await archiver.run_once()).waiting == 1
+    await asyncio.sleep(0.1)
+    again = await archiver.run_once()
+    assert again.waiting == 0 and again.archived == [game_id]
+    got = await snapshot(db, game_id)
+    assert got["game"]["status"] == "playing" and got["events"] == []
+    assert await stream_state(redis_client, redis_prefix) == (0, 0)
+    await put(redis_client, redis_prefix, record)
+    await archiver.drain()
+    assert len((await snapshot(db, game_id))["events"]) == len(record["events"])

@@ -104,16 +104,31 @@ async def test_checkpoints_carry_the_events_since_the_one_before_and_add_up(
     assert await stored_versions(db, game_id) == (last, list(range(1, last + 1)))
 
 
-async def test_a_checkpoint_after_a_missing_one_waits_for_the_final_record(db: Database) -> None:
-    """A checkpoint whose predecessor never came (lost with its node, or in the dead
-    letters) would leave a gap: its events are not stored, the game's last_version does not
-    move, and the final record -- every event -- fills it all."""
+async def save(db: Database, record: dict[str, Any], accept_gap: bool = False) -> write.Saved:
+    async with db.session() as session, session.begin():
+        return await write.save_record(
+            session, decode_record(encode(record)), accept_gap=accept_gap
+        )
+
+
+async def test_a_checkpoint_ahead_of_its_game_waits_then_leaves_its_events_to_the_final(
+    db: Database,
+) -> None:
+    """A checkpoint whose predecessor is not stored ("another archiver may be writing it
+    this instant") writes nothing and says ``GAP``: the archiver tries it again. Given up
+    on (the one before was lost with its node), the game is stored without its events --
+    they would leave a hole below them, and a game's events are every version up to its
+    last_version -- and the final record, every event, fills it all."""
     record = play_record(players=4, rounds=2)
     game_id = record["game_id"]
-    await store(db, checkpoint_of(record, 6, 9))  # first of the game, starting late
+    assert await save(db, checkpoint_of(record, 6, 9)) is write.Saved.GAP
+    async with db.session() as session:
+        assert (await session.execute(select(Game).where(Game.id == game_id))).first() is None
+    await save(db, checkpoint_of(record, 6, 9), accept_gap=True)
     assert await stored_versions(db, game_id) == (0, [])
     await store(db, checkpoint_of(record, 1, 1))
-    await store(db, checkpoint_of(record, 10, 12))  # 2..9 missing
+    assert await save(db, checkpoint_of(record, 10, 12)) is write.Saved.GAP  # 2..9 missing
+    await save(db, checkpoint_of(record, 10, 12), accept_gap=True)
     assert await stored_versions(db, game_id) == (1, [1])
     await store(db, record)
     last = len(record["events"])

@@ -1,0 +1,60 @@
+"""The node's garbage collector, for a server's heap: long-lived objects frozen.
+
+CPython's cyclic collector scans, in a full (generation 2) collection, every object that
+survived the younger ones: on a node with 4,000 open sockets that is some 380,000 objects
+(each socket's transport, protocols, coroutines, tasks and frames), and each full
+collection stopped the node for 100-300 ms -- every few seconds under load, the longest
+waits a move had at 1,000 rooms (README "Speed"). What such a collection finds is little
+(a few hundred to a few thousand objects: asyncio breaks its own cycles when a socket
+closes), so the node freezes what lives (``gc.freeze``: moved where no collection looks)
+at start and every ``FREEZE_SECONDS``; the young generations are collected as usual. An
+object frozen that later becomes part of a cycle of garbage would stay: every
+``THAW_SECONDS`` the frozen objects are thawed and collected once (one pause an hour).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import logging
+import time
+
+log = logging.getLogger("tortuga.heap")
+
+FREEZE_SECONDS = 10.0
+THAW_SECONDS = 3600.0
+
+
+def freeze() -> None:
+    """What lives now is out of every collection's sight (until ``thaw``)."""
+    gc.freeze()
+
+
+def thaw() -> int:
+    """Everything back in sight, one full collection, then frozen again: how many
+    objects it found unreachable."""
+    gc.unfreeze()
+    started = time.perf_counter()
+    found = gc.collect()
+    gc.freeze()
+    log.info(
+        "full collection",
+        extra={"kind": f"{found} unreachable, {1000 * (time.perf_counter() - started):.0f} ms"},
+    )
+    return found
+
+
+async def keep(freeze_every: float = FREEZE_SECONDS, thaw_every: float = THAW_SECONDS) -> None:
+    """Freeze now and every ``freeze_every`` seconds; thaw and collect every
+    ``thaw_every``; until cancelled."""
+    freeze()
+    last_thaw = time.monotonic()
+    with contextlib.suppress(asyncio.CancelledError):
+        while True:
+            await asyncio.sleep(freeze_every)
+            if time.monotonic() - last_thaw >= thaw_every:
+                thaw()
+                last_thaw = time.monotonic()
+            else:
+                freeze()

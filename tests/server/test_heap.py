@@ -1,0 +1,36 @@
+"""The node's collector (server/heap.py): what lives is frozen out of every collection's
+sight, and a thaw finds the garbage cycles frozen objects made since."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import weakref
+
+from server import heap
+
+
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+async def test_what_lives_is_frozen_and_a_thaw_collects_cycles_made_of_it() -> None:
+    gc.unfreeze()
+    try:
+        keeping = asyncio.create_task(heap.keep(freeze_every=0.02, thaw_every=3600))
+        await asyncio.sleep(0.05)
+        assert gc.get_freeze_count() > 0  # the long-lived heap is out of sight
+        cycle = _Cycle()
+        alive = weakref.ref(cycle)
+        await asyncio.sleep(0.05)  # frozen with the rest
+        del cycle
+        gc.collect()
+        assert alive() is not None  # garbage, but frozen: no collection sees it ...
+        assert heap.thaw() >= 1
+        assert alive() is None  # ... until a thaw: found and freed
+        assert gc.get_freeze_count() > 0  # and what lives is frozen again
+        keeping.cancel()
+        await keeping
+    finally:
+        gc.unfreeze()
