@@ -7,8 +7,9 @@ collection stopped the node for 100-300 ms -- every few seconds under load, the 
 waits a move had at 1,000 rooms (README "Speed"). What such a collection finds is little
 (a few hundred to a few thousand objects: asyncio breaks its own cycles when a socket
 closes), so the node freezes what lives (``gc.freeze``: moved where no collection looks)
-at start and every ``FREEZE_SECONDS``; the young generations are collected as usual. An
-object frozen that later becomes part of a cycle of garbage would stay: every
+at start and every ``FREEZE_SECONDS`` (every second: a wave of new sockets would otherwise
+be scanned by a full collection before it is frozen); the young generations are collected
+as usual. An object frozen that later becomes part of a cycle of garbage would stay: every
 ``THAW_SECONDS`` the frozen objects are thawed and collected once (one pause an hour).
 """
 
@@ -22,7 +23,7 @@ import time
 
 log = logging.getLogger("tortuga.heap")
 
-FREEZE_SECONDS = 10.0
+FREEZE_SECONDS = 1.0
 THAW_SECONDS = 3600.0
 
 

@@ -196,7 +196,7 @@ class Sealing:
         if proxy:
             opening["proxy"] = True
         owed = _owed_reveals(game.prompt(state).seats, seal)
-        result = await self.store.reveal(
+        result, complete = await self.store.reveal(
             room_id,
             version=room.version,
             phase=phase,
@@ -212,21 +212,30 @@ class Sealing:
             raise RoomError(p.WRONG_PHASE, "the phase is over")
         log.debug("reveal", extra={"room": room_id, "seat": seat, "phase": phase})
         if result == "all":
-            # The script found the room at ``room.version``: its state is the phase's.
-            await self.resolve(room_id, phase, room)
+            # The script found the room at ``room.version``: its state is the phase's; and
+            # it answered with the seal, every opening in it.
+            await self.resolve(room_id, phase, room, complete)
 
-    async def resolve(self, room_id: str, phase: str, room: Room | None = None) -> bool:
+    async def resolve(
+        self,
+        room_id: str,
+        phase: str,
+        room: Room | None = None,
+        seal: dict[str, str] | None = None,
+    ) -> bool:
         """Step the engine once with every opened move. Idempotent: True only for the
         call that wrote the version; False if the phase is not complete or already done.
         ``room``: the room at the phase's version, if the caller has it (the write is a
-        compare-and-set on that version all the same)."""
+        compare-and-set on that version all the same); ``seal``: its seal hash with every
+        opening, if the caller has it (the reveal that completed the set)."""
         if room is None or room.id != room_id:
             room = await self.rooms.get(room_id)
         game, state = playing(room)
         prompt = game.prompt(state)
         if not prompt.sealed or phase != phase_name(prompt, room.version):
             return False
-        seal = await self.store.load_seal(room_id)
+        if seal is None:
+            seal = await self.store.load_seal(room_id)
         if seal.get("phase") != phase:
             return False
         openings = {}
@@ -286,7 +295,7 @@ class Sealing:
         opening = {"move": None, "salt": None, "applied": move, "default": True}
         if proxy:
             opening["proxy"] = True
-        result = await self.store.reveal(
+        result, complete = await self.store.reveal(
             room_id,
             version=room.version,
             phase=phase,
@@ -295,5 +304,5 @@ class Sealing:
             owed=_owed_reveals(game.prompt(state).seats, seal),
         )
         if result == "all":
-            await self.resolve(room_id, phase)
+            await self.resolve(room_id, phase, seal=complete)
         return result in ("ok", "all")

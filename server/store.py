@@ -338,6 +338,8 @@ return 'ok'
 """
 
 # KEYS: room, seal ; ARGV: version, phase, seat, opening, seats owed, nonce (m:<seat>)
+# The reveal that completes the set gets {'all', the seal hash}: its caller resolves the
+# phase from it without reading the seal again.
 _REVEAL = """
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1]
    or redis.call('HGET', KEYS[2], 'phase') ~= ARGV[2] then return 'wrong-phase' end
@@ -345,7 +347,7 @@ if redis.call('HGET', KEYS[2], 'open') ~= '1' then return 'not-open' end
 if redis.call('HSETNX', KEYS[2], 'r:' .. ARGV[3], ARGV[4]) == 0 then
   if redis.call('HGET', KEYS[2], 'm:' .. ARGV[3]) == ARGV[6] then
     if tonumber(redis.call('HGET', KEYS[2], 'reveals')) == tonumber(ARGV[5]) then
-      return 'all'
+      return {'all', redis.call('HGETALL', KEYS[2])}
     end
     return 'ok'
   end
@@ -353,7 +355,7 @@ if redis.call('HSETNX', KEYS[2], 'r:' .. ARGV[3], ARGV[4]) == 0 then
 end
 redis.call('HSET', KEYS[2], 'm:' .. ARGV[3], ARGV[6])
 local count = redis.call('HINCRBY', KEYS[2], 'reveals', 1)
-if count == tonumber(ARGV[5]) then return 'all' end
+if count == tonumber(ARGV[5]) then return {'all', redis.call('HGETALL', KEYS[2])} end
 return 'ok'
 """
 
@@ -890,13 +892,16 @@ class Store:
         opening: str,
         owed: int,
         nonce: str | None = None,
-    ) -> str:
-        """Store one seat's opening: 'ok', 'all' (the set is complete), 'not-open',
-        'already-revealed' or 'wrong-phase'. ``nonce``: as for ``commit``."""
+    ) -> tuple[str, dict[str, str] | None]:
+        """Store one seat's opening: 'ok', 'all' (the set is complete: with the seal hash as
+        it is now, every opening in it), 'not-open', 'already-revealed' or 'wrong-phase'.
+        ``nonce``: as for ``commit``."""
         k = self.keys
         args = [str(version), phase, str(seat), opening, str(owed), nonce or secrets.token_hex(8)]
         result = await self._reveal(keys=[k.room(room_id), k.seal(room_id)], args=args)
-        return cast(str, _s(result))
+        if isinstance(result, list):
+            return cast(str, _s(result[0])), _text_pairs(result[1])
+        return cast(str, _s(result)), None
 
     # -- presence -----------------------------------------------------------------------
     async def presence(

@@ -72,11 +72,13 @@ async def test_a_commit_or_reveal_run_twice_by_a_retry_is_answered_as_once(
     seal = await store.load_seal(room)
     assert seal["commits"] == "2" and seal["open"] == "1"
     common = {"version": 3, "phase": "bid@3", "owed": 2}
-    assert await store.reveal(room, seat=0, opening="{}", nonce="r0", **common) == "ok"
-    assert await store.reveal(room, seat=0, opening="{}", nonce="r0", **common) == "ok"
-    assert (
-        await store.reveal(room, seat=0, opening="{}", nonce="r9", **common) == "already-revealed"
-    )
-    assert await store.reveal(room, seat=1, opening="{}", nonce="r1", **common) == "all"
-    assert await store.reveal(room, seat=1, opening="{}", nonce="r1", **common) == "all"
+    assert (await store.reveal(room, seat=0, opening="{}", nonce="r0", **common))[0] == "ok"
+    assert (await store.reveal(room, seat=0, opening="{}", nonce="r0", **common))[0] == "ok"
+    again = await store.reveal(room, seat=0, opening="{}", nonce="r9", **common)
+    assert again == ("already-revealed", None)
+    # The set complete: the seal with every opening, for the phase's resolution.
+    result, complete = await store.reveal(room, seat=1, opening="{}", nonce="r1", **common)
+    assert result == "all" and complete is not None
+    assert complete["r:0"] == complete["r:1"] == "{}" and complete["reveals"] == "2"
+    assert (await store.reveal(room, seat=1, opening="{}", nonce="r1", **common))[0] == "all"
     assert (await store.load_seal(room))["reveals"] == "2"

@@ -335,7 +335,7 @@ async def test_a_complete_phase_left_unresolved_is_resolved_on_the_next_visit(
     assert (await one.call("reveal", phase=phase, move=moves[1], salt=salts[1]))["type"] == "ok"
     sealing = clock_of(two[0]).sealing
 
-    async def died(room_id: str, phase: str, room: object = None) -> bool:
+    async def died(room_id: str, phase: str, room: object = None, seal: object = None) -> bool:
         return False
 
     sealing.resolve = died  # type: ignore[method-assign]
