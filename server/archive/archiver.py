@@ -170,6 +170,7 @@ class Archiver:
         self.rules = rules or RatingRules()
         # Awaited before each record: the node's players first (server/busy.py).
         self.pace = pace
+        self._one_at_a_time = asyncio.Lock()
         # (stream, entry) -> failures while the database answered
         self._strikes: dict[tuple[str, bytes], int] = {}
         # (stream, entry) -> when a checkpoint was first found ahead of its game (monotonic)
@@ -279,10 +280,20 @@ class Archiver:
     async def _archive(
         self, lane: Lane, entry_id: bytes, fields: dict[bytes, bytes] | None, out: Pass
     ) -> None:
-        """Write one entry; raise (leaving it pending) if it should be retried."""
+        """Write one entry; raise (leaving it pending) if it should be retried. With a
+        ``pace``, the node's lanes write one record at a time, each once the loop is calm:
+        nine lanes finding it calm at once would write nine records into the next wave."""
         out.read += 1
-        if self.pace is not None:
+        if self.pace is None:
+            await self._write(lane, entry_id, fields, out)
+            return
+        async with self._one_at_a_time:
             await self.pace()
+            await self._write(lane, entry_id, fields, out)
+
+    async def _write(
+        self, lane: Lane, entry_id: bytes, fields: dict[bytes, bytes] | None, out: Pass
+    ) -> None:
         if not fields:  # deleted from the stream while pending: nothing left to do
             await self._done(lane, entry_id)
             return
@@ -296,8 +307,8 @@ class Archiver:
         first_seen = self._gaps.get(key)
         given_up = first_seen is not None and time.monotonic() - first_seen >= self.gap_wait
         try:
-            async with self.db.session() as session, session.begin():
-                saved = await save_record(session, record, rules=self.rules, accept_gap=given_up)
+            async with self.db.engine.begin() as conn:  # Core: no ORM session needed
+                saved = await save_record(conn, record, rules=self.rules, accept_gap=given_up)
         except POISON as exc:
             await self._bury(lane, entry_id, fields, f"{type(exc).__name__}: {exc}")
             out.dead.append(entry_id.decode())

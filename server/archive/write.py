@@ -28,11 +28,15 @@ from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, case, func, select, update
 from sqlalchemy.dialects.postgresql import insert
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from server.archive import ratings
 from server.archive.models import FINAL, Event, Game, Rating, Seat, User
 from server.archive.record import ArchiveRecord, SeatRecord
+
+# What a record is written through: a session (tests, tools) or, lighter, a connection in a
+# transaction (the archiver: no ORM bookkeeping around statements that need none).
+Executor = AsyncSession | AsyncConnection
 
 EVENT_CHUNK = 1000  # rows per INSERT (9 parameters each; Postgres allows 32767)
 
@@ -124,7 +128,7 @@ _INSERT_EVENT = (
 )
 
 
-async def _upsert_users(session: AsyncSession, record: ArchiveRecord) -> None:
+async def _upsert_users(session: Executor, record: ArchiveRecord) -> None:
     seen = _seen_at(record)
     users: dict[str, SeatRecord] = {}
     for seat in record.seats:
@@ -174,7 +178,7 @@ def _deal(record: ArchiveRecord) -> dict[str, Any] | None:
     return {**record.deal, "server_seed": record.deal.get("server_seed") if record.final else None}
 
 
-async def _upsert_seats(session: AsyncSession, record: ArchiveRecord) -> None:
+async def _upsert_seats(session: Executor, record: ArchiveRecord) -> None:
     if not record.seats:
         return
     outcome = record.outcome
@@ -193,7 +197,7 @@ async def _upsert_seats(session: AsyncSession, record: ArchiveRecord) -> None:
     await session.execute(_UPSERT_SEATS, rows)
 
 
-async def _insert_events(session: AsyncSession, record: ArchiveRecord, after: int = 0) -> int:
+async def _insert_events(session: Executor, record: ArchiveRecord, after: int = 0) -> int:
     """Insert the record's events with versions above ``after`` (those below are stored:
     a game's stored events are always every version up to its ``last_version``); how many
     were new. One statement for any number of rows (executemany), compiled once."""
@@ -219,7 +223,7 @@ async def _insert_events(session: AsyncSession, record: ArchiveRecord, after: in
 
 
 async def _established(
-    session: AsyncSession, record: ArchiveRecord, users: list[str], rules: RatingRules
+    session: Executor, record: ArchiveRecord, users: list[str], rules: RatingRules
 ) -> set[str]:
     """The users who are not fresh at this game (``RatingRules``)."""
     if rules.min_games <= 0 and rules.min_age_seconds <= 0:
@@ -248,7 +252,7 @@ async def _established(
 
 
 async def _rate(
-    session: AsyncSession, record: ArchiveRecord, now: datetime, rules: RatingRules
+    session: Executor, record: ArchiveRecord, now: datetime, rules: RatingRules
 ) -> bool:
     """Update the ratings of the established human seats of a finished game (or of an
     abandoned one a seated player ended); False if it is not rated."""
@@ -263,19 +267,14 @@ async def _rate(
     users = [str(s.user) for s in humans]
     if len(humans) < 2:
         return False
-    rows = (
-        await session.execute(
-            select(Rating)
-            .where(Rating.engine == record.engine, Rating.user_id.in_(users))
-            .order_by(Rating.user_id)
-            .with_for_update()
-        )
-    ).scalars()
-    stored = {r.user_id: r for r in rows}
-    before = [
-        ratings.Skill(stored[u].mu, stored[u].sigma) if u in stored else ratings.initial()
-        for u in users
-    ]
+    rows = await session.execute(
+        select(Rating.user_id, Rating.mu, Rating.sigma)
+        .where(Rating.engine == record.engine, Rating.user_id.in_(users))
+        .order_by(Rating.user_id)
+        .with_for_update()
+    )
+    stored = {user: ratings.Skill(mu, sigma) for user, mu, sigma in rows.all()}
+    before = [stored.get(u) or ratings.initial() for u in users]
     after = ratings.rate(before, [record.outcome.ranks[s.seat] for s in humans])
     stmt = insert(Rating).values(
         [
@@ -313,7 +312,7 @@ async def _rate(
 
 
 async def save_record(
-    session: AsyncSession,
+    session: Executor,
     record: ArchiveRecord,
     now: datetime | None = None,
     rules: RatingRules = RatingRules(),
