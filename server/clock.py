@@ -87,6 +87,10 @@ EARLY_MS = 50  # a deadline member this early (clocks of nodes differ) fires any
 PAUSED_LOOK_MS = 5000  # a member of a paused room is looked at again this much later
 
 
+SWEEP_SPREAD = 0.8  # of ``sweep_seconds``: the part of it a sweep's visits are spread over
+SWEEP_BATCH = 16  # rooms a sweep visits together
+
+
 class Clock:
     def __init__(
         self,
@@ -185,16 +189,23 @@ class Clock:
             await self.arm(room_id, nudge=nudge)
 
     async def _sweep(self, room_ids: list[str]) -> None:
-        """Re-arm the rooms this node has sockets in, ``visit_concurrency`` at a time: a
-        node with hundreds of rooms does not fire two Redis-reading tasks per room at
-        once every ``sweep_seconds``. The bots' safety net runs only where bots play."""
+        """Re-arm the rooms this node has sockets in, ``visit_concurrency`` at a time and
+        spread over most of ``sweep_seconds``: a node with hundreds of rooms neither fires
+        two Redis-reading tasks per room at once nor spends its next half second on them
+        (a wave that every player of the node felt, at 1,000 rooms). The bots' safety net
+        runs only where bots play."""
 
         async def one(room_id: str) -> None:
             async with self._arming:
                 await self.arm(room_id, nudge=True)
 
-        for start in range(0, len(room_ids), 64):
-            await asyncio.gather(*(one(r) for r in room_ids[start : start + 64]))
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        size = SWEEP_BATCH
+        gap = SWEEP_SPREAD * self.sweep_ms / 1000 / max(1, len(room_ids) // size + 1)
+        for batch, start in enumerate(range(0, len(room_ids), size)):
+            await asyncio.sleep(max(0.0, began + batch * gap - loop.time()))
+            await asyncio.gather(*(one(r) for r in room_ids[start : start + size]))
 
     async def _schedule(self, name: str, due: float) -> None:
         await self.store.schedule(name, int(due * 1000))

@@ -513,6 +513,38 @@ def scrape(url: str) -> dict[str, dict[float, float]] | None:
     return out
 
 
+def archive_backlog(url: str) -> int | None:
+    """The site's archive records not yet in Postgres (``tortuga_archive_backlog`` of the
+    node's /metrics), or None when the node has no such page."""
+    try:
+        r = httpx.get(
+            f"{url}/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}, timeout=30
+        )
+    except httpx.HTTPError:
+        return None
+    if r.status_code != 200:
+        return None
+    for line in r.text.splitlines():
+        if line.startswith("tortuga_archive_backlog "):
+            return int(float(line.split()[1]))
+    return None
+
+
+DRAIN_WAIT = 120.0  # seconds a step waits, at most, for the archive to catch up
+
+
+def wait_archived(url: str) -> tuple[int | None, float]:
+    """The archive backlog when the games are over, and the seconds until it was 0 (the
+    archiver writes while the node is calm: server/busy.py); at most ``DRAIN_WAIT``."""
+    first = archive_backlog(url)
+    started = time.monotonic()
+    left = first
+    while left and time.monotonic() - started < DRAIN_WAIT:
+        time.sleep(0.5)
+        left = archive_backlog(url)
+    return first, time.monotonic() - started
+
+
 def histogram_quantile(
     before: dict[float, float] | None, after: dict[float, float], q: float
 ) -> tuple[float, int] | None:
@@ -941,6 +973,10 @@ class Step:
     # for "step" (a move frame's arrival to its answer) and "fan-out" (a step's notice to
     # its frames written to a socket).
     server: dict[str, tuple[float, float, int]] = field(default_factory=dict)
+    # The archive records not yet in Postgres when the games were over (None: not known),
+    # and the seconds until there were none (waited for before the CPU was read).
+    backlog: int | None = None
+    drained_in: float = 0.0
 
     def per_move_ms(self, seconds: float | None) -> float | None:
         moves = self.report.tally.moves
@@ -959,6 +995,11 @@ class Step:
             spent.append(f"Redis CPU {redis_ms:.2f} ms per move")
         spent.append(f"load average {self.load:.1f}")
         out.append("node: " + ", ".join(spent))
+        if self.backlog is not None:
+            out.append(
+                f"archive: {self.backlog} records not yet in Postgres when the games were "
+                f"over, all archived {self.drained_in:.1f} s later (node CPU includes it)"
+            )
         for name, (p50, p99, n) in self.server.items():
             out.append(
                 f"node's own {name} latency (its /metrics; bucket bounds): p50 <= "
@@ -1244,13 +1285,14 @@ def _step(
                 server[label] = (p50[0], p99[0], p99[1])
     if node.pid:
         report = replace(report, started_node=True)
+    backlog, drained_in = wait_archived(node.url) if scraped is not None else (None, 0.0)
     spent = cpu_seconds(node.pid) - cpu if node.pid and cpu is not None else None
     redis_after = redis_cpu_seconds(redis_url) if redis_url else None
     redis_spent = (
         redis_after - redis_cpu if redis_after is not None and redis_cpu is not None else None
     )
     rss = memory(node.pid) if node.pid else None
-    return Step(report, rss, spent, redis_spent, os.getloadavg()[0], server)
+    return Step(report, rss, spent, redis_spent, os.getloadavg()[0], server, backlog, drained_in)
 
 
 # -- the HTML report ---------------------------------------------------------------------------

@@ -52,6 +52,9 @@ def test_a_tiny_load_test(
     assert rss is not None and rss > 0  # the node's memory, read from /proc
     assert step.cpu is not None and step.cpu > 0  # and its CPU time
     assert step.redis_cpu is not None and step.redis_cpu >= 0  # Redis's, from INFO
+    # The archive caught up after the games (the node's own /metrics), and it is said.
+    assert step.backlog is not None and step.backlog >= 0 and step.drained_in >= 0
+    assert any(line.startswith("archive: ") for line in step.lines())
     # The node's own latencies over the step, from its /metrics: every act, commit and
     # reveal answered (2 rooms: 3 commits, 3 reveals and 3 acts each).
     assert step.server["step"][2] == 2 * 9 and step.server["step"][0] <= step.server["step"][1]
