@@ -60,6 +60,7 @@ from websockets.asyncio.client import connect
 
 from engines.registry import GAMES
 from engines.rng import Rng
+from server import heap
 from server.archive.scratch import scratch_database
 from server.load_socket import LoadSocket
 from server.reveal import digest
@@ -388,7 +389,15 @@ class Gate:
 async def _play_rooms(plan: Plan, indices: Sequence[int], barrier: Any | None) -> Tally:
     tally = Tally(rooms=len(indices))
     gate = Gate(plan, len(indices), barrier)
-    await asyncio.gather(*(Table(plan, i, tally).run(gate) for i in indices))
+    # A client process holding thousands of sockets would stop for a full collection of
+    # its own heap now and then, and count the pause as the node's latency: frozen, as a
+    # node's is (server/heap.py).
+    freezing = asyncio.create_task(heap.keep())
+    try:
+        await asyncio.gather(*(Table(plan, i, tally).run(gate) for i in indices))
+    finally:
+        freezing.cancel()
+        await freezing
     return tally
 
 
