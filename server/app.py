@@ -92,6 +92,9 @@ def create_app(settings: Settings) -> Starlette:
             lease=settings.clock_lease_seconds,
             lobby_idle=settings.lobby_idle_seconds,
             quotas=quotas,
+            # Records after a step wait for a calm loop, briefly: a final record's writer
+            # must take its rescue member within archive_rescue_seconds (game_end.py).
+            pace=lambda: lag.calm(most=0.25),
         )
         sealing = Sealing(rooms)
         # This process's name in presence: the node id and a suffix of its own, so a node
@@ -165,6 +168,7 @@ def create_app(settings: Settings) -> Starlette:
             await drain.close()
             # Bot runs under way finish; later ones go to any node's clock (server/drain.py).
             await bots.settle(settings.bot_delay * 1.25 + 5.0)
+            await rooms.ending.settle(5.0)  # the records its last steps called for
             if archiver is not None:
                 await archiver.stop()
             if app.state.read_db is not None and app.state.read_db is not app.state.db:

@@ -9,7 +9,11 @@ checkpoints (``archive`` with a version: a "playing" record).
 
 from __future__ import annotations
 
+import asyncio
+import collections
+import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 
 import msgspec
 
@@ -31,6 +35,8 @@ from server.room import (
 from server.room_list import PublicList
 from server.store import member
 
+CROWD = 64  # jobs waiting beyond which ``later`` no longer waits for a calm loop
+
 log = logging.getLogger("tortuga.rooms")
 
 
@@ -45,6 +51,7 @@ class GameEnd:
         room_ttl: int = 0,
         archive_rescue: float = 5.0,
         lease: float = 15.0,
+        pace: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.reader = reader
         self.store = reader.store
@@ -52,6 +59,45 @@ class GameEnd:
         self.room_ttl = room_ttl
         self.archive_rescue_ms = int(archive_rescue * 1000)
         self.lease_ms = int(lease * 1000)
+        self.pace = pace  # awaited before each job of ``later`` (server/busy.py)
+        self._later: collections.deque[Callable[[], Awaitable[None]]] = collections.deque()
+        self._working: asyncio.Task[None] | None = None
+
+    # -- after a step: what nobody waits for ----------------------------------------------
+    def later(self, job: Callable[[], Awaitable[None]]) -> None:
+        """Run ``job`` (a checkpoint, a game's final record) after the step that called for
+        it, in order with the others, each once the loop is calm (``pace``): a wave of
+        round ends or game ends at 1,000 tables is then not written in the middle of the
+        next moves. A job lost with its node is the clock's to do (``archive_overdue``) or,
+        for a checkpoint, the next checkpoint's and the final record's."""
+        self._later.append(job)
+        if self._working is None or self._working.done():
+            self._working = asyncio.get_running_loop().create_task(self._work())
+
+    @property
+    def pending(self) -> bool:
+        """Jobs of ``later`` wait or run."""
+        return bool(self._later) or (self._working is not None and not self._working.done())
+
+    async def _work(self) -> None:
+        while self._later:
+            job = self._later.popleft()
+            try:
+                # A queue this long is work falling behind (a node at saturation): it is
+                # done at once, not a calm wait a job (records must not pile up unbounded).
+                if self.pace is not None and len(self._later) < CROWD:
+                    await self.pace()
+                await job()
+            except Exception:
+                log.exception("archive work after a step failed")
+
+    async def settle(self, timeout: float) -> None:
+        """Let the jobs waiting run (the node stops), at most ``timeout`` seconds."""
+        working = self._working
+        if working is not None and not working.done():
+            self.pace = None  # no more waiting for a calm loop
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(working), timeout)
 
     async def abandon(self, room_id: str, user_id: str | None, reason: str) -> Room:
         """End the game under way without finishing it: status ``abandoned``, a last

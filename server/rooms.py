@@ -16,6 +16,8 @@ together once per node (server/app.py builds one ``RoomService``).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from server.chat import Chat
 from server.game_end import GameEnd
 from server.presence import Presence
@@ -43,13 +45,19 @@ class RoomService(RoomReader):
         lease: float = 15.0,
         lobby_idle: int = 0,
         quotas: Quotas | None = None,
+        pace: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         super().__init__(store, base_url)
         self.quotas = quotas
         self.hooks = Hooks()
         self.listing = PublicList(self)
         self.ending = GameEnd(
-            self, self.listing, room_ttl=room_ttl, archive_rescue=archive_rescue, lease=lease
+            self,
+            self.listing,
+            room_ttl=room_ttl,
+            archive_rescue=archive_rescue,
+            lease=lease,
+            pace=pace,
         )
         self.steps = Steps(
             self,

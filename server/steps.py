@@ -316,16 +316,17 @@ class Steps:
             "step",
             extra={"room": room.id, "version": version, "kind": kind, "seats": entry.seats},
         )
-        if kind == START or status == FINISHED:
+        if room.public and (kind == START or status == FINISHED):  # the public list
             await self.listing.changed(await self.reader.get(room.id))
         await self._note_activity(room, status, kind)
+        ending = self.ending
         if status == FINISHED:
-            await self.ending.archive_end(rescue)
+            ending.later(lambda: ending.archive_end(rescue))
         else:
             if checkpoint:
-                since = room.checkpoint + 1
-                await self.ending.archive(
-                    room.id, checkpoint=version, since=since, room=None if kind == START else room
+                since, read = room.checkpoint + 1, None if kind == START else room
+                ending.later(
+                    lambda: ending.archive(room.id, checkpoint=version, since=since, room=read)
                 )
             if bots_owe or won == 2:
                 self.hooks.turn(room.id)

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from players import Person
+from web_harness import SOCKET_URL
 
 pytestmark = pytest.mark.browser
 
@@ -86,7 +87,7 @@ def test_a_hand_of_number_cards_has_no_serious_violations(chromium: Any, web_onl
     )
     script = Script([_snapshot(view)])
     try:
-        page.route_web_socket("**/ws", script.handler)
+        page.route_web_socket(SOCKET_URL, script.handler)
         page.goto(f"{web_only_url}/r/{CODE}")
         page.wait_for_selector(".hand button.card")
         person = Person.__new__(Person)

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from test_table_mocked import CODE, USER, _summary
+from web_harness import SOCKET_URL
 
 pytestmark = pytest.mark.browser
 
@@ -44,7 +45,7 @@ def test_a_shut_out_tab_waits_what_the_server_said(chromium: Any, web_only_url: 
         ws.on_message(received)
 
     try:
-        page.route_web_socket("**/ws", server)
+        page.route_web_socket(SOCKET_URL, server)
         page.goto(f"{web_only_url}/r/{CODE}")
         badge = page.locator("#conn[data-state='slowed']")
         badge.wait_for()

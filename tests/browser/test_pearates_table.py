@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from players import Person
 from test_table_mocked import CODE, USER, Script, _summary
+from web_harness import SOCKET_URL
 
 from engines.registry import GAMES
 
@@ -578,7 +579,7 @@ def test_the_split_is_held_on_screen_until_a_click(
         for what in ("mutiny", "divide"):
             before, after, later = splits[what]
             script = Script([_pe_frame("snapshot", 5, before)])
-            page.route_web_socket("**/ws", script.handler)
+            page.route_web_socket(SOCKET_URL, script.handler)
             page.goto(f"{web_only_url}/r/{CODE}")
             page.wait_for_selector(".pe-treasure")
             assert page.locator("[data-role='split-moment']").count() == 0
@@ -674,7 +675,7 @@ def test_the_sabre_is_declared_by_a_click(chromium: Any, web_only_url: str) -> N
     page = context.new_page()
     page.route(f"**/api/rooms/{CODE}", lambda route: route.fulfill(json=room))
     try:
-        page.route_web_socket("**/ws", script.handler)
+        page.route_web_socket(SOCKET_URL, script.handler)
         page.goto(f"{web_only_url}/r/{CODE}")
         buttons = page.locator(".pe-prompt button[data-move*='sabre']")
         buttons.first.wait_for()
@@ -764,7 +765,7 @@ def test_every_action_prompt_offers_exactly_the_legal_moves(
     try:
         for verb, view in _action_views().items():
             script = Script([_pe_frame("snapshot", 5, view)])
-            page.route_web_socket("**/ws", script.handler)
+            page.route_web_socket(SOCKET_URL, script.handler)
             page.goto(f"{web_only_url}/r/{CODE}")
             buttons = page.locator(".pe-prompt button[data-move]")
             buttons.first.wait_for()
@@ -824,7 +825,7 @@ def test_a_full_hand_leaves_the_whole_prompt_above_the_phones_pinned_chat(
     try:
         view = _long_hand_turn()
         script = Script([_pe_frame("snapshot", 5, view)])
-        page.route_web_socket("**/ws", script.handler)
+        page.route_web_socket(SOCKET_URL, script.handler)
         page.goto(f"{web_only_url}/r/{CODE}")
         page.locator(".pe-prompt button[data-move]").first.wait_for()
         # As the page opens at my turn: Pass is on the screen, above the pinned chat (not

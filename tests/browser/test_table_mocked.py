@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from web_harness import SOCKET_URL
 
 pytestmark = pytest.mark.browser
 
@@ -121,7 +122,7 @@ def mia(chromium: Any, web_only_url: str) -> Iterator[tuple[Any, Callable[[Scrip
     )
 
     def start(script: Script) -> None:
-        page.route_web_socket("**/ws", script.handler)
+        page.route_web_socket(SOCKET_URL, script.handler)
         page.goto(f"{web_only_url}/r/{CODE}")
 
     yield page, start

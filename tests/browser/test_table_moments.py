@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from test_table_mocked import CODE, USER, Script, _summary, _view
+from web_harness import SOCKET_URL
 
 pytestmark = pytest.mark.browser
 
@@ -28,7 +29,7 @@ def mia(chromium: Any, web_only_url: str) -> Iterator[tuple[Any, Start]]:
     page.route(f"**/api/rooms/{CODE}", lambda route: route.fulfill(json=_summary()))
 
     def start(script: Script) -> None:
-        page.route_web_socket("**/ws", script.handler)
+        page.route_web_socket(SOCKET_URL, script.handler)
         page.goto(f"{web_only_url}/r/{CODE}")
 
     yield page, start
@@ -286,7 +287,7 @@ def test_on_a_phone_the_bid_and_the_hand_come_into_view_and_the_sheet_scrolls(
         ]
     )
     try:
-        page.route_web_socket("**/ws", script.handler)
+        page.route_web_socket(SOCKET_URL, script.handler)
         page.goto(f"{web_only_url}/r/{CODE}")
         page.wait_for_selector(".bids button")
         # Every bid button and the Seal button are on screen and not under the pinned hand.
@@ -383,7 +384,7 @@ def test_a_spectators_badge_counts_one_round_in_the_singular(
     }
     script = Script([snapshot, end])
     try:
-        page.route_web_socket("**/ws", script.handler)
+        page.route_web_socket(SOCKET_URL, script.handler)
         page.goto(f"{web_only_url}/r/{CODE}")
         badge = page.locator("[data-verified='1']")
         badge.wait_for()
@@ -414,7 +415,7 @@ def test_sounds_are_opt_in_and_a_played_card_flies_in_unless_motion_is_reduced(
             legal=[],
         )
         script = Script([_snapshot(waiting)])
-        page.route_web_socket("**/ws", script.handler)
+        page.route_web_socket(SOCKET_URL, script.handler)
         page.goto(f"{web_only_url}/r/{CODE}")
         page.wait_for_selector(".trick-zone .played[data-seat='1']")
         played = "async () => (await import('/static/js/sounds.js')).played.slice()"

@@ -3,10 +3,15 @@ pages and the history API (``create_app`` mounts them all), with bots that move 
 
 from __future__ import annotations
 
+import re
 import secrets
 from typing import Any
 
 from server.settings import Settings
+
+# The table's socket, whatever its query: the client names the room it is for
+# (``/ws?room=CODE``) so that under ``serve --workers N`` it lands on the room's home.
+SOCKET_URL = re.compile(r"/ws(\?.*)?$")
 
 
 def site_settings(redis_url: str, database_url: str, port: int, **changes: Any) -> Settings:

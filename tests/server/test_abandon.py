@@ -19,7 +19,16 @@ from typing import Any
 import httpx
 from test_clock import APPLIED, applied, clock_of
 from test_protocol import started
-from tortuga_client import Client, Node, advance, archive_entries, dump, latest, seat_players
+from tortuga_client import (
+    Client,
+    Node,
+    advance,
+    archive_entries,
+    dump,
+    latest,
+    records_on_stream,
+    seat_players,
+)
 
 FAST = {"clock_poll_seconds": 0.05}
 
@@ -164,7 +173,13 @@ async def test_checkpoints_put_playing_records_on_the_archive_stream(
     appears anywhere before its reveal."""
     node = await start("a", archive_every_versions=3)
     table = await started([node], 3, options={"rounds": 1})
-    for _ in range(4):
+    # Each checkpoint goes on the stream after its step (GameEnd.later); one whose game is
+    # over by the time its turn comes is left out (the final record has every event).
+    await records_on_stream(redis_client, redis_prefix, 1)
+    for _ in range(2):
+        await advance(table.clients)
+    await records_on_stream(redis_client, redis_prefix, 2)
+    for _ in range(2):
         await advance(table.clients)
     for _ in range(100):
         got = await records(redis_client, redis_prefix)

@@ -81,8 +81,9 @@ async def start_node(redis_url: str, prefix: str, node_id: str, **changes: Any) 
         node_id=node_id,
         **knobs,
     )
+    app = create_app(settings)
     config = uvicorn.Config(
-        create_app(settings),
+        app,
         host="127.0.0.1",
         port=port,
         log_level="warning",
@@ -104,7 +105,22 @@ async def start_node(redis_url: str, prefix: str, node_id: str, **changes: Any) 
         await asyncio.sleep(0.02)
     else:
         raise RuntimeError("the node did not start")
+    RUNNING.add(app)
+    task.add_done_callback(lambda _: RUNNING.discard(app))
     return Node(settings, server, task)
+
+
+RUNNING: set[Any] = set()  # the apps of the nodes this process runs
+
+
+async def after_steps() -> None:
+    """Until every running node's work after its steps is done (``GameEnd.later``: the
+    checkpoints and final records it puts on the archive stream), at most 5 s."""
+    for _ in range(500):
+        services = [getattr(app.state, "services", None) for app in RUNNING]
+        if not any(s is not None and s.rooms.ending.pending for s in services):
+            return
+        await asyncio.sleep(0.01)
 
 
 async def guest(node: Node, name: str) -> tuple[str, dict[str, str]]:
@@ -394,6 +410,7 @@ async def dump(redis: Any, prefix: str) -> dict[str, Any]:
     """Every key of a test's key space with its whole value (to prove nothing changed) --
     but the nodes' heartbeats (``nodes``, ``nodes:seen``, ``node:<instance>:info``), which
     move every ``heartbeat_seconds`` whatever the clients do."""
+    await after_steps()  # what earlier steps called for is not what this dump is about
     out: dict[str, Any] = {}
     beats = (f"{prefix}nodes".encode(), f"{prefix}nodes:seen".encode())
     async for key in redis.scan_iter(match=f"{prefix}*", count=1000):
@@ -423,6 +440,17 @@ async def archive_entries(redis: Any, prefix: str) -> list[tuple[bytes, dict[byt
     for stream in (*keys.archive_streams, keys.archive_legacy):
         out.extend(await redis.xrange(stream))
     return sorted(out, key=lambda e: tuple(int(x) for x in e[0].split(b"-")))
+
+
+async def records_on_stream(redis: Any, prefix: str, count: int) -> list[dict[str, Any]]:
+    """The archive records once at least ``count`` are on the streams (within 5 s): a
+    step's checkpoint or final record goes there after the step (``GameEnd.later``)."""
+    for _ in range(100):
+        got = [json.loads(f[b"record"]) for _, f in await archive_entries(redis, prefix)]
+        if len(got) >= count:
+            return got
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{count} archive records expected, {len(got)} on the streams")
 
 
 async def final_records(redis: Any, prefix: str) -> list[tuple[bytes, dict[bytes, bytes]]]:
