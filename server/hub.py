@@ -171,11 +171,14 @@ class Connection:
             self.hub.metrics.fanned_out(data["t"])
         return True
 
-    def sync(self, room_id: str, version: int | None) -> None:
-        """Send a snapshot (``version`` None) or what was missed since ``version``."""
+    def sync(self, room_id: str, version: int | None, *, from_here: bool = False) -> None:
+        """Send a snapshot (``version`` None) or what was missed since ``version``.
+        ``from_here``: since the version this socket is at when the sync's turn comes, not
+        now (a catch-up after pub/sub came back: a step queued before it, still waiting for
+        its entry, would otherwise be sent twice)."""
         self.synced = False
         self.held.clear()
-        self._put(("sync", (room_id, version)))
+        self._put(("sync", (room_id, version, from_here)))
 
     def close(self, code: int, reason: str) -> None:
         self._put(("close", (code, reason)))
@@ -252,9 +255,11 @@ class Connection:
                 return int(s["seat"])
         return None
 
-    async def _sync(self, room_id: str, version: int | None) -> None:
+    async def _sync(self, room_id: str, version: int | None, from_here: bool = False) -> None:
         if room_id != self.room_id:
             return
+        if from_here:
+            version = self.version if self.version >= 0 else None
         rooms = self.hub.rooms
         try:
             room = await rooms.get(room_id, presence=True)
@@ -707,7 +712,7 @@ class Hub:
         log.warning("pub/sub subscribed again: catching up", extra={"room": room_id})
         for conn in list(self.by_room.get(room_id, ())):
             if conn.room_id == room_id and conn.synced:
-                conn.sync(room_id, conn.version if conn.version >= 0 else None)
+                conn.sync(room_id, None, from_here=True)
 
     # -- the reader -----------------------------------------------------------------------
     async def _read(self) -> None:

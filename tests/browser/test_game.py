@@ -97,7 +97,7 @@ def test_friends_and_bots_play_skull_king(site: str, chromium: Any, screenshot_d
         # Play on; Bob reloads in the middle of round 2 and gets the same seat back.
         reloaded = {"done": False}
         shots = {"table": False}
-        cut = {"state": "before"}
+        cut: dict[str, Any] = {"state": "before"}
 
         def hook(person: Person, did: str) -> None:
             # Round 3: when it is Bob's turn to play, Alice's socket drops (and stays down);
@@ -111,10 +111,13 @@ def test_friends_and_bots_play_skull_king(site: str, chromium: Any, screenshot_d
                 cut["state"] = "down"
                 alice.page.evaluate("() => { tortuga.conn.closed = true; tortuga.conn.drop(); }")
                 alice.page.wait_for_selector("#conn[data-state='closed']")
+                cut["version"] = alice.page.evaluate("tortuga.version")
                 return
             if person is bob and did == "play" and cut["state"] == "down":
                 cut["state"] = "up"
-                bob.page.wait_for_timeout(200)
+                # Bob's card is on the table (a version Alice has not seen) before she is back:
+                # a fixed wait was too short on a busy machine (the resume then missed nothing).
+                bob.page.wait_for_function("v => tortuga.version > v", arg=cut["version"])
                 alice.page.evaluate(
                     "() => { tortuga.conn.closed = false; tortuga.conn.connect(); }"
                 )
