@@ -93,6 +93,8 @@ def test_take_back_my_rooms_and_chat(site: str, chromium: Any, screenshot_dir: P
         watcher = bob if mover is alice else alice
         before = _hand(mover)
         card = mover.play_first_legal()
+        if mover.state() == "choice":  # Scary Mary asks "pirate or escape?"
+            mover.step()
         button = mover.page.get_by_role("button", name="↶ Take back")
         button.wait_for(timeout=5000)
         assert card not in _hand(mover)
@@ -105,6 +107,8 @@ def test_take_back_my_rooms_and_chat(site: str, chromium: Any, screenshot_dir: P
         assert watcher.page.locator(f".trick-zone [data-card='{card}']").count() == 0
         # Played again, the card stands once the next player has acted.
         mover.play_first_legal()
+        if mover.state() == "choice":
+            mover.step()
         mover.page.get_by_role("button", name="↶ Take back").wait_for(timeout=5000)
         play_until_over([alice, bob], timeout=60)
         assert alice.final_scores() == bob.final_scores()
