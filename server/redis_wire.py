@@ -274,6 +274,8 @@ class Wire:
         """A Lua script (``EVALSHA``), loaded first if the server does not know it."""
         command: tuple[Arg, ...] = ("EVALSHA", script.sha, len(keys), *keys, *args)
         key = keys[0] if keys else None
+        if self.cluster:  # loaded on the very primary that did not know it (see ``_call``)
+            return await self._call(command, key, script=script)
         try:
             return await self.call(*command, key=key)
         except CommandError as exc:
@@ -302,8 +304,17 @@ class Wire:
                 raise CommandError(str(reply))
         return replies
 
-    async def _call(self, args: tuple[Arg, ...], key: Arg | None, failures: int = 0) -> Any:
-        """``call`` the long way: connecting, retrying, following a cluster's redirects."""
+    async def _call(
+        self,
+        args: tuple[Arg, ...],
+        key: Arg | None,
+        failures: int = 0,
+        script: Script | None = None,
+    ) -> Any:
+        """``call`` the long way: connecting, retrying, following a cluster's redirects.
+        ``script``: ``args`` is its ``EVALSHA``; a primary that answers ``NOSCRIPT`` is given
+        the script and asked again. It must be that primary: while a slot moves (``ASK``) or
+        a stale slot map names the old owner, loading it "by the key" reaches another one."""
         if key is None and len(args) > 1:
             key = args[1]
         delay = 0.05
@@ -311,9 +322,12 @@ class Wire:
         if failures:
             await asyncio.sleep(delay)
         asking: Address | None = None
+        asked: Address | None = None
+        loads = 0
         packed = _pack(args)
         while True:
             try:
+                asked = asking
                 if asking is not None:
                     link = await self._link(asking)
                     reply = await link.send(_pack(("ASKING",)) + packed, 2)
@@ -337,6 +351,13 @@ class Wire:
             if type(reply) is not hiredis.ReplyError:
                 return reply
             message = str(reply)
+            if script is not None and loads < 3 and message.startswith("NOSCRIPT"):
+                loads += 1
+                loaded = await link.send(_pack(("SCRIPT", "LOAD", script.text)))
+                if type(loaded) is hiredis.ReplyError:
+                    raise CommandError(str(loaded))
+                asking = asked  # the same primary again, ASKING as before if it was asked
+                continue
             if self.cluster and redirects < REDIRECTS:
                 word = message.split(" ", 1)[0]
                 if word in ("MOVED", "ASK"):

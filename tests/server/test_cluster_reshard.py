@@ -11,6 +11,7 @@ players keep playing on two nodes."""
 from __future__ import annotations
 
 import asyncio
+import secrets
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from redis.crc import key_slot
 from tortuga_client import Node, autoplay, seat_players
 
 from server.redis_pool import cluster_nodes
+from server.redis_wire import Script, Wire
 from server.store import Keys
 
 
@@ -117,3 +119,39 @@ async def test_a_rooms_slot_moves_mid_game_and_the_game_goes_on(
     for node in two:
         followed = hub_of(node).pubsub.owner
         assert followed[channel] == target
+
+
+@pytest.mark.parametrize("redis_url", ["cluster"], indirect=True)
+async def test_a_script_reaches_the_primary_a_slot_is_moving_to(
+    redis_url: str, redis_prefix: str
+) -> None:
+    """While a slot moves its keys answer ``ASK`` to the new primary, which may never have
+    run the script: it answers ``NOSCRIPT``, and the script is loaded there, not on the old
+    owner that the slot map still names (the step failed with ``server-error`` in CI)."""
+    wire = Wire.from_url(redis_url, retries=3)
+    key = f"{redis_prefix}{{moving-{secrets.token_hex(4)}}}"
+    slot = key_slot(key.encode())
+    clients, ids, owners = await cluster_map(redis_url)
+    try:
+        await wire.call("SET", key, "before", key=key)
+        source = owner_of(owners, slot)
+        names = sorted(clients)
+        target = names[(names.index(source) + 1) % len(names)]
+        src, dst = clients[source], clients[target]
+        script = Script.of("redis.call('SET', KEYS[1], ARGV[1]) return redis.call('GET', KEYS[1])")
+        await dst.execute_command("SCRIPT", "FLUSH")
+        await dst.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", ids[source])
+        await src.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", ids[target])
+        host, port = target.rsplit(":", 1)
+        await src.execute_command("MIGRATE", host, int(port), key, 0, 5000)
+        # The key is on the target now; the source answers ASK for it.
+        assert await wire.run(script, [key], ["after"]) == b"after"
+        assert await dst.execute_command("SCRIPT", "EXISTS", script.sha) == [1]
+        for name in [target, source, *(n for n in names if n not in (source, target))]:
+            await clients[name].execute_command("CLUSTER", "SETSLOT", slot, "NODE", ids[target])
+        assert await wire.call("GET", key, key=key) == b"after"
+        await wire.call("DEL", key, key=key)
+    finally:
+        await wire.close()
+        for client in clients.values():
+            await client.aclose()
