@@ -249,7 +249,7 @@ class _Node(Starlette):
             socket = WebSocket(scope, receive, send)
             if self.state.drain.active:  # what the route's handler does
                 return self.state.drain.turn_away(socket)  # type: ignore[no-any-return]
-            return serve(socket, self.state.services)
+            return serve(socket, self.state.services, receive)
         return super().__call__(scope, receive, send)
 
 

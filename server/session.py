@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.types import Receive
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from server import moderation
 from server import protocol as p
@@ -181,9 +182,15 @@ class ShutOut(Exception):
         self.seconds = seconds
 
 
-async def serve(socket: WebSocket, services: Services) -> None:
+async def serve(socket: WebSocket, services: Services, receive: Receive | None = None) -> None:
     """The life of one websocket (``/ws``): the Origin is checked before the upgrade is
-    accepted, then the first frame authenticates it."""
+    accepted, then the first frame authenticates it, then its frames are read and answered
+    until it closes.
+
+    ``receive``: the ASGI ``receive`` under ``socket`` (the node's ``__call__`` passes it).
+    Past the handshake frames are read from it directly rather than through Starlette's
+    ``WebSocket.receive``, which is one more coroutine suspended for the socket's life
+    (memory per idle socket, issue 15); its state is kept as Starlette keeps it."""
     origin = socket.headers.get("origin")
     if origin is not None and origin.rstrip("/") not in services.settings.origins():
         log.warning("websocket from a foreign origin", extra={"kind": origin[:100]})
@@ -193,6 +200,7 @@ async def serve(socket: WebSocket, services: Services) -> None:
     # Past the Origin check no header is read again: let them go rather than keep them for
     # the socket's life (a browser's, cookies included, are 1-2 KB; issue 15).
     socket.scope["headers"].clear()
+    socket.scope.pop("extensions", None)  # only for a refusal before the accept
     try:
         claims = await authenticate(socket, services)
     except BadToken as exc:  # Banned too: ``banned``, closed with 4010
@@ -227,7 +235,26 @@ async def serve(socket: WebSocket, services: Services) -> None:
         session = Session(conn, services)
         conn.send(_hello(services, claims))  # no local: this coroutine lasts as long as the socket
         try:
-            await session.receive_all()
+            # The reading loop, here rather than in a method of its own: an idle socket
+            # keeps every coroutine of its chain alive (memory per idle socket, issue 15).
+            read = receive or socket.receive
+            while True:
+                try:
+                    inbound = await read()
+                except (WebSocketDisconnect, RuntimeError):
+                    break
+                kind = inbound["type"]
+                if kind == "websocket.disconnect":
+                    socket.client_state = WebSocketState.DISCONNECTED  # as Starlette's receive
+                    if inbound.get("code") == CLOSE_TOO_BIG:
+                        # A frame past ``ws_max_size`` (uvicorn closed the socket): no client
+                        # of ours sends one. Its user is shut out as a flooder is.
+                        log.warning("frame too big", extra={"conn": conn.id})
+                        services.gate.shut(user.id)
+                    break
+                if kind != "websocket.receive" or not await session.answer(inbound):
+                    break
+                del inbound  # an idle socket keeps none of its last frame (issue 15)
         finally:
             services.gate.release(user.id)
             await session.leave_room()
@@ -268,25 +295,6 @@ class Session:
 
     def error(self, code: str, message: str, ref: p.Ref = None) -> None:
         self.conn.send(p.error(code, message, ref))
-
-    async def receive_all(self) -> None:
-        """Read and answer frames until the socket closes (the caller releases ``bucket``)."""
-        socket = self.conn.socket
-        while True:
-            try:
-                message = await socket.receive()
-            except (WebSocketDisconnect, RuntimeError):
-                return
-            if message["type"] == "websocket.disconnect":
-                if message.get("code") == CLOSE_TOO_BIG:
-                    # A frame past ``ws_max_size`` (uvicorn closed the socket): no client of
-                    # ours sends one. Its user is shut out as a flooder is.
-                    log.warning("frame too big", extra={"conn": self.conn.id})
-                    self.s.gate.shut(self.conn.user.id)
-                return
-            if not await self.answer(message):
-                return
-            del message  # an idle socket keeps none of its last frame (issue 15)
 
     async def answer(self, message: Any) -> bool:
         """Check one frame and act on it; False when the socket is closed for flooding."""
