@@ -39,6 +39,7 @@ from server.bots import BotDriver
 from server.busy import Lag
 from server.clock import Clock
 from server.drain import Drain
+from server.forwarded import Forwarded
 from server.hub import Hub
 from server.metrics import NodeMetrics
 from server.quotas import Limits, Quotas
@@ -225,7 +226,9 @@ def create_app(settings: Settings) -> Starlette:
         # The browser client (server/web.py), when this checkout has it.
         *(web.routes(client) if client.is_dir() else []),
     ]
-    return _Node(routes=routes, lifespan=lifespan)
+    node = _Node(routes=routes, lifespan=lifespan)
+    node.forwarded = Forwarded(settings.forwarded_allow_ips)
+    return node
 
 
 class _Node(Starlette):
@@ -238,12 +241,17 @@ class _Node(Starlette):
     socket, measured with tracemalloc; issue 15's budget is 10 KB for everything). None of
     them does anything for a websocket that raises (they re-raise to uvicorn, which closes
     it), so the socket skips them. ``/ws`` stays a route too (the same handler), should a
-    scope ever reach the router."""
+    scope ever reach the router. A trusted proxy's X-Forwarded-For is applied here too
+    (server/forwarded.py), not by uvicorn's middleware (its frame, too, stayed per socket)."""
+
+    forwarded: Forwarded | None = None
 
     def __call__(self, scope: Scope, receive: Receive, send: Send) -> Coroutine[Any, Any, None]:
         """The coroutine that serves this request, made by a plain function: no frame of
         this function stays alive for the life of a socket (uvicorn is told the app is
         ASGI 3: ``uvicorn_options``; it cannot tell from a plain function)."""
+        if self.forwarded is not None and scope["type"] != "lifespan":
+            self.forwarded.apply(scope)
         if scope["type"] == "websocket" and scope["path"] == scope.get("root_path", "") + "/ws":
             scope["app"] = self
             socket = WebSocket(scope, receive, send)
@@ -264,12 +272,15 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
     - ``ws``: uvicorn's sans-I/O websockets protocol (no task of its own per socket), in
       the lighter form of server/socket_protocol.py (memory per idle socket, issue 15).
     - ``interface``: ASGI 3, said rather than guessed (the node's ``__call__`` is a plain
-      function returning a coroutine, which uvicorn would take for ASGI 2)."""
+      function returning a coroutine, which uvicorn would take for ASGI 2).
+    - ``proxy_headers``: off; the node applies a trusted proxy's X-Forwarded-For itself
+      (server/forwarded.py: uvicorn's middleware would keep a frame alive per socket)."""
     return {
         "ws": LeanWebSocketProtocol,
         "interface": "asgi3",
         "ws_max_size": max(4 * settings.max_frame_bytes, 64 * 1024),
         "ws_per_message_deflate": False,
+        "proxy_headers": False,
     }
 
 

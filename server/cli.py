@@ -62,8 +62,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
             port=settings.port,
             log_level="warning",
             **uvicorn_options(settings),
-            # The client address (guest quota) comes from X-Forwarded-For only via these.
-            forwarded_allow_ips=settings.forwarded_allow_ips,
         )
     finally:
         embedded.stop()

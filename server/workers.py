@@ -121,7 +121,6 @@ def run(settings: Settings, workers: int) -> int:
         port=settings.port,
         workers=workers,
         log_level="warning",
-        forwarded_allow_ips=settings.forwarded_allow_ips,
         **options,
     )
     made = None
