@@ -96,6 +96,9 @@ class Plan:
         return self.urls[seat % len(self.urls)]
 
 
+LAG_EVERY = 0.05  # seconds between two looks at a client process's loop lag
+
+
 @dataclass
 class Tally:
     """What some rooms measured; tallies of several processes add up."""
@@ -105,6 +108,9 @@ class Tally:
     moves: int = 0
     move_ms: list[float] = field(default_factory=list)
     fanout_ms: list[float] = field(default_factory=list)
+    # How late each client process's own event loop woke for a timer, every LAG_EVERY s
+    # while the games ran: what of the latencies above is the load generator's own wait.
+    client_lag_ms: list[float] = field(default_factory=list)
     errors: Counter[str] = field(default_factory=Counter)
     first_start: float = float("inf")  # wall clock (time.time), comparable across processes
     last_over: float = 0.0
@@ -115,6 +121,7 @@ class Tally:
         self.moves += other.moves
         self.move_ms += other.move_ms
         self.fanout_ms += other.fanout_ms
+        self.client_lag_ms += other.client_lag_ms
         self.errors.update(other.errors)
         self.first_start = min(self.first_start, other.first_start)
         self.last_over = max(self.last_over, other.last_over)
@@ -163,6 +170,13 @@ class Report:
                 f"reveal fan-out (last reveal -> revealed at each socket): p50 "
                 f"{percentile(t.fanout_ms, 50):.1f} ms, p99 {percentile(t.fanout_ms, 99):.1f} ms "
                 f"(n={len(t.fanout_ms)})"
+            )
+        if t.client_lag_ms:
+            out.append(
+                f"the load generator's own loop lag (a {LAG_EVERY * 1000:.0f} ms timer in each "
+                f"client process, counted in the latencies above): p50 "
+                f"{percentile(t.client_lag_ms, 50):.1f} ms, p99 "
+                f"{percentile(t.client_lag_ms, 99):.1f} ms, max {max(t.client_lag_ms):.1f} ms"
             )
         errors = ", ".join(f"{code} {n}" for code, n in sorted(t.errors.items()))
         out.append(f"errors: {errors or 'none'}")
@@ -393,12 +407,29 @@ async def _play_rooms(plan: Plan, indices: Sequence[int], barrier: Any | None) -
     # its own heap now and then, and count the pause as the node's latency: frozen, as a
     # node's is (server/heap.py).
     freezing = asyncio.create_task(heap.keep())
+    watching = asyncio.create_task(_watch_lag(tally))
     try:
         await asyncio.gather(*(Table(plan, i, tally).run(gate) for i in indices))
     finally:
         freezing.cancel()
+        watching.cancel()
         await freezing
+        with contextlib.suppress(asyncio.CancelledError):
+            await watching
     return tally
+
+
+async def _watch_lag(tally: Tally) -> None:
+    """How late this process's loop wakes for a timer, once the games are under way: a
+    frame that reached the process is counted late by as much (the clients share the
+    node's machine)."""
+    loop = asyncio.get_running_loop()
+    while tally.first_start == float("inf"):
+        await asyncio.sleep(LAG_EVERY)
+    while True:
+        due = loop.time() + LAG_EVERY
+        await asyncio.sleep(LAG_EVERY)
+        tally.client_lag_ms.append(max(0.0, loop.time() - due) * 1000)
 
 
 def _worker(plan: Plan, indices: Sequence[int], barrier: Any | None = None) -> Tally:

@@ -5,7 +5,9 @@ game to the end, reports what it measured and writes the HTML report."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -64,6 +66,8 @@ def test_a_tiny_load_test(
     assert "moves/s" in lines[2]
     assert "p50" in lines[3] and "p95" in lines[3] and "p99" in lines[3]
     assert "reveal fan-out" in lines[4] and "p99" in lines[4]
+    if tally.client_lag_ms:  # a run longer than one look at the clients' loops
+        assert any(line.startswith("the load generator's own loop lag") for line in lines)
     assert lines[-1] == "errors: none"
     # The raw limit was measured in the same run, and the ratio printed.
     assert result.raw is not None and result.raw.echoes > 0 and result.raw.errors == 0
@@ -126,3 +130,20 @@ def test_failures_are_counted_by_kind(capsys: pytest.CaptureFixture[str]) -> Non
     out = capsys.readouterr().out.splitlines()
     assert out[1].startswith("games finished: 0/1")
     assert "errors: client-ConnectError 1" in out
+
+
+async def test_the_clients_own_loop_lag_is_measured() -> None:
+    """What the clients' loop spends elsewhere is counted in every latency they measure
+    (they share the node's machine): the load test measures it to say so. A loop blocked
+    for 0.2 s shows a lag of about that much."""
+    tally = loadtest.Tally()
+    watching = asyncio.create_task(loadtest._watch_lag(tally))
+    await asyncio.sleep(0.12)
+    assert tally.client_lag_ms == []  # nothing before the games are under way
+    tally.first_start = time.time()
+    await asyncio.sleep(0.12)
+    time.sleep(0.2)  # the loop held up
+    await asyncio.sleep(0.12)
+    watching.cancel()
+    assert max(tally.client_lag_ms) >= 150
+    assert min(tally.client_lag_ms) < 50
