@@ -25,8 +25,8 @@ Figures (``Report.lines``):
 - move latency: an ``act`` sent until the event of the version it made reaches its sender;
 - reveal fan-out: the last ``reveal`` of a sealed phase sent until ``revealed`` reaches each
   socket of the room (every socket counts: that is the fan-out);
-- errors by code: ``error`` frames, plus ``client-<Exception>`` and ``timeout`` for rooms
-  that failed on the client's side.
+- errors by code: ``error`` frames, plus ``http-<status> <code>`` (an HTTP call the node
+  refused), ``client-<Exception>`` and ``timeout`` for rooms that failed on the client's side.
 """
 
 from __future__ import annotations
@@ -304,6 +304,20 @@ class Player:
 # -- one room ------------------------------------------------------------------------------
 
 
+def _client_error(exc: BaseException) -> str:
+    """How a room's failure on the client's side is counted: the node's answer when it
+    refused an HTTP call (``http-429 too-many-guests``: a node given by ``--url`` that
+    still has its guest quota), else ``client-<Exception>``."""
+    if isinstance(exc, httpx.HTTPStatusError):
+        try:
+            answer = exc.response.json()
+            code = answer["error"]["code"] if "error" in answer else answer.get("code")
+        except (ValueError, AttributeError, KeyError, TypeError):
+            code = None
+        return f"http-{exc.response.status_code}" + (f" {code}" if isinstance(code, str) else "")
+    return f"client-{type(exc).__name__}"
+
+
 class Table:
     """One room: its players, from the guests to the game over."""
 
@@ -327,7 +341,7 @@ class Table:
         except Exception as exc:
             while isinstance(exc, ExceptionGroup):  # a player's failure, from the task group
                 exc = exc.exceptions[0]
-            self.tally.errors[f"client-{type(exc).__name__}"] += 1
+            self.tally.errors[_client_error(exc)] += 1
         finally:
             for player in self.players:
                 await player.close()

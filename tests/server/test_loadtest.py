@@ -147,3 +147,21 @@ async def test_the_clients_own_loop_lag_is_measured() -> None:
     watching.cancel()
     assert max(tally.client_lag_ms) >= 150
     assert min(tally.client_lag_ms) < 50
+
+
+def test_a_refused_http_call_is_counted_by_the_nodes_answer() -> None:
+    """A node given by ``--url`` that still has its guest quota refuses the load test's
+    guests: the count says so (``http-429 too-many-guests``), not a bare exception name."""
+    import httpx
+
+    request = httpx.Request("POST", "http://127.0.0.1:1/api/guest")
+    refused = httpx.Response(
+        429, json={"error": {"code": "too-many-guests", "message": "at most 20"}}, request=request
+    )
+    error = httpx.HTTPStatusError("refused", request=request, response=refused)
+    assert loadtest._client_error(error) == "http-429 too-many-guests"
+    bare = httpx.Response(502, text="bad gateway", request=request)
+    assert loadtest._client_error(httpx.HTTPStatusError("x", request=request, response=bare)) == (
+        "http-502"
+    )
+    assert loadtest._client_error(ConnectionResetError()) == "client-ConnectionResetError"
