@@ -20,7 +20,7 @@ from websockets.protocol import Protocol
 
 from server.app import uvicorn_options
 from server.settings import Settings
-from server.socket_protocol import Inbox, LeanWebSocketProtocol, Writable
+from server.socket_protocol import HELD_FRAMES, Inbox, LeanWebSocketProtocol, Writable
 
 
 def _protocols(node: Node) -> list[LeanWebSocketProtocol]:
@@ -143,3 +143,31 @@ async def test_a_frame_framed_once_is_written_to_an_open_socket_only(node: Node)
     await anne.close()
     await _settled(lambda: not _protocols(node))
     assert not proto.write_frame(text_frame(b'{"type":"pong","t":"closed"}'))
+
+
+async def test_reading_pauses_only_once_frames_pile_up(node: Node) -> None:
+    """uvicorn pauses a socket's reading at every frame and resumes it when the app takes
+    it; the lighter protocol reads on while fewer than ``HELD_FRAMES`` messages wait. A
+    player sending one frame at a time is never paused; a burst may pause it (only ever
+    with that many waiting), loses nothing, and reading resumes once the app caught up."""
+    anne = await Client.connect(node, "Anne")
+    (proto,) = _protocols(node)
+    waiting_at_pause: list[int] = []
+    pause = proto.transport.pause_reading
+
+    def counted_pause() -> None:
+        waiting_at_pause.append(len(proto.queue))  # type: ignore[arg-type]
+        pause()
+
+    proto.transport.pause_reading = counted_pause  # type: ignore[method-assign]
+    for t in range(20):
+        await anne.send("ping", t=t)
+        assert (await anne.of("pong"))["t"] == t
+    assert waiting_at_pause == []
+    for t in range(100, 160):
+        await anne.send("ping", t=t)
+    pongs = [(await anne.of("pong"))["t"] for _ in range(60)]
+    assert pongs == list(range(100, 160))
+    assert all(n >= HELD_FRAMES for n in waiting_at_pause), waiting_at_pause
+    assert proto.transport.is_reading() and not proto.read_paused
+    await anne.close()
