@@ -111,6 +111,10 @@ class Tally:
     # How late each client process's own event loop woke for a timer, every LAG_EVERY s
     # while the games ran: what of the latencies above is the load generator's own wait.
     client_lag_ms: list[float] = field(default_factory=list)
+    # Frames the clients sent and received while the games ran (the node's in and out):
+    # set beside the raw limit's two frames per echo, what the node carries per frame.
+    frames_in: int = 0
+    frames_out: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     first_start: float = float("inf")  # wall clock (time.time), comparable across processes
     last_over: float = 0.0
@@ -122,6 +126,8 @@ class Tally:
         self.move_ms += other.move_ms
         self.fanout_ms += other.fanout_ms
         self.client_lag_ms += other.client_lag_ms
+        self.frames_in += other.frames_in
+        self.frames_out += other.frames_out
         self.errors.update(other.errors)
         self.first_start = min(self.first_start, other.first_start)
         self.last_over = max(self.last_over, other.last_over)
@@ -149,6 +155,12 @@ class Report:
     def moves_per_second(self) -> float:
         return self.tally.moves / self.seconds if self.seconds else 0.0
 
+    @property
+    def frames_per_second(self) -> float:
+        """Frames in and out of the node per second while the games ran."""
+        frames = self.tally.frames_in + self.tally.frames_out
+        return frames / self.seconds if self.seconds else 0.0
+
     def lines(self) -> list[str]:
         t, plan = self.tally, self.plan
         rounds = "default options" if plan.rounds is None else f"{plan.rounds} round(s)"
@@ -158,6 +170,9 @@ class Report:
             f"pace {plan.pace:g} s, {self.processes} client processes, against {where}",
             f"games finished: {t.finished}/{t.rooms} in {self.seconds:.1f} s",
             f"moves: {t.moves} ({self.moves_per_second:.1f} moves/s)",
+            f"frames: {t.frames_in} in, {t.frames_out} out "
+            f"({self.frames_per_second:.0f} frames/s; "
+            f"{t.frames_out / max(1, t.frames_in):.1f} out per frame in)",
         ]
         if t.move_ms:
             out.append(
@@ -254,6 +269,7 @@ class Player:
         while True:
             frame = await self.receive()
             now = time.perf_counter()
+            tally.frames_out += 1
             kind = frame["type"]
             if kind in ("snapshot", "event") and frame.get("view") is not None:
                 view, version = frame["view"], int(frame["version"])
@@ -272,6 +288,7 @@ class Player:
                 if not prompt["sealed"] and self.seat in prompt["seats"] and view["legal"]:
                     await self.think()
                     self.sent_at[version] = time.perf_counter()
+                    tally.frames_in += 1
                     await self.send("act", move=self.choose(view), version=version)
             elif kind == "sealed" and view is not None and frame["version"] == version:
                 phase = str(frame["phase"])
@@ -281,6 +298,7 @@ class Player:
                     move = self.choose(view)
                     salt = os.urandom(16).hex()
                     self.sealed[phase] = (move, salt)
+                    tally.frames_in += 1
                     await self.send(
                         "commit", phase=phase, digest=digest(phase, self.seat, move, salt)
                     )
@@ -289,6 +307,7 @@ class Player:
                 move, salt = self.sealed[phase]
                 await self.think()
                 self.table.last_reveal[phase] = time.perf_counter()
+                tally.frames_in += 1
                 await self.send("reveal", phase=phase, move=move, salt=salt)
             elif kind == "revealed":
                 sent = self.table.last_reveal.get(str(frame["phase"]))
@@ -1140,6 +1159,11 @@ class Campaign:
                 out.append(
                     f"ratio: {top.moves_per_second:.0f} moves/s ({top.plan.rooms} rooms) = "
                     f"{top.moves_per_second / raw.per_second:.2f} of the raw limit"
+                )
+                out.append(
+                    f"per frame: the node carried {top.frames_per_second:.0f} frames/s in and "
+                    f"out at that step, {top.frames_per_second / (2 * raw.per_second):.2f} of "
+                    f"the raw limit's {2 * raw.per_second:.0f} (two frames per echo)"
                 )
             if theirs is not None and raw.per_second:
                 speed = theirs.report.moves_per_second

@@ -64,8 +64,12 @@ def test_a_tiny_load_test(
     lines = report.lines()
     assert lines[1] == f"games finished: 2/2 in {report.seconds:.1f} s"
     assert "moves/s" in lines[2]
-    assert "p50" in lines[3] and "p95" in lines[3] and "p99" in lines[3]
-    assert "reveal fan-out" in lines[4] and "p99" in lines[4]
+    # Every frame the seats sent while playing (3 commits, 3 reveals, 3 acts a room), and
+    # more came back (each step reaches every socket).
+    assert tally.frames_in == 2 * 9 and tally.frames_out > tally.frames_in
+    assert lines[3].startswith(f"frames: 18 in, {tally.frames_out} out (")
+    assert "p50" in lines[4] and "p95" in lines[4] and "p99" in lines[4]
+    assert "reveal fan-out" in lines[5] and "p99" in lines[5]
     if tally.client_lag_ms:  # a run longer than one look at the clients' loops
         assert any(line.startswith("the load generator's own loop lag") for line in lines)
     assert lines[-1] == "errors: none"
@@ -74,6 +78,7 @@ def test_a_tiny_load_test(
     text = result.lines()
     assert any(line.startswith("raw limit (websocket echo + one Redis") for line in text)
     assert any(line.startswith("ratio: ") and "of the raw limit" in line for line in text)
+    assert any(line.startswith("per frame: the node carried ") for line in text)
     # The idle sockets were all open at once, and the probe played its room meanwhile.
     idle = result.idle
     assert idle is not None and (idle.sockets, idle.failed, idle.closed_by_node) == (6, 0, 0)
