@@ -279,25 +279,15 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
         """uvicorn's, but reading pauses only once ``HELD_FRAMES`` messages wait for the app
         (uvicorn pauses at the first): a socket that sends one frame at a time, as players
         do, is never paused, and one that floods holds at most that many frames (each
-        under ``ws_max_size``) besides what one read brought."""
-        data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
-        self.frames = []
-        if self.close_sent:
-            return  # past `websocket.close`: read on until the peer's close reply comes
-        message: dict[str, Any]
-        if self.curr_msg_data_type == "text":
-            try:
-                message = {"type": "websocket.receive", "text": data.decode()}
-            except UnicodeDecodeError:
-                self.logger.info("Invalid UTF-8 sequence received from client.")
-                self.conn.send_close(1007)
-                self.handle_parser_exception()
-                return
-        else:
-            message = {"type": "websocket.receive", "bytes": data}
-        inbox: Inbox = self.queue  # type: ignore[assignment]
-        inbox.put_nowait(message)
-        if not self.read_paused and len(inbox) >= HELD_FRAMES:
+        under ``ws_max_size``) besides what one read brought. uvicorn pauses only a socket
+        not paused already, so it is told that this one is while it queues the message."""
+        paused = self.read_paused
+        self.read_paused = True
+        try:
+            super().send_receive_event_to_app()
+        finally:
+            self.read_paused = paused
+        if not paused and len(self.queue) >= HELD_FRAMES:  # type: ignore[arg-type]
             self.read_paused = True
             self.transport.pause_reading()
 
