@@ -232,6 +232,11 @@ class Player:
         assert self.ws is not None
         self.ws.send(_encode({"type": type_, **fields}))
 
+    async def send_move(self, type_: str, **fields: Any) -> None:
+        """Send a frame of the game under way, counted (the node's frames in)."""
+        self.table.tally.frames_in += 1
+        await self.send(type_, **fields)
+
     async def receive(self) -> dict[str, Any]:
         assert self.ws is not None
         frame: dict[str, Any] = _decode(await self.ws.recv())
@@ -288,8 +293,7 @@ class Player:
                 if not prompt["sealed"] and self.seat in prompt["seats"] and view["legal"]:
                     await self.think()
                     self.sent_at[version] = time.perf_counter()
-                    tally.frames_in += 1
-                    await self.send("act", move=self.choose(view), version=version)
+                    await self.send_move("act", move=self.choose(view), version=version)
             elif kind == "sealed" and view is not None and frame["version"] == version:
                 phase = str(frame["phase"])
                 mine = self.seat in frame["seats"] and str(self.seat) not in frame["committed"]
@@ -298,8 +302,7 @@ class Player:
                     move = self.choose(view)
                     salt = os.urandom(16).hex()
                     self.sealed[phase] = (move, salt)
-                    tally.frames_in += 1
-                    await self.send(
+                    await self.send_move(
                         "commit", phase=phase, digest=digest(phase, self.seat, move, salt)
                     )
             elif kind == "open" and frame["phase"] in self.sealed:
@@ -307,8 +310,7 @@ class Player:
                 move, salt = self.sealed[phase]
                 await self.think()
                 self.table.last_reveal[phase] = time.perf_counter()
-                tally.frames_in += 1
-                await self.send("reveal", phase=phase, move=move, salt=salt)
+                await self.send_move("reveal", phase=phase, move=move, salt=salt)
             elif kind == "revealed":
                 sent = self.table.last_reveal.get(str(frame["phase"]))
                 if sent is not None:
