@@ -19,6 +19,7 @@ import hashlib
 import hmac
 import json
 import logging
+import secrets
 from typing import Any
 
 from engines.core import MoveError
@@ -26,7 +27,7 @@ from server import protocol as p
 from server.entry import REVEAL, Published, pack
 from server.room import SEAL_DEFAULT, Room, RoomError, now_ms, phase_name, playing
 from server.rooms import RoomService
-from server.store import member
+from server.store import Opening, RevealRefused, member
 
 log = logging.getLogger("tortuga.reveal")
 
@@ -42,6 +43,27 @@ def opened_all(seats: tuple[int, ...], seal: dict[str, str]) -> bool:
     """Whether every seat of the phase has its opening in ``seal`` (a seat defaulted at
     commit time needs none): the phase is ready to resolve."""
     return all(f"r:{s}" in seal or seal.get(f"c:{s}") == DEFAULT for s in seats)
+
+
+def _openings(
+    game: Any, state: Any, seats: tuple[int, ...], seal: dict[str, str], but: int | None = None
+) -> dict[int, dict[str, Any]] | None:
+    """Every seat's opening in ``seal`` (``but``'s excepted), in ``seats`` order; None if
+    one is missing. A seat that missed its commit gets the engine's default, computed only
+    now (after the phase opened)."""
+    openings: dict[int, dict[str, Any]] = {}
+    for seat in seats:
+        if seat == but:
+            continue
+        raw = seal.get(f"r:{seat}")
+        if seal.get(f"c:{seat}") == DEFAULT:
+            move = game.default(state, seat).to_json()
+            openings[seat] = {"move": None, "salt": None, "applied": move, "default": True}
+        elif raw is None:
+            return None
+        else:
+            openings[seat] = json.loads(raw)
+    return openings
 
 
 def canonical_json(move: Any) -> str:
@@ -195,15 +217,27 @@ class Sealing:
         opening = {"move": move, "salt": salt, "applied": applied.to_json(), "default": default}
         if proxy:
             opening["proxy"] = True
-        owed = _owed_reveals(game.prompt(state).seats, seal)
-        result, complete = await self.store.reveal(
-            room_id,
-            version=room.version,
-            phase=phase,
-            seat=seat,
-            opening=json.dumps(opening, separators=(",", ":")),
-            owed=owed,
-        )
+        prompt = game.prompt(state)
+        owed = _owed_reveals(prompt.seats, seal)
+        text = json.dumps(opening, separators=(",", ":"))
+        others = _openings(game, state, prompt.seats, seal, but=seat)
+        complete: dict[str, str] | None = None
+        if others is not None:
+            # Every other seat's opening is in the seal as read (each is written once): this
+            # one completes the phase, and the step that resolves it is written with it, in
+            # one script (server/store.py, _REVEAL_STEP): the phase's fan-out does not wait
+            # for a second round trip. The script refuses it as a reveal alone would.
+            openings = {s: opening if s == seat else others[s] for s in prompt.seats}
+            stored = Opening(room.version, phase, seat, text, owed, secrets.token_hex(8))
+            try:
+                await self._advance(room, game, state, prompt, phase, openings, seal, stored)
+                return
+            except RevealRefused as refused:
+                result = refused.result
+        else:
+            result, complete = await self.store.reveal(
+                room_id, version=room.version, phase=phase, seat=seat, opening=text, owed=owed
+            )
         if result == "already-revealed":
             raise RoomError(p.ALREADY_REVEALED, "this seat has revealed already")
         if result == "not-open":
@@ -238,17 +272,24 @@ class Sealing:
             seal = await self.store.load_seal(room_id)
         if seal.get("phase") != phase:
             return False
-        openings = {}
-        for seat in prompt.seats:
-            raw = seal.get(f"r:{seat}")
-            if seal.get(f"c:{seat}") == DEFAULT:
-                # Missed its commit: the default is computed only now, after the phase opened.
-                move = game.default(state, seat).to_json()
-                openings[seat] = {"move": None, "salt": None, "applied": move, "default": True}
-            elif raw is None:
-                return False
-            else:
-                openings[seat] = json.loads(raw)
+        openings = _openings(game, state, prompt.seats, seal)
+        if openings is None:
+            return False
+        return await self._advance(room, game, state, prompt, phase, openings, seal)
+
+    async def _advance(
+        self,
+        room: Room,
+        game: Any,
+        state: Any,
+        prompt: Any,
+        phase: str,
+        openings: dict[int, dict[str, Any]],
+        seal: dict[str, str],
+        reveal: Opening | None = None,
+    ) -> bool:
+        """Step the engine with every seat's opening and write the step (with ``reveal``,
+        the last opening, stored in the same script: ``RevealRefused`` if it is refused)."""
         moves = {seat: game.decode_move(o["applied"]) for seat, o in openings.items()}
         new = game.step(state, moves)
         return await self.rooms.steps.advance(
@@ -264,6 +305,7 @@ class Sealing:
                 "opened": {str(s): o["move"] for s, o in openings.items()},
                 "private": prompt.private,
             },
+            reveal=reveal,
         )
 
     async def default(self, room_id: str, seat: int, phase: str, *, proxy: bool = False) -> bool:

@@ -37,7 +37,7 @@ from server.room import (
     playing,
 )
 from server.room_list import PublicList
-from server.store import member
+from server.store import Opening, member
 
 log = logging.getLogger("tortuga.rooms")
 
@@ -195,8 +195,11 @@ class Steps:
         deadline: int | _Unset | None = UNSET,
         expected_rev: int | None = None,
         extra: dict[str, Any] | None = None,
+        reveal: Opening | None = None,
     ) -> bool:
         """Write the state after ``room.version`` (compare-and-set); True if this call won.
+        ``reveal``: the opening that completes the sealed phase this step resolves, stored
+        in the same script (``Store.write_step``; ``RevealRefused`` if it is refused).
 
         The deadline of the prompt the step opens (if the room has one for it; or the one
         given: a take-back restores the deadline the state had) and the ``before_step``
@@ -307,6 +310,7 @@ class Steps:
                 payload=step_notice(room.id, version),
                 ttl=self.room_ttl if status == FINISHED else 0,
                 away_seats=away_seats,
+                reveal=reveal,
             )
         finally:
             self.hooks.written(room.id, version, entry if won else None)

@@ -359,6 +359,43 @@ if count == tonumber(ARGV[5]) then return {'all', redis.call('HGETALL', KEYS[2])
 return 'ok'
 """
 
+# KEYS: room, log, seal, presence, chat (those of _WRITE_STEP)
+# ARGV: the reveal's (version, phase, seat, opening, seats owed, nonce), then _WRITE_STEP's.
+# The reveal that its caller knows completes the set (every other seat's opening was in the
+# seal it read), with the step that resolves the phase, computed from those openings: one
+# round trip instead of a reveal, then a step. Returns the reveal's refusals as _REVEAL does,
+# 'ok' if the set is not complete after all (nothing stepped: the seal was not as read), or
+# {'stepped', _WRITE_STEP's result}. The room keeps the nonce of the reveal that resolved
+# its last phase (``resolved_by``): a retry of this call after a lost reply, which finds the
+# phase over, is answered as the first time.
+_REVEAL_STEP = (
+    """
+if redis.call('HGET', KEYS[1], 'resolved_by') == ARGV[6]
+   and redis.call('HGET', KEYS[1], 'version') == tostring(tonumber(ARGV[1]) + 1) then
+  return {'stepped', 1}
+end
+if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1]
+   or redis.call('HGET', KEYS[3], 'phase') ~= ARGV[2] then return 'wrong-phase' end
+if redis.call('HGET', KEYS[3], 'open') ~= '1' then return 'not-open' end
+if redis.call('HSETNX', KEYS[3], 'r:' .. ARGV[3], ARGV[4]) == 0 then
+  if redis.call('HGET', KEYS[3], 'm:' .. ARGV[3]) == ARGV[6] then return 'ok' end
+  return 'already-revealed'
+end
+redis.call('HSET', KEYS[3], 'm:' .. ARGV[3], ARGV[6])
+if redis.call('HINCRBY', KEYS[3], 'reveals', 1) ~= tonumber(ARGV[5]) then return 'ok' end
+local STEP = {}
+for i = 7, #ARGV do STEP[#STEP + 1] = ARGV[i] end
+local function step()
+"""
+    + _WRITE_STEP.replace("ARGV", "STEP")
+    + """
+end
+local won = step()
+if won ~= 0 then redis.call('HSET', KEYS[1], 'resolved_by', ARGV[6]) end
+return {'stepped', won}
+"""
+)
+
 # KEYS: room, chat ; ARGV: message (JSON), keep (how many), channel, payload, now (ms).
 # Keep the message in the room's capped chat list and publish it; the list expires with
 # the room (a finished room's keys have a TTL). The room's last activity is now.
@@ -613,6 +650,28 @@ def _s(value: bytes | str | None) -> str | None:
     return value.decode() if isinstance(value, bytes) else value
 
 
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """A seat's opening to store with the step that it completes (``Store.write_step``):
+    the arguments of ``Store.reveal``."""
+
+    version: int
+    phase: str
+    seat: int
+    opening: str  # JSON
+    owed: int
+    nonce: str
+
+
+class RevealRefused(Exception):
+    """``write_step`` with an ``Opening`` stored nothing, or only the opening: its result
+    as ``Store.reveal`` gives it ('ok': stored, but the set is not complete)."""
+
+    def __init__(self, result: str) -> None:
+        super().__init__(result)
+        self.result = result
+
+
 class Store:
     """Room reads and the atomic writes above, over the ``wire`` (server/redis_wire.py:
     pipelined, one connection per Redis server, routed by key on a cluster). redis-py's
@@ -633,6 +692,7 @@ class Store:
         self._meta = self._script(_WRITE_META)
         self._commit = self._script(_COMMIT)
         self._reveal = self._script(_REVEAL)
+        self._reveal_step = self._script(_REVEAL_STEP)
         self._presence = self._script(_PRESENCE)
         self._away = self._script(_AWAY)
         self._claim = self._script(_CLAIM)
@@ -720,9 +780,12 @@ class Store:
         payload: bytes,
         ttl: int = 0,
         away_seats: Sequence[int] = (),
+        reveal: Opening | None = None,
     ) -> int:
         """Compare-and-set a new state: 0 if this call lost ``new_version``, 1 if it won it,
-        2 if it won and one of ``away_seats`` is taken over (a stand-in plays it)."""
+        2 if it won and one of ``away_seats`` is taken over (a stand-in plays it).
+        ``reveal``: the opening that completes a sealed phase, stored in the same script
+        (``_REVEAL_STEP``); ``RevealRefused`` if it is refused or does not complete it."""
         k = self.keys
         pairs: list[bytes | str] = [x for item in fields.items() for x in item]
         log_pairs: list[bytes | str] = [x for item in log_fields.items() for x in item]
@@ -745,7 +808,21 @@ class Store:
             k.presence(room_id),
             k.chat(room_id),
         ]
-        won = int(await self._step(keys=keys, args=args))
+        if reveal is None:
+            won = int(await self._step(keys=keys, args=args))
+        else:
+            opened = [
+                str(reveal.version),
+                reveal.phase,
+                str(reveal.seat),
+                reveal.opening,
+                str(reveal.owed),
+                reveal.nonce,
+            ]
+            result = await self._reveal_step(keys=keys, args=[*opened, *args])
+            if not isinstance(result, list):
+                raise RevealRefused(cast(str, _s(result)))
+            won = int(result[1])
         if won:
             self.metrics.step_written(log_fields)
         else:

@@ -15,10 +15,11 @@ import asyncio
 import secrets
 from typing import Any
 
+import pytest
 from own_services import OwnRedis
 from tortuga_client import Client, autoplay, create_room, guest, start_node
 
-from server.store import Keys, Store
+from server.store import Keys, Opening, RevealRefused, Store
 
 
 async def test_a_game_survives_a_redis_restart(own_redis: OwnRedis) -> None:
@@ -82,3 +83,44 @@ async def test_a_commit_or_reveal_run_twice_by_a_retry_is_answered_as_once(
     assert complete["r:0"] == complete["r:1"] == "{}" and complete["reveals"] == "2"
     assert (await store.reveal(room, seat=1, opening="{}", nonce="r1", **common))[0] == "all"
     assert (await store.load_seal(room))["reveals"] == "2"
+
+
+async def test_a_last_reveal_with_its_step_run_twice_by_a_retry_steps_once(
+    redis_client: Any, redis_wire: Any, redis_prefix: str
+) -> None:
+    """The last opening and the step it completes are one script (``_REVEAL_STEP``). Run
+    again by a retry after a lost reply, it finds the phase over and the room at the next
+    version: its own repeat (same nonce) is answered as the first time and steps nothing
+    more; another call with that opening is refused (the phase is over)."""
+    keys = Keys(redis_prefix)
+    store = Store(redis_client, redis_wire, keys)
+    room = "retry-step-room"
+    await redis_client.hset(keys.room(room), mapping={"version": "3", "status": "playing"})
+    common = {"version": 3, "phase": "bid@3", "owed": 2, "committed": b"c", "opened": b"o"}
+    assert await store.commit(room, seat=0, digest="a" * 64, **common) == "ok"
+    assert await store.commit(room, seat=1, digest="b" * 64, **common) == "open"
+    opened = await store.reveal(room, version=3, phase="bid@3", seat=0, opening="{}", owed=2)
+    assert opened[0] == "ok"
+    last = Opening(version=3, phase="bid@3", seat=1, opening="{}", owed=2, nonce="s1")
+
+    async def step(reveal: Opening) -> int:
+        return await store.write_step(
+            room,
+            expected_version=3,
+            expected_rev=None,
+            fields={"version": "4", "state": b"state-4", "status": "playing"},
+            log_fields={"v": "4", "kind": "reveal"},
+            new_version=4,
+            payload=b"step-4",
+            reveal=reveal,
+        )
+
+    assert await step(last) == 1
+    assert await step(last) == 1  # the retry: answered as the first time
+    assert await redis_client.xlen(keys.log(room)) == 1  # one step, version 4
+    assert await redis_client.hget(keys.room(room), "version") == b"4"
+    assert await redis_client.exists(keys.seal(room)) == 0
+    with pytest.raises(RevealRefused) as refused:
+        await step(Opening(version=3, phase="bid@3", seat=1, opening="{}", owed=2, nonce="s2"))
+    assert refused.value.result == "wrong-phase"
+    assert await redis_client.xlen(keys.log(room)) == 1

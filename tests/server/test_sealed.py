@@ -315,11 +315,13 @@ async def test_pearates_hand_or_score_stays_with_each_player(
 async def test_a_complete_phase_left_unresolved_is_resolved_on_the_next_visit(
     two: list[Node], redis_client: Any, redis_prefix: str
 ) -> None:
-    """The node that stores a phase's last opening writes the step that resolves it; if it
-    dies in between (found by the SIGKILL drill, tests/server/test_drills.py), the phase
-    is complete but never resolved, and a game without deadlines waits forever. Here node
-    a stores the last opening and "dies" before resolving (its ``resolve`` does nothing);
-    the next visit of the room (a player resuming on node b) resolves it, once."""
+    """The node that stores a phase's last opening writes the step that resolves it. When
+    its read showed every other opening, both go in one script; when two last openings
+    race (neither read the other's), the one stored last is followed by a step of its own,
+    and a node that dies in between (found by the SIGKILL drill, tests/server/test_drills.py)
+    leaves the phase complete but never resolved: a game without deadlines would wait
+    forever. Here seat 0's opening is stored that way, by a node that then "dies" (nothing
+    resolves); the next visit of the room (a player resuming on node b) resolves it, once."""
     from test_clock import clock_of
 
     table = await started(two, 2)  # seat 0 on a, seat 1 on b
@@ -333,13 +335,11 @@ async def test_a_complete_phase_left_unresolved_is_resolved_on_the_next_visit(
         assert (await client.call("commit", phase=phase, digest=dig))["type"] == "ok"
     await one.seen(lambda f: f["type"] == "open")
     assert (await one.call("reveal", phase=phase, move=moves[1], salt=salts[1]))["type"] == "ok"
-    sealing = clock_of(two[0]).sealing
-
-    async def died(room_id: str, phase: str, room: object = None, seal: object = None) -> bool:
-        return False
-
-    sealing.resolve = died  # type: ignore[method-assign]
-    assert (await zero.call("reveal", phase=phase, move=moves[0], salt=salts[0]))["type"] == "ok"
+    store = clock_of(two[0]).sealing.store
+    opening = {"move": moves[0], "salt": salts[0], "applied": moves[0], "default": False}
+    text = json.dumps(opening, separators=(",", ":"))
+    stored = await store.reveal(table.id, version=1, phase=phase, seat=0, opening=text, owed=2)
+    assert stored[0] == "all"  # complete: its node would resolve it now, but it "died"
     await asyncio.sleep(0.3)
     assert one.versions() == [1]  # stuck: both opened, nothing resolved
     back = await Client.connect(two[1], token=zero.token, user=zero.user)
@@ -351,3 +351,93 @@ async def test_a_complete_phase_left_unresolved_is_resolved_on_the_next_visit(
     entries = await redis_client.xrange(f"{redis_prefix}room:{{{table.id}}}:log")
     assert [e[1][b"v"] for e in entries] == [b"1", b"2"]
     assert [f["type"] for f in one.frames].count("revealed") == 1
+
+
+async def test_the_last_reveal_writes_the_resolving_step_in_the_same_script(
+    two: list[Node], redis_client: Any, redis_prefix: str
+) -> None:
+    """ "The reveal that completes the set resolves the phase: ONE versioned compare-and-set
+    steps the engine with every move" (server/reveal.py). When the last revealer's read
+    shows every other opening, its opening and that step are one script (one round trip):
+    the reveal-only script runs for the first opening alone, the phase resolves once, and
+    every seat sees both moves."""
+    from test_clock import clock_of
+
+    table = await started(two, 2)  # seat 0 on a, seat 1 on b
+    zero, one = table.clients
+    phase = "bid@1"
+    moves = {0: {"bid": 1}, 1: {"bid": 0}}
+    salts = {}
+    for seat, client in ((0, zero), (1, one)):
+        salt, dig = salted(phase, seat, moves[seat])
+        salts[seat] = salt
+        assert (await client.call("commit", phase=phase, digest=dig))["type"] == "ok"
+    await zero.seen(lambda f: f["type"] == "open")
+    await one.seen(lambda f: f["type"] == "open")
+    reveals_alone: list[int] = []
+    for node in two:
+        store = clock_of(node).sealing.store
+        alone = store.reveal
+
+        async def counted(room_id: str, *, alone: Any = alone, **kwargs: Any) -> Any:
+            reveals_alone.append(kwargs["seat"])
+            return await alone(room_id, **kwargs)
+
+        store.reveal = counted  # type: ignore[method-assign]
+    assert (await one.call("reveal", phase=phase, move=moves[1], salt=salts[1]))["type"] == "ok"
+    assert (await zero.call("reveal", phase=phase, move=moves[0], salt=salts[0]))["type"] == "ok"
+    for client in (zero, one):
+        revealed = await client.seen(lambda f: f["type"] == "revealed" and f["phase"] == phase)
+        assert revealed["moves"] == {"0": moves[0], "1": moves[1]}
+        await client.has_version(2)
+    assert reveals_alone == [1]  # seat 0's opening went with the step
+    entries = await redis_client.xrange(f"{redis_prefix}room:{{{table.id}}}:log")
+    assert [e[1][b"v"] for e in entries] == [b"1", b"2"]
+    assert json.loads(entries[-1][1][b"moves"]) == {"0": moves[0], "1": moves[1]}
+    assert await redis_client.exists(f"{redis_prefix}room:{{{table.id}}}:seal") == 0
+    # The seat that completed the phase cannot open it again: the phase is over.
+    await refused(
+        zero,
+        redis_client,
+        redis_prefix,
+        "not-sealed",
+        "reveal",
+        phase=phase,
+        move=moves[0],
+        salt=salts[0],
+    )
+
+
+async def test_two_last_reveals_at_once_resolve_the_phase_once(
+    two: list[Node], redis_client: Any, redis_prefix: str
+) -> None:
+    """Two seats reveal at the same instant on two nodes: each may read the seal before the
+    other's opening is in it (each then stores its own alone, and the one stored last
+    resolves), or one reads the other's (its opening and the step go together). Either way
+    the phase resolves exactly once, with both moves. Repeated, so that both orders occur."""
+    for _ in range(5):
+        table = await started(two, 2)
+        zero, one = table.clients
+        phase = "bid@1"
+        moves = {0: {"bid": 0}, 1: {"bid": 1}}
+        salts = {}
+        for seat, client in ((0, zero), (1, one)):
+            salt, dig = salted(phase, seat, moves[seat])
+            salts[seat] = salt
+            assert (await client.call("commit", phase=phase, digest=dig))["type"] == "ok"
+        await zero.seen(lambda f: f["type"] == "open")
+        await one.seen(lambda f: f["type"] == "open")
+        answers = await asyncio.gather(
+            zero.call("reveal", phase=phase, move=moves[0], salt=salts[0]),
+            one.call("reveal", phase=phase, move=moves[1], salt=salts[1]),
+        )
+        assert [a["type"] for a in answers] == ["ok", "ok"], answers
+        for client in (zero, one):
+            await client.has_version(2)
+        await asyncio.sleep(0.1)
+        entries = await redis_client.xrange(f"{redis_prefix}room:{{{table.id}}}:log")
+        assert [e[1][b"v"] for e in entries] == [b"1", b"2"]
+        assert json.loads(entries[-1][1][b"moves"]) == {"0": moves[0], "1": moves[1]}
+        for client in (zero, one):
+            assert [f["type"] for f in client.frames].count("revealed") == 1
+            await client.ws.close()
