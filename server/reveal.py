@@ -5,8 +5,11 @@ A seat first commits ``digest = sha256(phase ":" seat ":" canonical_json(move) "
 conflict. The commit that completes the set opens the phase (inside the same script: exactly
 once). Each reveal is checked against its digest and the engine's ``validate`` and stored;
 the reveal that completes the set resolves the phase: ONE versioned compare-and-set steps the
-engine with every move. Two nodes resolving at the same instant both try the same version;
-one wins, the other finds the version moved and stops. A move that matches its digest but
+engine with every move. When the revealer's read already holds every other opening, its
+opening and that step are one script (``Store.write_step`` with an ``Opening``), one round
+trip; else the reveal script stores it and the one that completes the set resolves after.
+Two nodes resolving at the same instant both try the same version; one wins, the other
+finds the version moved and stops. A move that matches its digest but
 that the rules refuse is replaced by ``game.default`` and flagged.
 
 Before every seat has committed, no move exists in clear anywhere: only digests.
