@@ -17,7 +17,6 @@ Before every seat has committed, no move exists in clear anywhere: only digests.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import hmac
 import json
@@ -85,7 +84,6 @@ class Sealing:
     def __init__(self, rooms: RoomService) -> None:
         self.rooms = rooms
         self.store = rooms.store
-        self._tasks: set[asyncio.Task[None]] = set()
 
     async def _phase(
         self, room_id: str, seat: int, phase: str, room: Room | None = None
@@ -137,6 +135,11 @@ class Sealing:
                 data={"phase": phase, "version": room.version, "open_by": open_by},
             )
         )
+        # Bots hear of the phase only when one of its seats is theirs: a bot seat, a seat
+        # taken over, or a seat a stand-in committed for (``p:<seat>``: only it can open
+        # that commitment, also when its player came back since). The script looks up the
+        # last two as it opens the phase ('open-stand-in').
+        bots_owe = any(room.seats[s].bot is not None for s in owed)
         result = await self.store.commit(
             room_id,
             version=room.version,
@@ -148,38 +151,18 @@ class Sealing:
             opened=opened,
             open_by=open_by,
             proxy=proxy,
+            seats=() if bots_owe else owed,
         )
         if result == "already-committed":
             raise RoomError(p.ALREADY_COMMITTED, "this seat has committed already")
         if result == "wrong-phase":
             raise RoomError(p.WRONG_PHASE, "the phase is over")
         log.debug("commit", extra={"room": room_id, "seat": seat, "phase": phase})
-        if result == "open":
+        if result in ("open", "open-stand-in"):
             if open_by is not None:
                 await self.store.schedule(member("reveal", room_id, room.version), open_by)
-            # In the background: the commit's answer does not wait for the look-ups.
-            task = asyncio.create_task(self._tell_bots(room, owed))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-
-    async def _tell_bots(self, room: Room, seats: tuple[int, ...]) -> None:
-        try:
-            if await self._stand_ins(room, seats):
-                self.rooms.hooks.turn(room.id)
-        except Exception:
-            log.exception("could not tell the bots", extra={"room": room.id})
-
-    async def _stand_ins(self, room: Room, seats: tuple[int, ...]) -> bool:
-        """Whether a bot or a stand-in is among ``seats`` -- a bot seat, a seat taken over,
-        or a seat a stand-in committed for (``p:<seat>``: only it can open that commitment,
-        also when its player came back since): only then are the bots told that the phase
-        opened."""
-        if any(room.seats[s].bot is not None for s in seats):
-            return True
-        presence, seal = await self.store.load_presence_and_seal(room.id)
-        if any(f"away:{s}" in presence for s in seats):
-            return True
-        return any(f"p:{s}" in seal for s in seats)
+            if bots_owe or result == "open-stand-in":
+                self.rooms.hooks.turn(room_id)
 
     async def reveal(
         self,

@@ -305,12 +305,23 @@ redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 1
 """
 
-# KEYS: room, seal ; ARGV: version, phase, seat, digest, seats owed, channel,
+# KEYS: room, seal, presence ; ARGV: version, phase, seat, digest, seats owed, channel,
 #                         committed payload, open payload, open_by ('' = no reveal deadline),
 #                         proxy ('1': a stand-in committed for the absent player: p:<seat>),
 #                         nonce (of this call: its own repeat -- a retry after a lost reply --
-#                         is answered as the first time, n:<seat>)
+#                         is answered as the first time, n:<seat>),
+#                         the phase's seats to look up ('0,2')
+# The commit that opens the phase answers 'open-stand-in' rather than 'open' when one of
+# those seats is taken over (away:<seat> in presence) or a stand-in committed for it
+# (p:<seat>): only then must the bots hear of the phase (no second look afterwards).
 _COMMIT = """
+local function opened()
+  for seat in string.gmatch(ARGV[12], '[^,]+') do
+    if redis.call('HEXISTS', KEYS[3], 'away:' .. seat) == 1
+       or redis.call('HEXISTS', KEYS[2], 'p:' .. seat) == 1 then return 'open-stand-in' end
+  end
+  return 'open'
+end
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1]
    or redis.call('HGET', KEYS[1], 'status') ~= 'playing' then return 'wrong-phase' end
 if redis.call('HGET', KEYS[2], 'phase') ~= ARGV[2] then
@@ -319,7 +330,7 @@ if redis.call('HGET', KEYS[2], 'phase') ~= ARGV[2] then
 end
 if redis.call('HSETNX', KEYS[2], 'c:' .. ARGV[3], ARGV[4]) == 0 then
   if redis.call('HGET', KEYS[2], 'n:' .. ARGV[3]) == ARGV[11] then
-    if redis.call('HGET', KEYS[2], 'open') == '1' then return 'open' end
+    if redis.call('HGET', KEYS[2], 'open') == '1' then return opened() end
     return 'ok'
   end
   return 'already-committed'
@@ -332,7 +343,7 @@ if count == tonumber(ARGV[5]) then
   redis.call('HSET', KEYS[2], 'open', '1')
   if ARGV[9] ~= '' then redis.call('HSET', KEYS[2], 'open_by', ARGV[9]) end
   redis.call('PUBLISH', ARGV[6], ARGV[8])
-  return 'open'
+  return opened()
 end
 return 'ok'
 """
@@ -937,9 +948,12 @@ class Store:
         open_by: int | None = None,
         proxy: bool = False,
         nonce: str | None = None,
+        seats: Sequence[int] = (),
     ) -> str:
         """Store one seat's digest: 'ok', 'open' (this commit completed the set; the seal
-        records ``open_by``, the reveal deadline), 'already-committed' or 'wrong-phase'.
+        records ``open_by``, the reveal deadline), 'open-stand-in' (the same, and one of
+        ``seats`` is taken over or was committed for by a stand-in), 'already-committed' or
+        'wrong-phase'.
         ``proxy``: a stand-in commits for an absent player (the seal notes ``p:<seat>``).
         ``nonce`` names this call (a fresh one by default): redis-py runs the script again
         when a connection error lost its reply, and that repeat gets this call's answer."""
@@ -947,7 +961,7 @@ class Store:
         args = [str(version), phase, str(seat), digest, str(owed), k.channel(room_id)]
         by = "" if open_by is None else str(open_by)
         result = await self._commit(
-            keys=[k.room(room_id), k.seal(room_id)],
+            keys=[k.room(room_id), k.seal(room_id), k.presence(room_id)],
             args=[
                 *args,
                 committed,
@@ -955,6 +969,7 @@ class Store:
                 by,
                 "1" if proxy else "",
                 nonce or secrets.token_hex(8),
+                ",".join(str(seat) for seat in seats),
             ],
         )
         return cast(str, _s(result))
@@ -1005,14 +1020,6 @@ class Store:
     async def load_presence(self, room_id: str) -> dict[str, str]:
         key = self.keys.presence(room_id)
         return _text_pairs(await self.wire.call("HGETALL", key, key=key))
-
-    async def load_presence_and_seal(self, room_id: str) -> tuple[dict[str, str], dict[str, str]]:
-        """The room's presence hash and its seal hash in one round trip (one slot)."""
-        key = self.keys.presence(room_id)
-        presence, seal = await self.wire.many(
-            ("HGETALL", key), ("HGETALL", self.keys.seal(room_id)), key=key
-        )
-        return _text_pairs(presence), _text_pairs(seal)
 
     # -- chat ---------------------------------------------------------------------------
     async def chat(

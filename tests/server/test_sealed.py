@@ -441,3 +441,37 @@ async def test_two_last_reveals_at_once_resolve_the_phase_once(
         for client in (zero, one):
             assert [f["type"] for f in client.frames].count("revealed") == 1
             await client.ws.close()
+
+
+async def test_the_commit_that_opens_a_phase_says_whether_a_stand_in_owes_an_opening(
+    redis_client: Any, redis_wire: Any, redis_prefix: str
+) -> None:
+    """Bots hear of an opened phase "only when one of its seats is theirs: a bot seat, a seat
+    taken over, or a seat a stand-in committed for" (server/reveal.py). The script that
+    opens the phase looks up the last two (``open-stand-in``); its retry answers the same."""
+    from server.store import Keys, Store
+
+    keys = Keys(redis_prefix)
+    store = Store(redis_client, redis_wire, keys)
+    common = {"version": 2, "phase": "bid@2", "owed": 2, "committed": b"c", "opened": b"o"}
+
+    async def opening(room: str, *, away: int | None = None, proxy: bool = False) -> str:
+        await redis_client.hset(keys.room(room), mapping={"version": "2", "status": "playing"})
+        if away is not None:
+            await redis_client.hset(keys.presence(room), f"away:{away}", "1")
+        first = await store.commit(room, seat=0, digest="a" * 64, seats=(0, 1), **common)
+        assert first == "ok"
+        last = {"seat": 1, "digest": "b" * 64, "seats": (0, 1), "nonce": f"{room}-n", **common}
+        answer = await store.commit(room, proxy=proxy, **last)  # type: ignore[arg-type]
+        again = await store.commit(room, proxy=proxy, **last)  # type: ignore[arg-type]
+        assert again == answer  # a retry after a lost reply: the same answer
+        return answer
+
+    assert await opening("all-here") == "open"
+    assert await opening("one-away", away=0) == "open-stand-in"
+    assert await opening("stand-in-committed", proxy=True) == "open-stand-in"
+    # Nobody looked up (a bot seat owes: the caller tells the bots anyway).
+    await redis_client.hset(keys.room("unlooked"), mapping={"version": "2", "status": "playing"})
+    await redis_client.hset(keys.presence("unlooked"), "away:0", "1")
+    assert await store.commit("unlooked", seat=0, digest="a" * 64, **common) == "ok"
+    assert await store.commit("unlooked", seat=1, digest="b" * 64, **common) == "open"
