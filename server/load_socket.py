@@ -1,4 +1,4 @@
-"""The load generator's websocket client (server/loadtest.py): websockets' own sans-I/O
+"""The load generator's websocket client (server/loadtest/): websockets' own sans-I/O
 client protocol (handshake, framing, masking, pings, the close) over a plain asyncio
 Protocol.
 

@@ -14,6 +14,7 @@ import pytest
 
 from server import loadtest
 from server.cli import main
+from server.loadtest.players import _client_error, _watch_lag
 
 
 def test_a_tiny_load_test(
@@ -142,7 +143,7 @@ async def test_the_clients_own_loop_lag_is_measured() -> None:
     (they share the node's machine): the load test measures it to say so. A loop blocked
     for 0.2 s shows a lag of about that much."""
     tally = loadtest.Tally()
-    watching = asyncio.create_task(loadtest._watch_lag(tally))
+    watching = asyncio.create_task(_watch_lag(tally))
     await asyncio.sleep(0.12)
     assert tally.client_lag_ms == []  # nothing before the games are under way
     tally.first_start = time.time()
@@ -164,9 +165,7 @@ def test_a_refused_http_call_is_counted_by_the_nodes_answer() -> None:
         429, json={"error": {"code": "too-many-guests", "message": "at most 20"}}, request=request
     )
     error = httpx.HTTPStatusError("refused", request=request, response=refused)
-    assert loadtest._client_error(error) == "http-429 too-many-guests"
+    assert _client_error(error) == "http-429 too-many-guests"
     bare = httpx.Response(502, text="bad gateway", request=request)
-    assert loadtest._client_error(httpx.HTTPStatusError("x", request=request, response=bare)) == (
-        "http-502"
-    )
-    assert loadtest._client_error(ConnectionResetError()) == "client-ConnectionResetError"
+    assert _client_error(httpx.HTTPStatusError("x", request=request, response=bare)) == "http-502"
+    assert _client_error(ConnectionResetError()) == "client-ConnectionResetError"

@@ -1,0 +1,137 @@
+"""What a load test plays (``Plan``), what its rooms measured (``Tally``, added up over the
+client processes) and how that is said (``Report``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from engines.registry import GAMES
+
+HUMAN_PACE = 2.0  # seconds a person takes to act once their turn comes (about)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to run."""
+
+    urls: tuple[str, ...]
+    rooms: int = 2
+    players: int = 4
+    game: str = next(iter(GAMES))  # the first registered game
+    rounds: int | None = None  # None: the game's default options
+    pace: float = 0.0  # seconds each client thinks before each move, commit or reveal
+    timeout: float = 300.0  # per room: its set-up, then its game from the start to the end
+    # Seconds over which the games start once every room is set up (0: all at once). Tables
+    # do not all start in the same instant: at human pace, the first bids of a thousand
+    # tables dealt in the same millisecond would be a burst no site sees.
+    ramp: float = 0.0
+    # The protocol of older revisions (the baseline of ``--against``): the token in the
+    # socket's URL instead of an ``auth`` frame, ``ready`` without deal entropy.
+    legacy: bool = False
+
+    def url(self, seat: int) -> str:
+        return self.urls[seat % len(self.urls)]
+
+
+LAG_EVERY = 0.05  # seconds between two looks at a client process's loop lag
+
+
+@dataclass
+class Tally:
+    """What some rooms measured; tallies of several processes add up."""
+
+    rooms: int = 0
+    finished: int = 0
+    moves: int = 0
+    move_ms: list[float] = field(default_factory=list)
+    fanout_ms: list[float] = field(default_factory=list)
+    # How late each client process's own event loop woke for a timer, every LAG_EVERY s
+    # while the games ran: what of the latencies above is the load generator's own wait.
+    client_lag_ms: list[float] = field(default_factory=list)
+    # Frames the clients sent and received while the games ran (the node's in and out):
+    # set beside the raw limit's two frames per echo, what the node carries per frame.
+    frames_in: int = 0
+    frames_out: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    first_start: float = float("inf")  # wall clock (time.time), comparable across processes
+    last_over: float = 0.0
+
+    def add(self, other: Tally) -> None:
+        self.rooms += other.rooms
+        self.finished += other.finished
+        self.moves += other.moves
+        self.move_ms += other.move_ms
+        self.fanout_ms += other.fanout_ms
+        self.client_lag_ms += other.client_lag_ms
+        self.frames_in += other.frames_in
+        self.frames_out += other.frames_out
+        self.errors.update(other.errors)
+        self.first_start = min(self.first_start, other.first_start)
+        self.last_over = max(self.last_over, other.last_over)
+
+
+def percentile(values: Sequence[float], p: float) -> float:
+    """Nearest-rank percentile (``p`` in 0..100) of a non-empty list."""
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * p // 100))  # ceil(n * p / 100), at least 1
+    return ordered[int(rank) - 1]
+
+
+@dataclass(frozen=True)
+class Report:
+    plan: Plan
+    processes: int
+    tally: Tally
+    started_node: bool
+
+    @property
+    def seconds(self) -> float:
+        return max(0.0, self.tally.last_over - self.tally.first_start)
+
+    @property
+    def moves_per_second(self) -> float:
+        return self.tally.moves / self.seconds if self.seconds else 0.0
+
+    @property
+    def frames_per_second(self) -> float:
+        """Frames in and out of the node per second while the games ran."""
+        frames = self.tally.frames_in + self.tally.frames_out
+        return frames / self.seconds if self.seconds else 0.0
+
+    def lines(self) -> list[str]:
+        t, plan = self.tally, self.plan
+        rounds = "default options" if plan.rounds is None else f"{plan.rounds} round(s)"
+        where = ", ".join(plan.urls) + (" (started here)" if self.started_node else "")
+        out = [
+            f"loadtest: {plan.rooms} rooms x {plan.players} clients, {plan.game}, {rounds}, "
+            f"pace {plan.pace:g} s, {self.processes} client processes, against {where}",
+            f"games finished: {t.finished}/{t.rooms} in {self.seconds:.1f} s",
+            f"moves: {t.moves} ({self.moves_per_second:.1f} moves/s)",
+            f"frames: {t.frames_in} in, {t.frames_out} out "
+            f"({self.frames_per_second:.0f} frames/s; "
+            f"{t.frames_out / max(1, t.frames_in):.1f} out per frame in)",
+        ]
+        if t.move_ms:
+            out.append(
+                f"move latency (act -> its event at the mover): p50 "
+                f"{percentile(t.move_ms, 50):.1f} ms, p95 {percentile(t.move_ms, 95):.1f} ms, "
+                f"p99 {percentile(t.move_ms, 99):.1f} ms (n={len(t.move_ms)})"
+            )
+        if t.fanout_ms:
+            out.append(
+                f"reveal fan-out (last reveal -> revealed at each socket): p50 "
+                f"{percentile(t.fanout_ms, 50):.1f} ms, p99 {percentile(t.fanout_ms, 99):.1f} ms "
+                f"(n={len(t.fanout_ms)})"
+            )
+        if t.client_lag_ms:
+            out.append(
+                f"the load generator's own loop lag (a {LAG_EVERY * 1000:.0f} ms timer in each "
+                f"client process, counted in the latencies above): p50 "
+                f"{percentile(t.client_lag_ms, 50):.1f} ms, p99 "
+                f"{percentile(t.client_lag_ms, 99):.1f} ms, max {max(t.client_lag_ms):.1f} ms"
+            )
+        errors = ", ".join(f"{code} {n}" for code, n in sorted(t.errors.items()))
+        out.append(f"errors: {errors or 'none'}")
+        return out
