@@ -348,30 +348,44 @@ end
 return 'ok'
 """
 
-# KEYS: room, seal ; ARGV: version, phase, seat, opening, seats owed, nonce (m:<seat>)
-# The reveal that completes the set gets {'all', the seal hash}: its caller resolves the
-# phase from it without reading the seal again.
-_REVEAL = """
-if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1]
-   or redis.call('HGET', KEYS[2], 'phase') ~= ARGV[2] then return 'wrong-phase' end
-if redis.call('HGET', KEYS[2], 'open') ~= '1' then return 'not-open' end
-if redis.call('HSETNX', KEYS[2], 'r:' .. ARGV[3], ARGV[4]) == 0 then
-  if redis.call('HGET', KEYS[2], 'm:' .. ARGV[3]) == ARGV[6] then
-    if tonumber(redis.call('HGET', KEYS[2], 'reveals')) == tonumber(ARGV[5]) then
-      return {'all', redis.call('HGETALL', KEYS[2])}
-    end
-    return 'ok'
+# The store of one seat's opening, shared by the two scripts below. KEYS[1]: the room;
+# ARGV[1..6]: version, phase, seat, opening, seats owed, nonce (m:<seat>: its own repeat --
+# a retry after a lost reply -- is told 'repeat'). Returns 'stored', 'repeat', or a refusal
+# ('wrong-phase', 'not-open', 'already-revealed'); ``complete`` says whether every seat owed
+# has opened.
+_OPENING = """
+local function store_opening(seal)
+  if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1]
+     or redis.call('HGET', seal, 'phase') ~= ARGV[2] then return 'wrong-phase' end
+  if redis.call('HGET', seal, 'open') ~= '1' then return 'not-open' end
+  if redis.call('HSETNX', seal, 'r:' .. ARGV[3], ARGV[4]) == 0 then
+    if redis.call('HGET', seal, 'm:' .. ARGV[3]) == ARGV[6] then return 'repeat' end
+    return 'already-revealed'
   end
-  return 'already-revealed'
+  redis.call('HSET', seal, 'm:' .. ARGV[3], ARGV[6])
+  redis.call('HINCRBY', seal, 'reveals', 1)
+  return 'stored'
 end
-redis.call('HSET', KEYS[2], 'm:' .. ARGV[3], ARGV[6])
-local count = redis.call('HINCRBY', KEYS[2], 'reveals', 1)
-if count == tonumber(ARGV[5]) then return {'all', redis.call('HGETALL', KEYS[2])} end
-return 'ok'
+local function complete(seal)
+  return tonumber(redis.call('HGET', seal, 'reveals')) == tonumber(ARGV[5])
+end
 """
 
+# KEYS: room, seal ; ARGV: those of _OPENING.
+# The reveal that completes the set gets {'all', the seal hash}: its caller resolves the
+# phase from it without reading the seal again.
+_REVEAL = (
+    _OPENING
+    + """
+local result = store_opening(KEYS[2])
+if result ~= 'stored' and result ~= 'repeat' then return result end
+if complete(KEYS[2]) then return {'all', redis.call('HGETALL', KEYS[2])} end
+return 'ok'
+"""
+)
+
 # KEYS: room, log, seal, presence, chat (those of _WRITE_STEP)
-# ARGV: the reveal's (version, phase, seat, opening, seats owed, nonce), then _WRITE_STEP's.
+# ARGV: those of _OPENING, then _WRITE_STEP's (read by it as STEP: the same script text).
 # The reveal that its caller knows completes the set (every other seat's opening was in the
 # seal it read), with the step that resolves the phase, computed from those openings: one
 # round trip instead of a reveal, then a step. Returns the reveal's refusals as _REVEAL does,
@@ -380,20 +394,15 @@ return 'ok'
 # its last phase (``resolved_by``): a retry of this call after a lost reply, which finds the
 # phase over, is answered as the first time.
 _REVEAL_STEP = (
-    """
+    _OPENING
+    + """
 if redis.call('HGET', KEYS[1], 'resolved_by') == ARGV[6]
    and redis.call('HGET', KEYS[1], 'version') == tostring(tonumber(ARGV[1]) + 1) then
   return {'stepped', 1}
 end
-if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1]
-   or redis.call('HGET', KEYS[3], 'phase') ~= ARGV[2] then return 'wrong-phase' end
-if redis.call('HGET', KEYS[3], 'open') ~= '1' then return 'not-open' end
-if redis.call('HSETNX', KEYS[3], 'r:' .. ARGV[3], ARGV[4]) == 0 then
-  if redis.call('HGET', KEYS[3], 'm:' .. ARGV[3]) == ARGV[6] then return 'ok' end
-  return 'already-revealed'
-end
-redis.call('HSET', KEYS[3], 'm:' .. ARGV[3], ARGV[6])
-if redis.call('HINCRBY', KEYS[3], 'reveals', 1) ~= tonumber(ARGV[5]) then return 'ok' end
+local result = store_opening(KEYS[3])
+if result ~= 'stored' and result ~= 'repeat' then return result end
+if not complete(KEYS[3]) then return 'ok' end
 local STEP = {}
 for i = 7, #ARGV do STEP[#STEP + 1] = ARGV[i] end
 local function step()
@@ -663,8 +672,8 @@ def _s(value: bytes | str | None) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class Opening:
-    """A seat's opening to store with the step that it completes (``Store.write_step``):
-    the arguments of ``Store.reveal``."""
+    """A seat's opening to store (``Store.reveal``), or to store with the step that it
+    completes (``Store.write_step``)."""
 
     version: int
     phase: str
@@ -672,6 +681,17 @@ class Opening:
     opening: str  # JSON
     owed: int
     nonce: str
+
+    def args(self) -> list[str]:
+        """The script arguments of ``_OPENING``."""
+        return [
+            str(self.version),
+            self.phase,
+            str(self.seat),
+            self.opening,
+            str(self.owed),
+            self.nonce,
+        ]
 
 
 class RevealRefused(Exception):
@@ -822,15 +842,7 @@ class Store:
         if reveal is None:
             won = int(await self._step(keys=keys, args=args))
         else:
-            opened = [
-                str(reveal.version),
-                reveal.phase,
-                str(reveal.seat),
-                reveal.opening,
-                str(reveal.owed),
-                reveal.nonce,
-            ]
-            result = await self._reveal_step(keys=keys, args=[*opened, *args])
+            result = await self._reveal_step(keys=keys, args=[*reveal.args(), *args])
             if not isinstance(result, list):
                 raise RevealRefused(cast(str, _s(result)))
             won = int(result[1])
@@ -989,7 +1001,7 @@ class Store:
         it is now, every opening in it), 'not-open', 'already-revealed' or 'wrong-phase'.
         ``nonce``: as for ``commit``."""
         k = self.keys
-        args = [str(version), phase, str(seat), opening, str(owed), nonce or secrets.token_hex(8)]
+        args = Opening(version, phase, seat, opening, owed, nonce or secrets.token_hex(8)).args()
         result = await self._reveal(keys=[k.room(room_id), k.seal(room_id)], args=args)
         if isinstance(result, list):
             return cast(str, _s(result[0])), _text_pairs(result[1])
