@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -180,7 +179,8 @@ def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = No
         return value.decode() if value is not None else default
 
     connected, away = seats_present(presence or {})
-    others = raw.keys() - _PLAIN_FIELDS  # a set difference in C: the fields left to look at
+    # A set difference in C: only a hash with a field not of fixed name can hold a ban or mute.
+    moderated = bool(raw.keys() - _PLAIN_FIELDS)
     return Room(
         id=text("id") or "",
         engine=text("engine") or "",
@@ -216,8 +216,8 @@ def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = No
         connected=connected,
         away=away,
         active_at=int(raw["active_at"]) if raw.get("active_at") else None,
-        banned=_by_user(raw, BAN_FIELD, others),
-        muted=_by_user(raw, MUTE_FIELD, others),
+        banned=_by_user(raw, BAN_FIELD) if moderated else {},
+        muted=_by_user(raw, MUTE_FIELD) if moderated else {},
         announcement=text("announce") or None,
     )
 
@@ -239,11 +239,8 @@ _PLAIN_FIELDS = frozenset(
 )  # fmt: skip
 
 
-def _by_user(raw: Mapping[str, bytes], prefix: str, others: AbstractSet[str]) -> dict[str, str]:
-    """The moderation fields ``prefix<user id>`` of ``raw`` (all among ``others``, its
-    fields not of fixed name), by user id, in the hash's order."""
-    if not others:
-        return {}
+def _by_user(raw: Mapping[str, bytes], prefix: str) -> dict[str, str]:
+    """The moderation fields ``prefix<user id>`` of ``raw``, by user id, in the hash's order."""
     return {k[len(prefix) :]: v.decode() for k, v in raw.items() if k.startswith(prefix)}
 
 
