@@ -15,6 +15,18 @@ from engines.rng import Rng
 from server.reveal import canonical_json, digest
 
 
+async def committed(
+    clients: dict[int, Client], phase: str, moves: dict[int, Any]
+) -> dict[int, str]:
+    """Each of ``clients`` (by seat) commits to its move of ``moves``; the salts, by seat."""
+    salts = {}
+    for seat, client in clients.items():
+        salt, dig = salted(phase, seat, moves[seat])
+        salts[seat] = salt
+        assert (await client.call("commit", phase=phase, digest=dig))["type"] == "ok"
+    return salts
+
+
 def test_digest_vector() -> None:
     """The exact digest a client must compute (shared with the web client's helper)."""
     assert canonical_json({"play": "scary-mary", "as": "escape"}) == (
@@ -38,11 +50,7 @@ async def test_nothing_in_clear_before_all_committed(
     await watcher.of("snapshot")
     phase = "bid@1"
     moves = {0: {"bid": 1}, 1: {"bid": 0}, 2: {"bid": 1}}
-    salts = {}
-    for seat, client in ((0, a), (1, b)):
-        salt, dig = salted(phase, seat, moves[seat])
-        salts[seat] = salt
-        assert (await client.call("commit", phase=phase, digest=dig))["type"] == "ok"
+    salts = await committed({0: a, 1: b}, phase, moves)
     for client in (a, b, c, watcher):
         await client.seen(lambda f: f["type"] == "committed" and f["seat"] == 1)
     # Redis: every key of the room, every value -- digests only, no move, no salt.
@@ -156,11 +164,7 @@ async def test_a_private_sealed_phase_stays_with_its_movers(
     phase = f"ditch@{version}"
     rng = Rng(b"private", "ditch")
     moves = {s: choose("loon-tricks", latest(c)["view"], rng) for s, c in enumerate(clients)}
-    salts = {}
-    for seat in (0, 1):
-        salt, dig = salted(phase, seat, moves[seat])
-        salts[seat] = salt
-        assert (await clients[seat].call("commit", phase=phase, digest=dig))["type"] == "ok"
+    salts = await committed({0: clients[0], 1: clients[1]}, phase, moves)
     for client in (*clients, watcher):
         await client.seen(lambda f: f["type"] == "committed" and f["seat"] == 1)
     blob = repr(await dump(redis_client, redis_prefix)).encode()
@@ -222,11 +226,7 @@ async def test_pirate_king_parallel_decisions_stay_with_their_movers(
     rng = Rng(b"private", "pirate-king")
     seats = prompt["seats"]
     moves = {s: choose("pirate-king", latest(clients[s])["view"], rng) for s in seats}
-    salts = {}
-    for seat in seats[:-1]:
-        salt, dig = salted(phase, seat, moves[seat])
-        salts[seat] = salt
-        assert (await clients[seat].call("commit", phase=phase, digest=dig))["type"] == "ok"
+    salts = await committed({s: clients[s] for s in seats[:-1]}, phase, moves)
     keys = await dump(redis_client, redis_prefix)
     blob = repr(keys).encode()
     assert not any(s.encode() in blob for s in salts.values())
@@ -275,11 +275,7 @@ async def test_pearates_hand_or_score_stays_with_each_player(
     seats = prompt["seats"]
     rng = Rng(b"private", "keep")
     moves = {s: choose("pearates", latest(clients[s])["view"], rng) for s in seats}
-    salts = {}
-    for seat in seats[:-1]:
-        salt, dig = salted(phase, seat, moves[seat])
-        salts[seat] = salt
-        assert (await clients[seat].call("commit", phase=phase, digest=dig))["type"] == "ok"
+    salts = await committed({s: clients[s] for s in seats[:-1]}, phase, moves)
     keys = await dump(redis_client, redis_prefix)
     blob = repr(keys).encode()
     for seat in seats[:-1]:
@@ -328,11 +324,7 @@ async def test_a_complete_phase_left_unresolved_is_resolved_on_the_next_visit(
     zero, one = table.clients
     phase = "bid@1"
     moves = {0: {"bid": 1}, 1: {"bid": 0}}
-    salts = {}
-    for seat, client in ((0, zero), (1, one)):
-        salt, dig = salted(phase, seat, moves[seat])
-        salts[seat] = salt
-        assert (await client.call("commit", phase=phase, digest=dig))["type"] == "ok"
+    salts = await committed({0: zero, 1: one}, phase, moves)
     await one.seen(lambda f: f["type"] == "open")
     assert (await one.call("reveal", phase=phase, move=moves[1], salt=salts[1]))["type"] == "ok"
     store = clock_of(two[0]).sealing.store
@@ -367,11 +359,7 @@ async def test_the_last_reveal_writes_the_resolving_step_in_the_same_script(
     zero, one = table.clients
     phase = "bid@1"
     moves = {0: {"bid": 1}, 1: {"bid": 0}}
-    salts = {}
-    for seat, client in ((0, zero), (1, one)):
-        salt, dig = salted(phase, seat, moves[seat])
-        salts[seat] = salt
-        assert (await client.call("commit", phase=phase, digest=dig))["type"] == "ok"
+    salts = await committed({0: zero, 1: one}, phase, moves)
     await zero.seen(lambda f: f["type"] == "open")
     await one.seen(lambda f: f["type"] == "open")
     reveals_alone: list[int] = []
@@ -420,11 +408,7 @@ async def test_two_last_reveals_at_once_resolve_the_phase_once(
         zero, one = table.clients
         phase = "bid@1"
         moves = {0: {"bid": 0}, 1: {"bid": 1}}
-        salts = {}
-        for seat, client in ((0, zero), (1, one)):
-            salt, dig = salted(phase, seat, moves[seat])
-            salts[seat] = salt
-            assert (await client.call("commit", phase=phase, digest=dig))["type"] == "ok"
+        salts = await committed({0: zero, 1: one}, phase, moves)
         await zero.seen(lambda f: f["type"] == "open")
         await one.seen(lambda f: f["type"] == "open")
         answers = await asyncio.gather(
