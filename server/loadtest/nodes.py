@@ -115,20 +115,27 @@ def own_node(
 METRICS_TOKEN = "loadtest-" + os.urandom(16).hex()  # for the nodes started here
 
 
-def scrape(url: str) -> dict[str, dict[float, float]] | None:
-    """The node's latency histograms (``/metrics``, summed over its workers): for
-    ``tortuga_step_seconds`` and ``tortuga_fanout_seconds``, cumulative count by bucket
-    bound. None when the node has no such page (an older revision) or refuses."""
+def _metrics(url: str) -> str | None:
+    """The node's ``/metrics`` page, or None when it has none (an older revision) or
+    refuses."""
     try:
         r = httpx.get(
             f"{url}/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}, timeout=30
         )
     except httpx.HTTPError:
         return None
-    if r.status_code != 200:
+    return r.text if r.status_code == 200 else None
+
+
+def scrape(url: str) -> dict[str, dict[float, float]] | None:
+    """The node's latency histograms (``/metrics``, summed over its workers): for
+    ``tortuga_step_seconds`` and ``tortuga_fanout_seconds``, cumulative count by bucket
+    bound. None when the node has no such page (an older revision) or refuses."""
+    page = _metrics(url)
+    if page is None:
         return None
     out: dict[str, dict[float, float]] = {}
-    for line in r.text.splitlines():
+    for line in page.splitlines():
         for name in ("tortuga_step_seconds", "tortuga_fanout_seconds"):
             if line.startswith(name + "_bucket{"):
                 bound = line.split('le="', 1)[1].split('"', 1)[0]
@@ -141,15 +148,10 @@ def scrape(url: str) -> dict[str, dict[float, float]] | None:
 def archive_backlog(url: str) -> int | None:
     """The site's archive records not yet in Postgres (``tortuga_archive_backlog`` of the
     node's /metrics), or None when the node has no such page."""
-    try:
-        r = httpx.get(
-            f"{url}/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}, timeout=30
-        )
-    except httpx.HTTPError:
+    page = _metrics(url)
+    if page is None:
         return None
-    if r.status_code != 200:
-        return None
-    for line in r.text.splitlines():
+    for line in page.splitlines():
         if line.startswith("tortuga_archive_backlog "):
             return int(float(line.split()[1]))
     return None

@@ -134,20 +134,14 @@ class Campaign:
                 f"rooms), [{self.label}] {b:.1f} moves/s ({mine.report.plan.rooms} rooms): "
                 + (f"{b / a:.2f}x" if a else "no baseline moves")
             )
-            cpu_a = _mean_per_move(self.against_steps, "cpu")
-            cpu_b = _mean_per_move(self.steps, "cpu")
-            if cpu_a and cpu_b:
-                out.append(
-                    f"node CPU per move over every step: [{self.against}] {cpu_a:.2f} ms, "
-                    f"[{self.label}] {cpu_b:.2f} ms: {cpu_a / cpu_b:.2f}x less"
-                )
-            redis_a = _mean_per_move(self.against_steps, "redis_cpu")
-            redis_b = _mean_per_move(self.steps, "redis_cpu")
-            if redis_a and redis_b:
-                out.append(
-                    f"Redis CPU per move over every step: [{self.against}] {redis_a:.2f} ms, "
-                    f"[{self.label}] {redis_b:.2f} ms: {redis_a / redis_b:.2f}x less"
-                )
+            for who, what in (("node", "cpu"), ("Redis", "redis_cpu")):
+                cpu_a = _mean_per_move(self.against_steps, what)
+                cpu_b = _mean_per_move(self.steps, what)
+                if cpu_a and cpu_b:
+                    out.append(
+                        f"{who} CPU per move over every step: [{self.against}] {cpu_a:.2f} ms, "
+                        f"[{self.label}] {cpu_b:.2f} ms: {cpu_a / cpu_b:.2f}x less"
+                    )
         if self.raw is not None:
             raw, top = self.raw, self.best
             out.append(
