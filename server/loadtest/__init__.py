@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from server.loadtest.play import run
 from server.loadtest.results import Campaign, Options
-from server.loadtest.tally import HUMAN_PACE, Plan, Report, Tally, percentile
+from server.loadtest.tally import HUMAN_PACE, Plan, Report, Tally, over_time, percentile
 from server.loadtest.whole_run import campaign
 
 __all__ = [
@@ -56,6 +56,7 @@ __all__ = [
     "Report",
     "Tally",
     "campaign",
+    "over_time",
     "percentile",
     "run",
 ]

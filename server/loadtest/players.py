@@ -121,6 +121,7 @@ class Player:
                 sent = self.sent_at.pop(version - 1, None)
                 if kind == "event" and sent is not None:
                     tally.move_ms.append((now - sent) * 1000)
+                    tally.move_at.append(time.time())
                 if kind == "event" and self.seat == 0:  # count each step once per room
                     event = frame["event"]
                     if event["kind"] == "move":
@@ -155,6 +156,7 @@ class Player:
                 sent = self.table.last_reveal.get(str(frame["phase"]))
                 if sent is not None:
                     tally.fanout_ms.append((now - sent) * 1000)
+                    tally.fanout_at.append(time.time())
 
     async def close(self) -> None:
         if self.ws is not None:

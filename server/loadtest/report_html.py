@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 
 from server.loadtest.results import Campaign
-from server.loadtest.tally import percentile
+from server.loadtest.tally import TENTHS, Report, percentile
 
 
 def _svg_chart(
@@ -84,6 +84,18 @@ def _svg_chart(
     return "\n".join(parts)
 
 
+def _over_time_chart(name: str, report: Report) -> str:
+    """One step's p99 latencies in each tenth of its games' time: where its tail was."""
+    t, width = report.tally, report.seconds / TENTHS
+    labels = [f"{i * width:.0f} s" for i in range(TENTHS)]
+    series = [
+        ("move p99", "#d62728", report.tenths(t.move_ms, t.move_at)),
+        ("reveal fan-out p99", "#2ca02c", report.tenths(t.fanout_ms, t.fanout_at)),
+    ]
+    title = f"Over the games' time: {report.plan.rooms} rooms{name}"
+    return _svg_chart(title, labels, series, "ms")
+
+
 def html_report(result: Campaign) -> str:
     """One self-contained page: the latency-over-load curve and moves/s per step (inline
     SVG; with ``against``, the other revision's too), the table of every step, the raw
@@ -113,6 +125,11 @@ def html_report(result: Campaign) -> str:
     rows = []
     labelled = [(result.label, s) for s in result.steps]
     labelled += [(result.against or "", s) for s in result.against_steps]
+    over_time = "\n".join(
+        _over_time_chart(f" [{label}]" if result.against else "", step.report)
+        for label, step in labelled
+        if step.report.seconds and step.report.tally.move_at
+    )
     for label, step in labelled:
         report, t = step.report, step.report.tally
 
@@ -169,6 +186,7 @@ td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}pre{{background:#
 {result.plan.pace:g} s, {time.strftime("%Y-%m-%d %H:%M:%S")}</p>
 {latency}
 {throughput}
+{over_time}
 <table><tr>{"".join(f"<th>{html.escape(h)}</th>" for h in head)}</tr>
 {"".join(rows)}</table>
 <h2>Report</h2>

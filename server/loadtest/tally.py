@@ -47,6 +47,10 @@ class Tally:
     moves: int = 0
     move_ms: list[float] = field(default_factory=list)
     fanout_ms: list[float] = field(default_factory=list)
+    # When each of those was measured (wall clock, as ``first_start``): their tail over the
+    # run's time, e.g. the bids of tables dealt together.
+    move_at: list[float] = field(default_factory=list)
+    fanout_at: list[float] = field(default_factory=list)
     # How late each client process's own event loop woke for a timer, every LAG_EVERY s
     # while the games ran: what of the latencies above is the load generator's own wait.
     client_lag_ms: list[float] = field(default_factory=list)
@@ -64,6 +68,8 @@ class Tally:
         self.moves += other.moves
         self.move_ms += other.move_ms
         self.fanout_ms += other.fanout_ms
+        self.move_at += other.move_at
+        self.fanout_at += other.fanout_at
         self.client_lag_ms += other.client_lag_ms
         self.frames_in += other.frames_in
         self.frames_out += other.frames_out
@@ -77,6 +83,22 @@ def percentile(values: Sequence[float], p: float) -> float:
     ordered = sorted(values)
     rank = max(1, -(-len(ordered) * p // 100))  # ceil(n * p / 100), at least 1
     return ordered[int(rank) - 1]
+
+
+TENTHS = 10  # the windows of a run's time its latencies are also told by
+
+
+def over_time(
+    values: Sequence[float], at: Sequence[float], start: float, end: float, p: float
+) -> list[float | None]:
+    """The ``p`` percentile of ``values`` in each tenth of ``start``..``end`` by when each
+    was measured (``at``; None: none in that tenth). A sample at ``end`` is in the last."""
+    width = (end - start) / TENTHS
+    windows: list[list[float]] = [[] for _ in range(TENTHS)]
+    for value, when in zip(values, at, strict=True):
+        if width > 0 and start <= when <= end:
+            windows[min(TENTHS - 1, int((when - start) / width))].append(value)
+    return [percentile(w, p) if w else None for w in windows]
 
 
 @dataclass(frozen=True)
@@ -99,6 +121,13 @@ class Report:
         """Frames in and out of the node per second while the games ran."""
         frames = self.tally.frames_in + self.tally.frames_out
         return frames / self.seconds if self.seconds else 0.0
+
+    def tenths(self, values: Sequence[float], at: Sequence[float]) -> list[float | None]:
+        """p99 of ``values`` in each tenth of the games' time (``over_time``)."""
+        return over_time(values, at, self.tally.first_start, self.tally.last_over, 99)
+
+    def _tenths(self, values: Sequence[float], at: Sequence[float]) -> str:
+        return " ".join("-" if v is None else f"{v:.0f}" for v in self.tenths(values, at))
 
     def lines(self) -> list[str]:
         t, plan = self.tally, self.plan
@@ -125,6 +154,13 @@ class Report:
                 f"{percentile(t.fanout_ms, 50):.1f} ms, p99 {percentile(t.fanout_ms, 99):.1f} ms "
                 f"(n={len(t.fanout_ms)})"
             )
+        if t.move_at and self.seconds:
+            out.append(
+                f"p99 by tenth of the games' {self.seconds:.0f} s "
+                f"({self.seconds / TENTHS:.1f} s each): move " + self._tenths(t.move_ms, t.move_at)
+            )
+            if t.fanout_at:
+                out[-1] += "; fan-out " + self._tenths(t.fanout_ms, t.fanout_at)
         if t.client_lag_ms:
             out.append(
                 f"the load generator's own loop lag (a {LAG_EVERY * 1000:.0f} ms timer in each "

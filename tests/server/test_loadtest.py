@@ -52,6 +52,9 @@ def test_a_tiny_load_test(
     assert len(tally.move_ms) == 2 * 3  # every act got its event back
     assert len(tally.fanout_ms) == 2 * 3  # one reveal per room reached all three sockets
     assert all(ms >= 0 for ms in tally.move_ms + tally.fanout_ms)
+    # Each measured while the games ran: the tail can be told by the run's time.
+    assert (len(tally.move_at), len(tally.fanout_at)) == (6, 6)
+    assert all(tally.first_start <= t <= tally.last_over for t in tally.move_at + tally.fanout_at)
     assert rss is not None and rss > 0  # the node's memory, read from /proc
     assert step.cpu is not None and step.cpu > 0  # and its CPU time
     assert step.redis_cpu is not None and step.redis_cpu >= 0  # Redis's, from INFO
@@ -71,6 +74,8 @@ def test_a_tiny_load_test(
     assert lines[3].startswith(f"frames: 18 in, {tally.frames_out} out (")
     assert "p50" in lines[4] and "p95" in lines[4] and "p99" in lines[4]
     assert "reveal fan-out" in lines[5] and "p99" in lines[5]
+    assert lines[6].startswith(f"p99 by tenth of the games' {report.seconds:.0f} s (")
+    assert lines[6].count(" ") > 20 and "; fan-out " in lines[6]
     if tally.client_lag_ms:  # a run longer than one look at the clients' loops
         assert any(line.startswith("the load generator's own loop lag") for line in lines)
     assert lines[-1] == "errors: none"
@@ -95,7 +100,11 @@ def test_a_tiny_load_test(
     # The HTML report: the latency-over-load curve as inline SVG, and the figures.
     page = (tmp_path / "report.html").read_text()
     assert page.startswith("<!doctype html>")
-    assert page.count("<svg") == 2 and "Latency over load" in page and "<polyline" in page
+    assert "Latency over load" in page and "<polyline" in page
+    # and each step's p99 over its games' time (this run's step and the other revision's)
+    assert page.count("<svg") == 2 + 2
+    over_time = "Over the games&#x27; time: 2 rooms"
+    assert f"{over_time} [working tree]" in page and f"{over_time} [{result.against}]" in page
     assert "raw limit" in page and "2 (6)" in page
     # Before/after: the other revision's node, in a key space and a database of its own,
     # played the same step; the comparison at saturation is printed.
@@ -121,6 +130,18 @@ def test_percentiles_are_nearest_rank() -> None:
     assert loadtest.percentile(values, 50) == 50
     assert loadtest.percentile(values, 99) == 99
     assert loadtest.percentile([7.0], 99) == 7
+
+
+def test_latencies_are_told_by_tenth_of_the_run() -> None:
+    """A step's tail over its time: the p99 of the samples measured in each tenth of its
+    games' time, none where none was measured; one at the very end is in the last tenth,
+    and one outside the games' time in none."""
+    values = [1.0, 2.0, 30.0, 4.0, 500.0]
+    at = [100.0, 100.5, 101.5, 109.0, 120.0]
+    tenths = loadtest.over_time(values, at, 100.0, 110.0, 99)
+    assert tenths == [2.0, 30.0, None, None, None, None, None, None, None, 4.0]
+    assert loadtest.over_time([7.0], [110.0], 100.0, 110.0, 99)[-1] == 7.0
+    assert loadtest.over_time([7.0], [105.0], 105.0, 105.0, 99) == [None] * 10  # no time
 
 
 def test_a_plan_the_game_refuses(capsys: pytest.CaptureFixture[str]) -> None:
