@@ -194,6 +194,7 @@ def cmd_loadtest(args: argparse.Namespace) -> int:
         # At human pace the tables start over one pace, as real ones do not all start in
         # the same instant; as fast as possible, all at once (``--ramp`` says otherwise).
         ramp=args.ramp if args.ramp is not None else (loadtest.HUMAN_PACE if args.human else 0),
+        games=args.games,
     )
     options = loadtest.Options(
         steps=steps,
@@ -290,6 +291,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=None,
         help="seconds over which the games start once every room is set up "
         "(default: 2 with --human, else 0: all at once)",
+    )
+    load.add_argument(
+        "--games",
+        type=int,
+        default=1,
+        help="games each room plays one after the other, each in a new room; with --ramp "
+        "about a game's length, the report adds the figures of the time every room played",
     )
     load.add_argument(
         "--url",

@@ -17,6 +17,10 @@ unset). Against given URLs, the site's guest quota must allow ``rooms * players`
 Every room is set up first -- guests, the room, its players seated and ready -- and only
 when all of them are (in every client process: a barrier) do the games start: all at once,
 or spread over ``ramp`` seconds. The set-up is not what is measured.
+With ``games`` above 1 each table plays game after game, each in a new room its players sit
+down in once the last is over; with ``ramp`` about a game's length the tables' phases are
+spread as a site's are, and the figures of the time every room was playing (the last room's
+first start to the first room's last game over) are the steady state's.
 
 Figures (``Report.lines``):
 

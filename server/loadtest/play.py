@@ -50,3 +50,5 @@ def check(plan: Plan) -> None:
         raise ValueError(f"no game {plan.game!r}; known: {', '.join(sorted(GAMES))}")
     if plan.players not in GAMES[plan.game].seats:
         raise ValueError(f"{plan.game} is not for {plan.players} players")
+    if plan.games < 1:
+        raise ValueError(f"--games is at least 1, not {plan.games}")

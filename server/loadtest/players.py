@@ -192,19 +192,27 @@ class Table:
         self.players: list[Player] = []
 
     async def run(self, gate: Gate) -> None:
+        plan, tally = self.plan, self.tally
         try:
             try:
-                code = await asyncio.wait_for(self._set_up(), self.plan.timeout)
+                code = await asyncio.wait_for(self._set_up(), plan.timeout)
             finally:
                 await gate.passed(self.index)  # every room set up (or failed), then its turn
-            await asyncio.wait_for(self._play(code), self.plan.timeout)
-            self.tally.finished += 1
+            began = time.time()
+            for game in range(plan.games):
+                if game:
+                    code = await asyncio.wait_for(self._next_room(), plan.timeout)
+                await asyncio.wait_for(self._play(code), plan.timeout)
+                tally.games_over += 1
+            tally.finished += 1
+            tally.all_playing = max(tally.all_playing, began)
+            tally.one_done = min(tally.one_done, time.time())
         except TimeoutError:
-            self.tally.errors["timeout"] += 1
+            tally.errors["timeout"] += 1
         except Exception as exc:
             while isinstance(exc, ExceptionGroup):  # a player's failure, from the task group
                 exc = exc.exceptions[0]
-            self.tally.errors[_client_error(exc)] += 1
+            tally.errors[_client_error(exc)] += 1
         finally:
             for player in self.players:
                 await player.close()
@@ -220,27 +228,47 @@ class Table:
                 r.raise_for_status()
                 body = r.json()
                 self.players.append(Player(self, seat, body["token"], body["user"]["id"]))
-            room: dict[str, Any] = {"game": plan.game, "seats": plan.players, "public": False}
-            if plan.rounds is not None:
-                room["options"] = {"rounds": plan.rounds}
-            host = self.players[0]
-            r = await http.post(
-                f"{plan.url(0)}/api/rooms",
-                json=room,
-                headers={"Authorization": f"Bearer {host.token}"},
-            )
-            r.raise_for_status()
-            code = r.json()["id"]
+            code = await self._new_room(http)
+        await self._seat_everyone(code)
+        return code
+
+    async def _new_room(self, http: httpx.AsyncClient) -> str:
+        plan = self.plan
+        room: dict[str, Any] = {"game": plan.game, "seats": plan.players, "public": False}
+        if plan.rounds is not None:
+            room["options"] = {"rounds": plan.rounds}
+        r = await http.post(
+            f"{plan.url(0)}/api/rooms",
+            json=room,
+            headers={"Authorization": f"Bearer {self.players[0].token}"},
+        )
+        r.raise_for_status()
+        return str(r.json()["id"])
+
+    async def _seat_everyone(self, code: str) -> None:
         for player in self.players:
             await player.connect(code)
             await player.send("join", room=code)
             await player.until(lambda f: f["type"] == "snapshot")
             await player.call("sit", seat=player.seat)
-            if plan.legacy:
+            if self.plan.legacy:
                 await player.call("ready")
             else:
                 await player.call("ready", entropy=os.urandom(32).hex())
-        return str(code)
+
+    async def _next_room(self) -> str:
+        """The room of the table's next game, as friends play again: the host makes a new
+        room, and each player leaves the last one's socket and sits down in the new one."""
+        async with httpx.AsyncClient(timeout=30, verify=_tls()) as http:
+            code = await self._new_room(http)
+        for player in self.players:
+            await player.close()
+            player.ws = None
+            player.sent_at.clear()
+            player.sealed.clear()
+        self.last_reveal.clear()
+        await self._seat_everyone(code)
+        return code
 
     async def _play(self, code: str) -> None:
         host = self.players[0]

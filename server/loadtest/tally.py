@@ -27,6 +27,11 @@ class Plan:
     # do not all start in the same instant: at human pace, the first bids of a thousand
     # tables dealt in the same millisecond would be a burst no site sees.
     ramp: float = 0.0
+    # Games each room plays one after the other, each in a room of its own (the players
+    # sit down in the next once one is over). With ``ramp`` about a game's length, the
+    # tables' phases spread out as a site's do, and the report adds what was measured
+    # while every room was playing: the steady state, without the start's waves.
+    games: int = 1
     # The protocol of older revisions (the baseline of ``--against``): the token in the
     # socket's URL instead of an ``auth`` frame, ``ready`` without deal entropy.
     legacy: bool = False
@@ -61,6 +66,11 @@ class Tally:
     errors: Counter[str] = field(default_factory=Counter)
     first_start: float = float("inf")  # wall clock (time.time), comparable across processes
     last_over: float = 0.0
+    games_over: int = 0
+    # The time every room that played all its games was playing: from the last such
+    # room's first start to the first such room's last game over.
+    all_playing: float = 0.0
+    one_done: float = float("inf")
 
     def add(self, other: Tally) -> None:
         self.rooms += other.rooms
@@ -76,6 +86,9 @@ class Tally:
         self.errors.update(other.errors)
         self.first_start = min(self.first_start, other.first_start)
         self.last_over = max(self.last_over, other.last_over)
+        self.games_over += other.games_over
+        self.all_playing = max(self.all_playing, other.all_playing)
+        self.one_done = min(self.one_done, other.one_done)
 
 
 def percentile(values: Sequence[float], p: float) -> float:
@@ -122,6 +135,33 @@ class Report:
         frames = self.tally.frames_in + self.tally.frames_out
         return frames / self.seconds if self.seconds else 0.0
 
+    @property
+    def steady_seconds(self) -> float:
+        """How long every room was playing (0: never all at once)."""
+        return max(0.0, self.tally.one_done - self.tally.all_playing)
+
+    def steady(self, values: Sequence[float], at: Sequence[float]) -> list[float]:
+        """The samples measured while every room was playing."""
+        start, end = self.tally.all_playing, self.tally.one_done
+        return [v for v, when in zip(values, at, strict=True) if start <= when <= end]
+
+    def _steady(self) -> str:
+        t = self.tally
+        parts = []
+        for name, values in (
+            ("move", self.steady(t.move_ms, t.move_at)),
+            ("fan-out", self.steady(t.fanout_ms, t.fanout_at)),
+        ):
+            if values:
+                parts.append(
+                    f"{name} p50 {percentile(values, 50):.1f} ms, "
+                    f"p99 {percentile(values, 99):.1f} ms (n={len(values)})"
+                )
+        return (
+            f"while every room played ({self.steady_seconds:.0f} s, from the last room's "
+            f"first start to the first room's last game over): " + "; ".join(parts or ["-"])
+        )
+
     def tenths(self, values: Sequence[float], at: Sequence[float]) -> list[float | None]:
         """p99 of ``values`` in each tenth of the games' time (``over_time``)."""
         return over_time(values, at, self.tally.first_start, self.tally.last_over, 99)
@@ -136,7 +176,10 @@ class Report:
         out = [
             f"loadtest: {plan.rooms} rooms x {plan.players} clients, {plan.game}, {rounds}, "
             f"pace {plan.pace:g} s, {self.processes} client processes, against {where}",
-            f"games finished: {t.finished}/{t.rooms} in {self.seconds:.1f} s",
+            f"games finished: {t.finished}/{t.rooms} in {self.seconds:.1f} s"
+            if plan.games == 1
+            else f"games finished: {t.games_over}/{t.rooms * plan.games} ({t.finished}/"
+            f"{t.rooms} rooms played all {plan.games}) in {self.seconds:.1f} s",
             f"moves: {t.moves} ({self.moves_per_second:.1f} moves/s)",
             f"frames: {t.frames_in} in, {t.frames_out} out "
             f"({self.frames_per_second:.0f} frames/s; "
@@ -161,6 +204,8 @@ class Report:
             )
             if t.fanout_at:
                 out[-1] += "; fan-out " + self._tenths(t.fanout_ms, t.fanout_at)
+        if plan.games > 1 and self.steady_seconds:
+            out.append(self._steady())
         if t.client_lag_ms:
             out.append(
                 f"the load generator's own loop lag (a {LAG_EVERY * 1000:.0f} ms timer in each "

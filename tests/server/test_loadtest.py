@@ -132,6 +132,47 @@ def test_percentiles_are_nearest_rank() -> None:
     assert loadtest.percentile([7.0], 99) == 7
 
 
+def test_rooms_play_game_after_game(redis_url: str, redis_prefix: str, fresh_database: str) -> None:
+    """``--games 2``: each table plays its second game in a new room once the first is over
+    (its players sit down again), and the report adds what was measured while every room
+    was playing."""
+    plan = loadtest.Plan(urls=(), rooms=2, players=3, rounds=1, games=2, ramp=0.3)
+    env = {
+        "TORTUGA_REDIS_URL": redis_url,
+        "TORTUGA_REDIS_PREFIX": redis_prefix,
+        "TORTUGA_DATABASE_URL": fresh_database,
+    }
+    report = loadtest.run(plan, processes=1, node_env=env)
+    tally = report.tally
+    assert not tally.errors, tally.errors
+    assert (tally.rooms, tally.finished, tally.games_over) == (2, 2, 4)
+    # Round 1 with 3 players, twice a room: a sealed bid of 3 seats, then a card each.
+    assert tally.moves == 2 * 2 * (3 + 3)
+    assert len(tally.move_ms) == 2 * 2 * 3 and len(tally.fanout_ms) == 2 * 2 * 3
+    # Every room was playing from the second room's start to the first room's end.
+    assert tally.first_start < tally.all_playing < tally.one_done < tally.last_over
+    inside = report.steady(tally.move_ms, tally.move_at)
+    assert 0 < len(inside) <= len(tally.move_ms)
+    lines = report.lines()
+    assert lines[1].startswith("games finished: 4/4 (2/2 rooms played all 2) in ")
+    [steady] = [line for line in lines if line.startswith("while every room played (")]
+    assert "move p50 " in steady and f"(n={len(inside)})" in steady
+
+
+def test_the_steady_state_is_the_time_every_room_played() -> None:
+    """Only the samples measured between the last room's first start and the first room's
+    last game over are the steady state's."""
+    tally = loadtest.Tally(rooms=2, all_playing=10.0, one_done=20.0, first_start=0.0)
+    tally.last_over = 30.0
+    report = loadtest.Report(
+        loadtest.Plan(urls=("http://x",), games=2), 1, tally, started_node=False
+    )
+    assert report.steady_seconds == 10.0
+    assert report.steady([1.0, 2.0, 3.0, 4.0], [5.0, 10.0, 20.0, 25.0]) == [2.0, 3.0]
+    never = loadtest.Tally(rooms=2, all_playing=20.0, one_done=10.0)
+    assert loadtest.Report(report.plan, 1, never, started_node=False).steady_seconds == 0
+
+
 def test_latencies_are_told_by_tenth_of_the_run() -> None:
     """A step's tail over its time: the p99 of the samples measured in each tenth of its
     games' time, none where none was measured; one at the very end is in the last tenth,
@@ -147,6 +188,11 @@ def test_latencies_are_told_by_tenth_of_the_run() -> None:
 def test_a_plan_the_game_refuses(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["loadtest", "--players", "9", "--url", "http://127.0.0.1:1", "--report", ""]) == 2
     assert "not for 9 players" in capsys.readouterr().err
+
+
+def test_a_room_plays_at_least_one_game(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["loadtest", "--games", "0", "--url", "http://127.0.0.1:1", "--report", ""]) == 2
+    assert "--games is at least 1" in capsys.readouterr().err
 
 
 def test_failures_are_counted_by_kind(capsys: pytest.CaptureFixture[str]) -> None:
