@@ -352,8 +352,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--against",
         default=None,
         metavar="REV",
-        help="also start a node of REV (a git revision, or a folder with its checkout) and "
-        "play every step against both, alternately: before/after in one run",
+        help="also start a node of REV (a git revision, or a folder with its checkout, run "
+        "on its own .venv if it has one) and play every step against both, alternately: "
+        "before/after in one run",
     )
     load.add_argument(
         "--report", default="loadtest-report.html", help="the HTML report ('' for none)"

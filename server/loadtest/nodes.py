@@ -66,6 +66,18 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             process.wait()
 
 
+def interpreter(checkout: Path | None) -> str:
+    """The Python a node of ``checkout`` runs on: the checkout's own environment when it
+    has one (``.venv``, as ``uv sync`` makes it: a folder given to ``--against`` with
+    another Python or other packages, compared in one run), else this one's (a worktree
+    made for the run has none)."""
+    if checkout is not None:
+        own = checkout / ".venv" / "bin" / "python"
+        if own.exists():
+            return str(own)
+    return sys.executable
+
+
 @contextlib.contextmanager
 def own_node(
     env: dict[str, str] | None = None,
@@ -76,7 +88,7 @@ def own_node(
     """``tortuga serve`` in a child process on a free port while it runs, then SIGTERM (it
     stops its embedded servers too) and its temporary data folder removed. ``checkout``:
     serve from that source tree (another revision's worktree: the baseline of
-    ``--against``) with this environment's Python and packages."""
+    ``--against``), with its own environment if it has one (``interpreter``)."""
     port = _free_port()
     data = Path(tempfile.mkdtemp(prefix="tortuga-loadtest-"))
     environment = {
@@ -89,7 +101,7 @@ def own_node(
     }
     if checkout is not None:
         environment["PYTHONPATH"] = str(checkout)
-    command = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1"]
+    command = [interpreter(checkout), "-m", "server.cli", "serve", "--host", "127.0.0.1"]
     command += ["--port", str(port)]
     if workers is not None:
         command += ["--workers", str(workers)]

@@ -222,6 +222,22 @@ async def test_the_clients_own_loop_lag_is_measured() -> None:
     assert min(tally.client_lag_ms) < 50
 
 
+def test_a_checkout_with_an_environment_of_its_own_is_served_by_it(tmp_path: Path) -> None:
+    """``--against`` a folder: its node runs on the folder's own ``.venv`` (another Python,
+    other packages) when it has one, else on this environment's Python, as a worktree
+    made for the run is."""
+    import sys
+
+    from server.loadtest.nodes import interpreter
+
+    assert interpreter(None) == sys.executable
+    assert interpreter(tmp_path) == sys.executable
+    own = tmp_path / ".venv" / "bin" / "python"
+    own.parent.mkdir(parents=True)
+    own.symlink_to(sys.executable)
+    assert interpreter(tmp_path) == str(own)
+
+
 def test_a_refused_http_call_is_counted_by_the_nodes_answer() -> None:
     """A node given by ``--url`` that still has its guest quota refuses the load test's
     guests: the count says so (``http-429 too-many-guests``), not a bare exception name."""
