@@ -163,6 +163,14 @@ class Player:
             with contextlib.suppress(Exception):
                 await self.ws.close()
 
+    async def leave(self) -> None:
+        """Close this room's socket and forget what was measured at it (the table's next
+        game is in a new room)."""
+        await self.close()
+        self.ws = None
+        self.sent_at.clear()
+        self.sealed.clear()
+
 
 # -- one room ------------------------------------------------------------------------------
 
@@ -262,10 +270,7 @@ class Table:
         async with httpx.AsyncClient(timeout=30, verify=_tls()) as http:
             code = await self._new_room(http)
         for player in self.players:
-            await player.close()
-            player.ws = None
-            player.sent_at.clear()
-            player.sealed.clear()
+            await player.leave()
         self.last_reveal.clear()
         await self._seat_everyone(code)
         return code

@@ -98,6 +98,14 @@ def percentile(values: Sequence[float], p: float) -> float:
     return ordered[int(rank) - 1]
 
 
+def p50_p99(values: Sequence[float]) -> str:
+    """``p50 X ms, p99 Y ms (n=N)`` of a non-empty list."""
+    return (
+        f"p50 {percentile(values, 50):.1f} ms, p99 {percentile(values, 99):.1f} ms "
+        f"(n={len(values)})"
+    )
+
+
 TENTHS = 10  # the windows of a run's time its latencies are also told by
 
 
@@ -107,9 +115,11 @@ def over_time(
     """The ``p`` percentile of ``values`` in each tenth of ``start``..``end`` by when each
     was measured (``at``; None: none in that tenth). A sample at ``end`` is in the last."""
     width = (end - start) / TENTHS
+    if width <= 0:
+        return [None] * TENTHS
     windows: list[list[float]] = [[] for _ in range(TENTHS)]
     for value, when in zip(values, at, strict=True):
-        if width > 0 and start <= when <= end:
+        if start <= when <= end:
             windows[min(TENTHS - 1, int((when - start) / width))].append(value)
     return [percentile(w, p) if w else None for w in windows]
 
@@ -153,10 +163,7 @@ class Report:
             ("fan-out", self.steady(t.fanout_ms, t.fanout_at)),
         ):
             if values:
-                parts.append(
-                    f"{name} p50 {percentile(values, 50):.1f} ms, "
-                    f"p99 {percentile(values, 99):.1f} ms (n={len(values)})"
-                )
+                parts.append(f"{name} {p50_p99(values)}")
         return (
             f"while every room played ({self.steady_seconds:.0f} s, from the last room's "
             f"first start to the first room's last game over): " + "; ".join(parts or ["-"])
@@ -193,9 +200,7 @@ class Report:
             )
         if t.fanout_ms:
             out.append(
-                f"reveal fan-out (last reveal -> revealed at each socket): p50 "
-                f"{percentile(t.fanout_ms, 50):.1f} ms, p99 {percentile(t.fanout_ms, 99):.1f} ms "
-                f"(n={len(t.fanout_ms)})"
+                "reveal fan-out (last reveal -> revealed at each socket): " + p50_p99(t.fanout_ms)
             )
         if t.move_at and self.seconds:
             out.append(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 
 from server import loadtest
 from server.cli import main
+from server.loadtest.nodes import interpreter
 from server.loadtest.players import _client_error, _watch_lag
 
 
@@ -226,10 +228,6 @@ def test_a_checkout_with_an_environment_of_its_own_is_served_by_it(tmp_path: Pat
     """``--against`` a folder: its node runs on the folder's own ``.venv`` (another Python,
     other packages) when it has one, else on this environment's Python, as a worktree
     made for the run is."""
-    import sys
-
-    from server.loadtest.nodes import interpreter
-
     assert interpreter(None) == sys.executable
     assert interpreter(tmp_path) == sys.executable
     own = tmp_path / ".venv" / "bin" / "python"
