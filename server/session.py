@@ -390,6 +390,20 @@ class Session:
             raise RoomError(p.NOT_YOUR_SEAT, f"your seat is {seat}")
         return room, seat
 
+    async def recalled_act(self, m: p.Act) -> int | None:
+        """The move made against the room as this node's own last step of it left it
+        (``Steps.written``: no read for a move at a table whose sockets are all here), or
+        None when that memory is missing or of no use; then the move goes by a read."""
+        steps = self.s.rooms.steps
+        recalled = steps.written(self.room_id())
+        if recalled is None:
+            return None
+        try:
+            room, seat = await self.my_room(m.seat, recalled)
+        except RoomError:
+            return None
+        return await steps.act_recalled(room, seat, m.move, m.version)
+
     # -- dispatch -------------------------------------------------------------------------
     async def dispatch(self, m: p.Inbound) -> None:
         rooms = self.s.rooms
@@ -429,8 +443,9 @@ class Session:
             case p.Kick():
                 await rooms.seats.kick(self.room_id(), user.id, m.seat)
             case p.Act():
-                room, seat = await self.my_room(m.seat)
-                await rooms.steps.act(room.id, seat, m.move, m.version, room=room)
+                if await self.recalled_act(m) is None:
+                    room, seat = await self.my_room(m.seat)
+                    await rooms.steps.act(room.id, seat, m.move, m.version, room=room)
             case p.Takeback():
                 room_id, seat = await self.my_seat(None)
                 await rooms.steps.takeback(room_id, seat, m.version)

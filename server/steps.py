@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import replace
 from typing import Any
 
 from engines.core import MoveError
@@ -44,6 +45,7 @@ log = logging.getLogger("tortuga.rooms")
 
 ACTIVITY_NOTE_MS = 10_000  # a game's activity in its users' "my rooms", at most this often
 NOTED_ROOMS = 100_000  # rooms whose last note a node remembers
+WRITTEN_ROOMS = 10_000  # rooms whose last step (as this node wrote it) a node remembers
 
 
 class _Unset:
@@ -74,6 +76,21 @@ class Steps:
         self.room_ttl = room_ttl
         self.archive_every = archive_every
         self._noted: dict[str, int] = {}  # room -> when its users' "my rooms" were noted
+        self._written: dict[str, Room] = {}  # room -> as this node's last step of it left it
+
+    def written(self, room_id: str) -> Room | None:
+        """The room as this node's own last step of it left it, if this node wrote that
+        step: a move at a table whose sockets are all here (server/homes.py) is checked
+        against it without reading the room. Only a hint: it may be behind the room (a
+        step another node wrote, a seat that changed hands): ``act_recalled`` says when."""
+        return self._written.get(room_id)
+
+    def _remember(self, room: Room | None, room_id: str) -> None:
+        self._written.pop(room_id, None)
+        if room is not None:
+            self._written[room_id] = room  # the newest last: the oldest go first
+            if len(self._written) > WRITTEN_ROOMS:
+                del self._written[next(iter(self._written))]
 
     async def act(
         self,
@@ -94,26 +111,68 @@ class Steps:
         for _ in range(RETRIES):
             if room is None or room.id != room_id:
                 room = await self.reader.get(room_id)
-            game, state = playing(room)
-            if version is not None and version != room.version:
-                raise RoomError(p.STALE_VERSION, f"the room is at version {room.version}")
-            prompt = game.prompt(state)
-            if prompt.sealed and seat in prompt.seats:
-                raise RoomError(p.SEALED_PHASE, "this phase is sealed: commit, then reveal")
-            try:
-                move = game.decode_move(move_json)
-                game.validate(state, seat, move)
-                new = game.step(state, {seat: move})
-            except MoveError as exc:
-                raise RoomError(exc.code, exc.message) from None
-            moves = {str(seat): move.to_json()}
-            proxies = [seat] if proxy else []
-            if await self.advance(room, new, kind=MOVE, moves=moves, defaults=[], proxies=proxies):
-                return room.version + 1
+            made = await self._move(room, seat, move_json, version, proxy=proxy)
+            if made is not None:
+                return made
             if version is not None:
                 raise RoomError(p.STALE_VERSION, "another move came first")
             room = None
         raise RoomError(p.BUSY, "the room is busy; try again")
+
+    async def act_recalled(
+        self, room: Room, seat: int, move_json: Any, version: int | None
+    ) -> int | None:
+        """One open move by ``seat`` checked against ``room`` as this node remembers it
+        (``written``) instead of as read: the version it produced, or None when the memory
+        is of no use -- it refuses the move (a refusal is only given by ``act``, from the
+        room as read) or it is behind the room (the write compares the room's version
+        *and* revision, so a seat that changed hands since is a lost race, and the caller
+        checks the seat again in the room as read). The memory is dropped either way."""
+        try:
+            made = await self._move(room, seat, move_json, version, expected_rev=room.rev)
+        except RoomError:
+            made = None
+        if made is None:
+            self._remember(None, room.id)
+        return made
+
+    async def _move(
+        self,
+        room: Room,
+        seat: int,
+        move_json: Any,
+        version: int | None,
+        *,
+        proxy: bool = False,
+        expected_rev: int | None = None,
+    ) -> int | None:
+        """One try of an open move against ``room``: the version it produced, None if the
+        compare-and-set lost; a refused move raises ``RoomError``."""
+        game, state = playing(room)
+        if version is not None and version != room.version:
+            raise RoomError(p.STALE_VERSION, f"the room is at version {room.version}")
+        prompt = game.prompt(state)
+        if prompt.sealed and seat in prompt.seats:
+            raise RoomError(p.SEALED_PHASE, "this phase is sealed: commit, then reveal")
+        try:
+            move = game.decode_move(move_json)
+            game.validate(state, seat, move)
+            new = game.step(state, {seat: move})
+        except MoveError as exc:
+            raise RoomError(exc.code, exc.message) from None
+        moves = {str(seat): move.to_json()}
+        proxies = [seat] if proxy else []
+        if await self.advance(
+            room,
+            new,
+            kind=MOVE,
+            moves=moves,
+            defaults=[],
+            proxies=proxies,
+            expected_rev=expected_rev,
+        ):
+            return room.version + 1
+        return None
 
     async def play_default(
         self, room_id: str, seat: int, version: int, *, proxy: bool = False
@@ -315,7 +374,22 @@ class Steps:
         finally:
             self.hooks.written(room.id, version, entry if won else None)
         if not won:
+            self._remember(None, room.id)
             return False
+        # Before any wait: a reply to this step may be read in the next turn of the loop.
+        if status == PLAYING and kind != START:
+            left = replace(
+                room,
+                version=version,
+                state=blob,
+                status=status,
+                deadline=due,
+                active_at=int(fields["active_at"]),
+                checkpoint=version if checkpoint else room.checkpoint,
+            )
+            self._remember(left, room.id)
+        else:
+            self._remember(None, room.id)
         log.debug(  # every step is in the room's log stream already
             "step",
             extra={"room": room.id, "version": version, "kind": kind, "seats": entry.seats},
