@@ -41,22 +41,54 @@ def _led(table: Table, state: State) -> tuple[str | None, bool]:
 
 
 def seat_view(table: Table, state: State, seat: int | None) -> dict[str, JSON]:
-    """The table as ``seat`` sees it; ``None`` is a spectator."""
-    names = table.deck.names
+    """The table as ``seat`` sees it; ``None`` is a spectator: what every viewer may see
+    (``_public``), then what only ``seat`` may -- its own hand and its legal moves."""
+    is_player = seat is not None and 0 <= seat < state.players
+    view = dict(_public(table, state))
+    if is_player and seat is not None:
+        names = table.deck.names
+        view["seat"] = seat
+        view["hand"] = [names[c] for c in state.hands[seat]]
+        view["legal"] = [m.to_json() for m in table.legal(state, seat)]
+    return view
+
+
+class _Shown:
+    """The public part of the last state shown (its views are asked for seat after seat
+    of one state: the hub renders a step for every seat at once). Held by identity, with
+    the state itself, so it can only ever be that state's; its values are never changed
+    after they are built (a view copies the top level before adding a seat's own)."""
+
+    __slots__ = ("public", "state", "table")
+
+    def __init__(self) -> None:
+        self.table: Table | None = None
+        self.state: State | None = None
+        self.public: dict[str, JSON] = {}
+
+
+_shown = _Shown()
+
+
+def _public(table: Table, state: State) -> dict[str, JSON]:
+    """What every viewer of ``state`` may see, seated or not: no hand but as a count, no
+    legal moves (they are the seat's own: a spectator has none)."""
+    shown = _shown
+    if shown.state is state and shown.table is table:
+        return shown.public
     players = state.players
-    is_player = seat is not None and 0 <= seat < players
     outcome = table.outcome(state)
     led, led_open = _led(table, state) if state.phase == PLAY else (None, False)
-    view: dict[str, JSON] = {
+    public: dict[str, JSON] = {
         "game": state.game,
         "players": players,
-        "seat": seat if is_player else None,
+        "seat": None,
         "round": state.round,
         "rounds": state.rounds,
         "cards": table.cards_per_hand(players, state.round),
         "dealer": table.dealer(state),
         "phase": PHASES[state.phase],
-        "hand": [names[c] for c in state.hands[seat]] if is_player and seat is not None else None,
+        "hand": None,
         "hand_sizes": [len(state.hands[s]) for s in range(players)],
         "ghost": (
             {"seat": 2, "pile": len(state.hands[2]), "tricks": state.tricks[2]}
@@ -91,14 +123,11 @@ def seat_view(table: Table, state: State, seat: int | None) -> dict[str, JSON]:
         ],
         "scores": table.totals(state),
         "prompt": table.prompt(state).to_json(),
-        "legal": (
-            [m.to_json() for m in table.legal(state, seat)]
-            if is_player and seat is not None
-            else []
-        ),
+        "legal": [],
         "outcome": outcome.to_json() if outcome else None,
     }
-    return view
+    shown.table, shown.state, shown.public = table, state, public
+    return public
 
 
 def full_view(table: Table, state: State) -> dict[str, JSON]:
