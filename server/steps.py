@@ -76,19 +76,21 @@ class Steps:
         self.room_ttl = room_ttl
         self.archive_every = archive_every
         self._noted: dict[str, int] = {}  # room -> when its users' "my rooms" were noted
-        self._written: dict[str, Room] = {}  # room -> as this node's last step of it left it
+        # room -> as this node's last step of it left it, and that step's state, decoded
+        self._written: dict[str, tuple[Room, Any]] = {}
 
     def written(self, room_id: str) -> Room | None:
         """The room as this node's own last step of it left it, if this node wrote that
         step: a move at a table whose sockets are all here (server/homes.py) is checked
         against it without reading the room. Only a hint: it may be behind the room (a
         step another node wrote, a seat that changed hands): ``act_recalled`` says when."""
-        return self._written.get(room_id)
+        recalled = self._written.get(room_id)
+        return recalled[0] if recalled is not None else None
 
-    def _remember(self, room: Room | None, room_id: str) -> None:
+    def _remember(self, room: Room | None, room_id: str, state: Any = None) -> None:
         self._written.pop(room_id, None)
         if room is not None:
-            self._written[room_id] = room  # the newest last: the oldest go first
+            self._written[room_id] = (room, state)  # the newest last: the oldest go first
             if len(self._written) > WRITTEN_ROOMS:
                 del self._written[next(iter(self._written))]
 
@@ -128,8 +130,13 @@ class Steps:
         room as read) or it is behind the room (the write compares the room's version
         *and* revision, so a seat that changed hands since is a lost race, and the caller
         checks the seat again in the room as read). The memory is dropped either way."""
+        recalled = self._written.get(room.id)
+        # the state as the step left it, not decoded again (states are immutable)
+        state = recalled[1] if recalled is not None and recalled[0] is room else None
         try:
-            made = await self._move(room, seat, move_json, version, expected_rev=room.rev)
+            made = await self._move(
+                room, seat, move_json, version, expected_rev=room.rev, state=state
+            )
         except RoomError:
             made = None
         if made is None:
@@ -145,10 +152,15 @@ class Steps:
         *,
         proxy: bool = False,
         expected_rev: int | None = None,
+        state: Any = None,
     ) -> int | None:
-        """One try of an open move against ``room``: the version it produced, None if the
-        compare-and-set lost; a refused move raises ``RoomError``."""
-        game, state = playing(room)
+        """One try of an open move against ``room`` (``state``: its state, decoded
+        already): the version it produced, None if the compare-and-set lost; a refused
+        move raises ``RoomError``."""
+        if state is None:
+            game, state = playing(room)
+        else:
+            game = room.game
         if version is not None and version != room.version:
             raise RoomError(p.STALE_VERSION, f"the room is at version {room.version}")
         prompt = game.prompt(state)
@@ -387,7 +399,7 @@ class Steps:
                 active_at=int(fields["active_at"]),
                 checkpoint=version if checkpoint else room.checkpoint,
             )
-            self._remember(left, room.id)
+            self._remember(left, room.id, state)
         else:
             self._remember(None, room.id)
         log.debug(  # every step is in the room's log stream already
