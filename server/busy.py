@@ -4,7 +4,7 @@ A node does two kinds of work on one event loop: what a player waits for (a move
 fan-out) and what nobody waits for (the archiver's writes to Postgres). At 1,000 rooms the
 tables' rounds come in waves, and a wave of round ends is a wave of archive records: written
 at once, they took the loop from the players for seconds (move latency p99 in the hundreds of
-milliseconds, README "Speed"). The archiver asks ``calm`` before each record: while the loop
+milliseconds, docs/SPEED.md). The archiver asks ``calm`` before each record: while the loop
 runs its timers late, it waits (at most ``MOST_SECONDS`` a record, so the archive is never
 starved), and the records written later are written all the same.
 """

@@ -4,7 +4,7 @@ CPython's cyclic collector scans, in a full (generation 2) collection, every obj
 survived the younger ones: on a node with 4,000 open sockets that is some 380,000 objects
 (each socket's transport, protocols, coroutines, tasks and frames), and each full
 collection stopped the node for 100-300 ms -- every few seconds under load, the longest
-waits a move had at 1,000 rooms (README "Speed"). What such a collection finds is little
+waits a move had at 1,000 rooms (docs/SPEED.md). What such a collection finds is little
 (a few hundred to a few thousand objects: asyncio breaks its own cycles when a socket
 closes), so the node freezes what lives (``gc.freeze``: moved where no collection looks)
 at start and every ``FREEZE_SECONDS`` (every second: a wave of new sockets would otherwise

@@ -2,7 +2,7 @@
 
 Any node serves any room (rooms live in Redis), so the kernel may hand a room's sockets to
 different workers -- and then every step of that room is received, read from the log,
-decoded and rendered by each of them (README "Speed": 1.6 against 1.0 ms of CPU per move
+decoded and rendered by each of them (docs/SPEED.md: 1.6 against 1.0 ms of CPU per move
 with two workers). Here each room has a home, worker ``crc32(room) % N``, and a socket that
 says which room it is for (``GET /ws?room=CODE``, what a room's page opens) is passed to
 that worker before its handshake: the worker the kernel chose reads the request line,

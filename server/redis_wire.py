@@ -6,7 +6,7 @@ commit or a reveal, presence, the clock) goes over a ``Wire``, not redis-py's cl
 transactions, the admin's pipelines). Why: under load, redis-py's per-command path -- a
 connection checked out of a pool, a retry wrapper, a timeout scope, the command packed in
 Python, one write syscall per command, the reply through response callbacks -- cost a node
-about 40 % of its CPU (py-spy at saturation, README "Speed"), 50 us a command, where the
+about 40 % of its CPU (py-spy at saturation, docs/SPEED.md), 50 us a command, where the
 protocol work itself is a few microseconds.
 
 A ``Wire`` keeps one connection per Redis server (Redis runs one command at a time anyway)
