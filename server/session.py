@@ -396,8 +396,8 @@ class Session:
         None when that memory is missing or of no use; then the move goes by a read."""
         steps = self.s.rooms.steps
         recalled = steps.written(self.room_id())
-        if recalled is None:
-            return None
+        if recalled is None or recalled.version < self.conn.version:
+            return None  # none, or behind what this socket was sent: another node wrote since
         try:
             room, seat = await self.my_room(m.seat, recalled)
         except RoomError:

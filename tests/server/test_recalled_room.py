@@ -97,8 +97,24 @@ async def test_a_move_the_memory_refuses_is_decided_by_the_room(
     assert steps_a.written(table.id).version == behind  # a's memory is behind now
     # seat 1 again, from a: a card legal by a's memory (seat 1's view then), refused
     card = choose("skull-king", behind_view, rng)
-    error = await tab.call("act", move=card)
+    await tab.has_version(behind + 1)
+    writes: list[int] = []
+    store = steps_a.store
+    real_write = store.write_step
+
+    async def counted(room_id: str, **kw: Any) -> Any:
+        writes.append(kw["expected_version"])
+        return await real_write(room_id, **kw)
+
+    store.write_step = counted
+    try:
+        error = await tab.call("act", move=card)
+    finally:
+        store.write_step = real_write
     assert error["type"] == "error" and error["code"] == "not-your-turn", error
+    # The tab was sent a version past a's memory: the memory is not even tried (no write
+    # that could only lose).
+    assert writes == []
     # seat 2, from a: refused by a's memory, allowed by the room
     versions = await log_versions(redis_client, redis_prefix, table.id)
     card = choose("skull-king", latest(clients[2])["view"], rng)
