@@ -32,6 +32,22 @@ def _views(person: Person) -> list[dict[str, Any]]:
     return [f["view"] for f in person.frames if isinstance(f.get("view"), dict)]
 
 
+def _shown_this_round(person: Person) -> set[str]:
+    """The cards of the current round that were face up in a row or picked in a tie."""
+    views = _views(person)
+    if not views:
+        return set()
+    now = views[-1]["round"]
+    shown: set[str] = set()
+    for v in views:
+        if v["round"] == now:
+            for row in v["rows"]:
+                shown.update(row["up"])
+            for offer in v["auction"]:
+                shown.update(p for p in offer["picks"] if p)
+    return shown
+
+
 def _step(alice: Person, shoot: Any = None) -> str:
     """Do what the table asks: bids by keyboard (a digit, then Enter on the seal button),
     everything else by clicking."""
@@ -56,14 +72,19 @@ def _step(alice: Person, shoot: Any = None) -> str:
         elif what == "award":
             page.locator("[data-prompt='award'] button[data-award]").first.click(timeout=2000)
         elif what == "ditch":
-            cards = page.locator(".hand-zone button.card:not([disabled])")
-            cards.nth(0).click(timeout=2000)
+            # Cards nobody saw face up first (the rows' face-up cards and the picks are
+            # public): what a spectator must never learn, so the leak check at the end of
+            # the test always has cards to look for, whatever the deal.
+            names = page.eval_on_selector_all(
+                ".hand-zone button.card:not([disabled])", "bs => bs.map(b => b.dataset.card)"
+            )
+            shown = _shown_this_round(alice)
+            first, second = sorted(names, key=lambda name: name in shown)[:2]
+            page.click(f".hand-zone button.card[data-card='{first}']", timeout=2000)
             assert page.locator(".hand-zone button.card.chosen").count() == 1
             if shoot is not None:
                 shoot(what)
-            page.locator(".hand-zone button.card:not([disabled]):not(.chosen)").first.click(
-                timeout=2000
-            )
+            page.click(f".hand-zone button.card[data-card='{second}']", timeout=2000)
             page.click("[data-prompt='ditch'] button[data-key='seal']", timeout=2000)
         elif what == "predict":
             page.locator("[data-prompt='predict'] button[data-predict]").nth(1).click(timeout=2000)
