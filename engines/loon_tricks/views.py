@@ -29,6 +29,7 @@ from engines.loon_tricks.state import (
     State,
 )
 from engines.loon_tricks.trick import winner
+from engines.shown import Shown
 
 if TYPE_CHECKING:
     from engines.loon_tricks.rules import LoonTricks
@@ -66,16 +67,32 @@ def _offer(offer: Offer) -> dict[str, JSON]:
 
 
 def seat_view(game: LoonTricks, state: State, seat: int | None) -> dict[str, JSON]:
-    """The table as ``seat`` sees it; ``None`` is a spectator."""
+    """The table as ``seat`` sees it; ``None`` is a spectator: what every viewer may see
+    (``_public``), then what only ``seat`` may -- its hand, its ditched cards, its own loon
+    total and its legal moves."""
+    view = _shown.view(game, state, lambda: _public(game, state))
+    if seat is not None and 0 <= seat < state.players:
+        view["seat"] = seat
+        view["hand"] = _names(state.hands[seat])
+        view["ditched"] = _names(state.ditched[seat])
+        view["loon"] = state.loon[seat]
+        view["legal"] = [m.to_json() for m in game.legal(state, seat)]
+    return view
+
+
+_shown = Shown()
+
+
+def _public(game: LoonTricks, state: State) -> dict[str, JSON]:
+    """What every viewer of ``state`` may see, seated or not (a spectator's view)."""
     n = state.players
-    mine = seat if seat is not None and 0 <= seat < n else None
     over = state.phase == OVER
     outcome = game.outcome(state)
     in_auction = state.phase in (BID, PICK, AWARD)
     view: dict[str, JSON] = {
         "game": game.id,
         "players": n,
-        "seat": mine,
+        "seat": None,
         "round": state.round,
         "rounds": state.rounds,
         "phase": PHASES[state.phase],
@@ -88,8 +105,8 @@ def seat_view(game: LoonTricks, state: State, seat: int | None) -> dict[str, JSO
             }
             for r, row in enumerate(state.scores)
         ],
-        "hand": _names(state.hands[mine]) if mine is not None else None,
-        "ditched": _names(state.ditched[mine]) if mine is not None else None,
+        "hand": None,
+        "ditched": None,
         "hand_sizes": [len(h) for h in state.hands],
         "rows": [
             {
@@ -127,14 +144,14 @@ def seat_view(game: LoonTricks, state: State, seat: int | None) -> dict[str, JSO
         ),
         # "a player's total is shown to that player only ... and all totals are shown at
         # the end"; every payment and collection is public as it happens.
-        "loon": state.loon[mine] if mine is not None else None,
+        "loon": None,
         "totals": list(state.loon) if over else None,
         "ledger": [
             {"round": e.round, "seat": e.seat, "amount": e.amount, "what": e.what}
             for e in state.ledger
         ],
         "prompt": game.prompt(state).to_json(),
-        "legal": [m.to_json() for m in game.legal(state, mine)] if mine is not None else [],
+        "legal": [],
         "outcome": outcome.to_json() if outcome else None,
     }
     return view

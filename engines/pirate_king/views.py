@@ -22,6 +22,7 @@ from engines.pirate_king.state import (
     State,
 )
 from engines.pirate_king.table import ROUNDS, Table
+from engines.shown import Shown
 
 if TYPE_CHECKING:
     from engines.pirate_king.rules import PirateKing
@@ -69,9 +70,33 @@ def _made(state: State, seat: int) -> JSON:
 
 
 def seat_view(game: PirateKing, state: State, seat: int | None) -> dict[str, JSON]:
-    """The table as ``seat`` sees it; ``None`` is a spectator."""
+    """The table as ``seat`` sees it; ``None`` is a spectator: what every viewer may see
+    (``_public``), then what only ``seat`` may -- the top cards of its pile it has looked
+    at, its decision and its legal moves."""
+    view = _shown.view(game, state, lambda: _public(game, state))
+    if seat is not None and 0 <= seat < state.players:
+        decision = state.pending[seat]
+        view["seat"] = seat
+        view["known"] = [NAMES[c] for c in state.piles[seat][: state.known[seat]]]
+        view["decision"] = (
+            {
+                "kind": DECISION_NAMES[decision.kind],
+                "card": NAMES[decision.card],
+                "n": decision.n,
+            }
+            if decision is not None
+            else None
+        )
+        view["legal"] = [m.to_json() for m in game.legal(state, seat)]
+    return view
+
+
+_shown = Shown()
+
+
+def _public(game: PirateKing, state: State) -> dict[str, JSON]:
+    """What every viewer of ``state`` may see, seated or not (a spectator's view)."""
     players = state.players
-    me = seat if seat is not None and 0 <= seat < players else None
     table = Table(state)
     outcome = game.outcome(state)
     prompt = game.prompt(state)
@@ -95,11 +120,10 @@ def seat_view(game: PirateKing, state: State, seat: int | None) -> dict[str, JSO
                 "made": _made(state, s),
             }
         )
-    decision = state.pending[me] if me is not None else None
     view: dict[str, JSON] = {
         "game": game.id,
         "players": players,
-        "seat": me,
+        "seat": None,
         "round": state.round,
         "rounds": ROUNDS,
         "phase": PHASES[state.phase],
@@ -119,24 +143,14 @@ def seat_view(game: PirateKing, state: State, seat: int | None) -> dict[str, JSO
         "ranking": [list(g) for g in state.ranking],
         "picks": state.picks,
         "tie": sorted(tie) if tie is not None else None,
-        # Only the seat's own: the top cards it has looked at, and its decision.
-        "known": (
-            [NAMES[c] for c in state.piles[me][: state.known[me]]] if me is not None else None
-        ),
-        "decision": (
-            {
-                "kind": DECISION_NAMES[decision.kind],
-                "card": NAMES[decision.card],
-                "n": decision.n,
-            }
-            if decision is not None
-            else None
-        ),
+        # Only the seat's own (``seat_view``): the top cards it has looked at, its decision.
+        "known": None,
+        "decision": None,
         "winner": state.winner if state.winner >= 0 else None,
         # Each round's crowns per seat at its end (the game-over chart).
         "tallies": [list(t) for t in state.tallies],
         "prompt": prompt.to_json(),
-        "legal": [m.to_json() for m in game.legal(state, me)] if me is not None else [],
+        "legal": [],
         "outcome": outcome.to_json() if outcome else None,
     }
     return view

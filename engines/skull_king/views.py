@@ -8,6 +8,7 @@ stock, the seed, or a bid before the reveal (the engine does not even hold those
 from __future__ import annotations
 
 from engines.core import JSON
+from engines.shown import Shown
 from engines.skull_king import trick
 from engines.skull_king.cards import AS_NAMES, ESCAPE
 from engines.skull_king.state import BID, OVER, PLAY, Played, State
@@ -44,7 +45,7 @@ def seat_view(table: Table, state: State, seat: int | None) -> dict[str, JSON]:
     """The table as ``seat`` sees it; ``None`` is a spectator: what every viewer may see
     (``_public``), then what only ``seat`` may -- its own hand and its legal moves."""
     is_player = seat is not None and 0 <= seat < state.players
-    view = dict(_public(table, state))
+    view = _shown.view(table, state, lambda: _public(table, state))
     if is_player and seat is not None:
         names = table.deck.names
         view["seat"] = seat
@@ -53,29 +54,12 @@ def seat_view(table: Table, state: State, seat: int | None) -> dict[str, JSON]:
     return view
 
 
-class _Shown:
-    """The public part of the last state shown (its views are asked for seat after seat
-    of one state: the hub renders a step for every seat at once). Held by identity, with
-    the state itself, so it can only ever be that state's; its values are never changed
-    after they are built (a view copies the top level before adding a seat's own)."""
-
-    __slots__ = ("public", "state", "table")
-
-    def __init__(self) -> None:
-        self.table: Table | None = None
-        self.state: State | None = None
-        self.public: dict[str, JSON] = {}
-
-
-_shown = _Shown()
+_shown = Shown()
 
 
 def _public(table: Table, state: State) -> dict[str, JSON]:
     """What every viewer of ``state`` may see, seated or not: no hand but as a count, no
     legal moves (they are the seat's own: a spectator has none)."""
-    shown = _shown
-    if shown.state is state and shown.table is table:
-        return shown.public
     players = state.players
     outcome = table.outcome(state)
     led, led_open = _led(table, state) if state.phase == PLAY else (None, False)
@@ -126,7 +110,6 @@ def _public(table: Table, state: State) -> dict[str, JSON]:
         "legal": [],
         "outcome": outcome.to_json() if outcome else None,
     }
-    shown.table, shown.state, shown.public = table, state, public
     return public
 
 

@@ -164,25 +164,3 @@ def test_the_view_names_the_suit_to_follow(
     state = table(game, hands, bids=[0, 0, 0, 0], trick=trick)
     view = game.view(state, 0)
     assert (view["led"], view["led_open"]) == (led, led_open)
-
-
-@pytest.mark.parametrize("game", GAMES, ids=IDS)
-def test_views_of_one_state_seat_after_seat_are_each_seats_own(game: SkullKing) -> None:
-    """The public part of a state is built once for all its viewers (views.py, ``_public``):
-    a spectator asked after a seat, or a seat after another, still sees only what it may
-    -- each view equals the one of a fresh copy of the state, built from nothing -- and a
-    view changed by its receiver changes no other view."""
-    for state in states(game, 4, b"seat-after-seat")[::3]:
-        for order in ([0, None, 1, 3, None, 2], [None, 2, 0, None]):
-            views = []
-            for seat in order:  # one state's views, one after the other
-                view = game.view(state, seat)
-                views.append(view)
-                if seat is None:
-                    assert view["hand"] is None and view["legal"] == []
-                view["hand"], view["legal"] = ["changed"], ["changed"]
-                assert game.view(state, None)["hand"] is None
-                assert game.view(state, None)["legal"] == []
-            for seat, view in zip(order, views, strict=True):
-                fresh = game.view(game.decode(game.encode(state)), seat)  # another object
-                assert {**view, "hand": fresh["hand"], "legal": fresh["legal"]} == fresh
