@@ -36,14 +36,11 @@ from server.room_list import PublicList
 from server.store import member
 
 CROWD = 64  # jobs waiting beyond which ``later`` no longer waits for a calm loop
-HELPERS = 7  # workers beside the first while the work after steps falls behind
 # A job that has waited this long (seconds) no longer waits for a calm loop: well before the
 # clock's rescue of a final record (``archive_rescue``, 5 s) takes it for a dead node's.
 PATIENCE = 1.0
 
 log = logging.getLogger("tortuga.rooms")
-
-Job = Callable[[], Awaitable[None]]
 
 
 class GameEnd:
@@ -66,99 +63,51 @@ class GameEnd:
         self.archive_rescue_ms = int(archive_rescue * 1000)
         self.lease_ms = int(lease * 1000)
         self.pace = pace  # awaited before each job of ``later`` (server/busy.py)
-        # room -> its jobs not yet started, in order, each with when it was queued (on the
-        # loop's clock); a room is here from its first job queued to its last one's end
-        self._rooms: dict[str, collections.deque[tuple[float, Job]]] = {}
-        self._ready: collections.deque[str] = collections.deque()  # rooms with a job to start
-        self._queued = 0  # jobs not yet started, of every room
-        self._main: asyncio.Task[None] | None = None
-        self._helpers: set[asyncio.Task[None]] = set()
+        # (when it was queued, on the loop's clock; the job)
+        self._later: collections.deque[tuple[float, Callable[[], Awaitable[None]]]] = (
+            collections.deque()
+        )
+        self._working: asyncio.Task[None] | None = None
 
     # -- after a step: what nobody waits for ----------------------------------------------
-    def later(self, job: Job, room: str = "") -> None:
+    def later(self, job: Callable[[], Awaitable[None]]) -> None:
         """Run ``job`` (a checkpoint, a game's final record) after the step that called for
-        it, after the jobs of ``room`` called for before it, each once the loop is calm
-        (``pace``): a wave of round ends or game ends at 1,000 tables is then not written in
-        the middle of the next moves. Rooms take turns, one job each. A job lost with its
-        node is the clock's to do (``archive_overdue``) or, for a checkpoint, the next
-        checkpoint's and the final record's.
-
-        While the work falls behind (``_behind``), up to ``HELPERS`` more workers start the
-        jobs of other rooms beside it: a job is mostly round trips to Redis, which at
-        saturation (hundreds of callbacks a turn of the loop) each wait a turn, so one job
-        after the other fell further behind the more the node was loaded (at 120 rooms
-        playing game after game, records waited up to 16 s)."""
-        loop = asyncio.get_running_loop()
-        jobs = self._rooms.get(room)
-        if jobs is None:
-            jobs = self._rooms[room] = collections.deque()
-            self._ready.append(room)
-        jobs.append((loop.time(), job))
-        self._queued += 1
-        if self._main is None or self._main.done():
-            self._main = loop.create_task(self._work(helper=False))
-        else:
-            self._help()
-
-    def _help(self) -> None:
-        """One more worker, while the work is behind and another room has a job to start."""
-        if len(self._helpers) < HELPERS and len(self._ready) > 1 and self._behind():
-            helper = asyncio.get_running_loop().create_task(self._work(helper=True))
-            self._helpers.add(helper)
-            helper.add_done_callback(self._helpers.discard)
+        it, in order with the others, each once the loop is calm (``pace``): a wave of
+        round ends or game ends at 1,000 tables is then not written in the middle of the
+        next moves. A job lost with its node is the clock's to do (``archive_overdue``) or,
+        for a checkpoint, the next checkpoint's and the final record's."""
+        self._later.append((asyncio.get_running_loop().time(), job))
+        if self._working is None or self._working.done():
+            self._working = asyncio.get_running_loop().create_task(self._work())
 
     @property
     def pending(self) -> bool:
         """Jobs of ``later`` wait or run."""
-        return bool(self._rooms)
+        return bool(self._later) or (self._working is not None and not self._working.done())
 
-    def _behind(self) -> bool:
-        """A queue this long, or a job this old, is work falling behind (a node at
-        saturation): records must not pile up unbounded, and a final record waiting past
-        its rescue's due time would be rebuilt by the clock as if this node had died."""
-        if self._queued >= CROWD:
-            return True
-        if not self._ready:
-            return False
-        oldest = self._rooms[self._ready[0]][0][0]
-        return asyncio.get_running_loop().time() - oldest >= PATIENCE
-
-    async def _work(self, *, helper: bool) -> None:
-        """Start the rooms' jobs in turn until none is left (a helper: until the work is no
-        longer behind)."""
+    async def _work(self) -> None:
         loop = asyncio.get_running_loop()
-        while self._ready and (not helper or self._behind()):
-            room = self._ready.popleft()
-            jobs = self._rooms[room]
-            queued, job = jobs.popleft()
-            self._queued -= 1
-            if not helper:
-                self._help()
+        while self._later:
+            queued, job = self._later.popleft()
             try:
-                behind = self._queued >= CROWD or loop.time() - queued >= PATIENCE
+                # A queue this long, or a job this old, is work falling behind (a node at
+                # saturation): it is done at once, not a calm wait a job (records must not
+                # pile up unbounded, and a final record waiting past its rescue's due time
+                # would be rebuilt by the clock as if this node had died).
+                behind = len(self._later) >= CROWD or loop.time() - queued >= PATIENCE
                 if self.pace is not None and not behind:
                     await self.pace()
                 await job()
             except Exception:
                 log.exception("archive work after a step failed")
-            finally:
-                if jobs:
-                    self._ready.append(room)  # its next job, after the rooms waiting
-                else:
-                    del self._rooms[room]
 
     async def settle(self, timeout: float) -> None:
         """Let the jobs waiting run (the node stops), at most ``timeout`` seconds."""
-        loop = asyncio.get_running_loop()
-        end = loop.time() + timeout
-        self.pace = None  # no more waiting for a calm loop
-        while True:  # the workers, and the helpers they started meanwhile
-            working = [t for t in (self._main, *self._helpers) if t is not None and not t.done()]
-            left = end - loop.time()
-            if not working or left <= 0:
-                return
+        working = self._working
+        if working is not None and not working.done():
+            self.pace = None  # no more waiting for a calm loop
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(asyncio.gather(*working)), left)
+                await asyncio.wait_for(asyncio.shield(working), timeout)
 
     async def abandon(self, room_id: str, user_id: str | None, reason: str) -> Room:
         """End the game under way without finishing it: status ``abandoned``, a last

@@ -411,13 +411,12 @@ class Steps:
         await self._note_activity(room, status, kind)
         ending = self.ending
         if status == FINISHED:
-            ending.later(lambda: ending.archive_end(rescue), room.id)
+            ending.later(lambda: ending.archive_end(rescue))
         else:
             if checkpoint:
                 since, read = room.checkpoint + 1, None if kind == START else room
                 ending.later(
-                    lambda: ending.archive(room.id, checkpoint=version, since=since, room=read),
-                    room.id,
+                    lambda: ending.archive(room.id, checkpoint=version, since=since, room=read)
                 )
             if bots_owe or won == 2:
                 self.hooks.turn(room.id)

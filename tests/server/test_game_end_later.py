@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from server.game_end import CROWD, HELPERS, GameEnd
+from server.game_end import CROWD, GameEnd
 
 
 def ending(pace: Any = None) -> GameEnd:
@@ -155,59 +155,3 @@ async def test_settle_stops_waiting_for_calm_and_gives_up_after_its_timeout() ->
     end.later(record)
     await end.settle(0.3)  # no more waits for calm; the stuck job holds the queue: timed out
     assert done == ["record"] and paced == 1
-
-
-async def test_when_behind_other_rooms_jobs_run_beside_each_rooms_in_order(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A job is mostly round trips to Redis: while the work falls behind, the jobs of up to
-    1 + HELPERS rooms run at once, and each room's jobs still one after the other, in the
-    order they were called for (a game's checkpoints, then its final record)."""
-    monkeypatch.setattr("server.game_end.PATIENCE", 0.05)
-    end = ending()
-    running: set[str] = set()
-    most = 0
-    done: dict[str, list[int]] = {}
-
-    def job(room: str, i: int) -> Any:
-        async def run() -> None:
-            nonlocal most
-            assert room not in running  # never two jobs of one room at once
-            running.add(room)
-            most = max(most, len(running))
-            await asyncio.sleep(0.02)  # its round trips
-            running.discard(room)
-            done.setdefault(room, []).append(i)
-
-        return run
-
-    rooms = [f"room{r}" for r in range(12)]
-    for i in range(4):
-        for room in rooms:
-            end.later(job(room, i), room)
-    await end.settle(5.0)
-    assert done == {room: [0, 1, 2, 3] for room in rooms}
-    assert most == 1 + HELPERS
-    assert not end.pending
-
-
-async def test_not_behind_one_job_at_a_time() -> None:
-    """A node keeping up runs the work after its steps one job at a time."""
-    end = ending()
-    running = 0
-    most = 0
-
-    def job() -> Any:
-        async def run() -> None:
-            nonlocal running, most
-            running += 1
-            most = max(most, running)
-            await asyncio.sleep(0.001)
-            running -= 1
-
-        return run
-
-    for r in range(5):
-        end.later(job(), f"room{r}")
-    await end.settle(5.0)
-    assert most == 1
