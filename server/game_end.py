@@ -36,9 +36,6 @@ from server.room_list import PublicList
 from server.store import member
 
 CROWD = 64  # jobs waiting beyond which ``later`` no longer waits for a calm loop
-# A job that has waited this long (seconds) no longer waits for a calm loop: well before the
-# clock's rescue of a final record (``archive_rescue``, 5 s) takes it for a dead node's.
-PATIENCE = 1.0
 
 log = logging.getLogger("tortuga.rooms")
 
@@ -63,10 +60,7 @@ class GameEnd:
         self.archive_rescue_ms = int(archive_rescue * 1000)
         self.lease_ms = int(lease * 1000)
         self.pace = pace  # awaited before each job of ``later`` (server/busy.py)
-        # (when it was queued, on the loop's clock; the job)
-        self._later: collections.deque[tuple[float, Callable[[], Awaitable[None]]]] = (
-            collections.deque()
-        )
+        self._later: collections.deque[Callable[[], Awaitable[None]]] = collections.deque()
         self._working: asyncio.Task[None] | None = None
 
     # -- after a step: what nobody waits for ----------------------------------------------
@@ -76,7 +70,7 @@ class GameEnd:
         round ends or game ends at 1,000 tables is then not written in the middle of the
         next moves. A job lost with its node is the clock's to do (``archive_overdue``) or,
         for a checkpoint, the next checkpoint's and the final record's."""
-        self._later.append((asyncio.get_running_loop().time(), job))
+        self._later.append(job)
         if self._working is None or self._working.done():
             self._working = asyncio.get_running_loop().create_task(self._work())
 
@@ -86,16 +80,12 @@ class GameEnd:
         return bool(self._later) or (self._working is not None and not self._working.done())
 
     async def _work(self) -> None:
-        loop = asyncio.get_running_loop()
         while self._later:
-            queued, job = self._later.popleft()
+            job = self._later.popleft()
             try:
-                # A queue this long, or a job this old, is work falling behind (a node at
-                # saturation): it is done at once, not a calm wait a job (records must not
-                # pile up unbounded, and a final record waiting past its rescue's due time
-                # would be rebuilt by the clock as if this node had died).
-                behind = len(self._later) >= CROWD or loop.time() - queued >= PATIENCE
-                if self.pace is not None and not behind:
+                # A queue this long is work falling behind (a node at saturation): it is
+                # done at once, not a calm wait a job (records must not pile up unbounded).
+                if self.pace is not None and len(self._later) < CROWD:
                     await self.pace()
                 await job()
             except Exception:
