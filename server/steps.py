@@ -411,7 +411,7 @@ class Steps:
         await self._note_activity(room, status, kind)
         ending = self.ending
         if status == FINISHED:
-            ending.later(lambda: ending.archive_end(rescue))
+            ending.later(lambda: ending.archive_end(rescue), first=True)
         else:
             if checkpoint:
                 since, read = room.checkpoint + 1, None if kind == START else room

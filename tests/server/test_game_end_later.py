@@ -123,3 +123,25 @@ async def test_settle_stops_waiting_for_calm_and_gives_up_after_its_timeout() ->
     end.later(record)
     await end.settle(0.3)  # no more waits for calm; the stuck job holds the queue: timed out
     assert done == ["record"] and paced == 1
+
+
+async def test_final_records_run_before_the_checkpoints_waiting() -> None:
+    """A game's final record goes before every checkpoint waiting, final records in the
+    order they came: it must be on the stream before its rescue comes due, and the
+    archiver takes records in any order (a checkpoint behind it changes nothing)."""
+    seen: list[str] = []
+    end = ending()
+
+    def job(name: str) -> Any:
+        async def run() -> None:
+            seen.append(name)
+
+        return run
+
+    end.later(job("checkpoint a"))
+    end.later(job("checkpoint b"))
+    end.later(job("final c"), first=True)
+    end.later(job("checkpoint d"))
+    end.later(job("final e"), first=True)
+    await end.settle(1.0)
+    assert seen == ["final c", "final e", "checkpoint a", "checkpoint b", "checkpoint d"]
