@@ -138,7 +138,9 @@ def test_rooms_play_game_after_game(redis_url: str, redis_prefix: str, fresh_dat
     """``--games 2``: each table plays its second game in a new room once the first is over
     (its players sit down again), and the report adds what was measured while every room
     was playing."""
-    plan = loadtest.Plan(urls=(), rooms=2, players=3, rounds=1, games=2, ramp=0.3)
+    # Each client thinks 50 ms a move: a room's two games last well over the 0.3 s over
+    # which the rooms start (at no pace the first room could be done before the second began).
+    plan = loadtest.Plan(urls=(), rooms=2, players=3, rounds=1, games=2, ramp=0.3, pace=0.05)
     env = {
         "TORTUGA_REDIS_URL": redis_url,
         "TORTUGA_REDIS_PREFIX": redis_prefix,
