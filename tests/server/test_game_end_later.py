@@ -19,6 +19,15 @@ def ending(pace: Any = None) -> GameEnd:
     return GameEnd(SimpleNamespace(store=None), None, pace=pace)  # type: ignore[arg-type]
 
 
+def noting(seen: list[Any], item: Any) -> Any:
+    """A job that notes ``item`` in ``seen`` when it runs."""
+
+    async def run() -> None:
+        seen.append(item)
+
+    return run
+
+
 async def until(done: Any) -> None:
     for _ in range(1000):
         if done():
@@ -34,15 +43,8 @@ async def test_jobs_run_after_the_step_in_order_each_after_the_pace() -> None:
         seen.append("pace")
 
     end = ending(pace)
-
-    def job(name: str) -> Any:
-        async def run() -> None:
-            seen.append(name)
-
-        return run
-
-    end.later(job("checkpoint 4"))
-    end.later(job("final record"))
+    end.later(noting(seen, "checkpoint 4"))
+    end.later(noting(seen, "final record"))
     assert seen == []  # nothing runs inside the step that called for it
     await until(lambda: len(seen) == 4)
     assert seen == ["pace", "checkpoint 4", "pace", "final record"]
@@ -131,17 +133,10 @@ async def test_final_records_run_before_the_checkpoints_waiting() -> None:
     archiver takes records in any order (a checkpoint behind it changes nothing)."""
     seen: list[str] = []
     end = ending()
-
-    def job(name: str) -> Any:
-        async def run() -> None:
-            seen.append(name)
-
-        return run
-
-    end.later(job("checkpoint a"))
-    end.later(job("checkpoint b"))
-    end.later(job("final c"), first=True)
-    end.later(job("checkpoint d"))
-    end.later(job("final e"), first=True)
+    end.later(noting(seen, "checkpoint a"))
+    end.later(noting(seen, "checkpoint b"))
+    end.later(noting(seen, "final c"), first=True)
+    end.later(noting(seen, "checkpoint d"))
+    end.later(noting(seen, "final e"), first=True)
     await end.settle(1.0)
     assert seen == ["final c", "final e", "checkpoint a", "checkpoint b", "checkpoint d"]
