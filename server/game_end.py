@@ -85,8 +85,8 @@ class GameEnd:
     @property
     def pending(self) -> bool:
         """Jobs of ``later`` wait or run."""
-        waiting = self._first or self._later
-        return bool(waiting) or (self._working is not None and not self._working.done())
+        waiting = bool(self._first or self._later)
+        return waiting or (self._working is not None and not self._working.done())
 
     async def _work(self) -> None:
         while self._first or self._later:

@@ -129,19 +129,18 @@ class Steps:
         is of no use -- it refuses the move (a refusal is only given by ``act``, from the
         room as read) or it is behind the room (the write compares the room's version
         *and* revision, so a seat that changed hands since is a lost race, and the caller
-        checks the seat again in the room as read). The memory is dropped either way."""
+        checks the seat again in the room as read). A lost write drops the memory
+        (``advance``); a refusal keeps it: the read decides, and a memory that is behind
+        loses its next write."""
         recalled = self._written.get(room.id)
         # the state as the step left it, not decoded again (states are immutable)
         state = recalled[1] if recalled is not None and recalled[0] is room else None
         try:
-            made = await self._move(
+            return await self._move(
                 room, seat, move_json, version, expected_rev=room.rev, state=state
             )
         except RoomError:
-            made = None
-        if made is None:
-            self._remember(None, room.id)
-        return made
+            return None
 
     async def _move(
         self,

@@ -44,9 +44,8 @@ def _led(table: Table, state: State) -> tuple[str | None, bool]:
 def seat_view(table: Table, state: State, seat: int | None) -> dict[str, JSON]:
     """The table as ``seat`` sees it; ``None`` is a spectator: what every viewer may see
     (``_public``), then what only ``seat`` may -- its own hand and its legal moves."""
-    is_player = seat is not None and 0 <= seat < state.players
     view = _shown.view(table, state, lambda: _public(table, state))
-    if is_player and seat is not None:
+    if seat is not None and 0 <= seat < state.players:
         names = table.deck.names
         view["seat"] = seat
         view["hand"] = [names[c] for c in state.hands[seat]]
