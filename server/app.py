@@ -1,7 +1,7 @@
 """``create_app(settings)``: one node of Tortuga -- routes, lifespan and wiring.
 
 The lifespan connects to Redis, starts this node's hub (pub/sub fan-out), bot driver and
-clock (deadlines, grace times, heartbeat: server/clock.py), and, when
+clock (deadlines, grace times, heartbeat: server/realtime/clock.py), and, when
 ``settings.database_url`` is set, the history: it migrates the schema (or refuses
 to start on an old one when ``migrate_on_start`` is off), opens the database, starts the
 archiver and serves ``/api/history``. Everything is closed on shutdown. ``settings`` must be
@@ -25,7 +25,6 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from server import heap, homes, lobby, logs, redis_pool, redis_wire, scrape, web
 from server.admin.moderate import routes as moderation_routes
 from server.admin.routes import routes as admin_routes
 from server.archive.archiver import Archiver
@@ -34,23 +33,28 @@ from server.archive.commands import check_schema, migrate
 from server.archive.db import Database
 from server.archive.routes import routes as history_routes
 from server.archive.write import RatingRules
-from server.auth import Identity, Tokens
-from server.bots import BotDriver
-from server.busy import Lag
-from server.clock import Clock
-from server.drain import Drain
-from server.forwarded import Forwarded
-from server.hub import Hub
-from server.metrics import NodeMetrics
-from server.quotas import Limits, Quotas
-from server.redis_pool import Client
-from server.reveal import Sealing
-from server.rooms import RoomService
-from server.session import Floodgate, Services, serve
+from server.http import lobby, scrape, web
+from server.http.forwarded import Forwarded
+from server.identity.tokens import Identity, Tokens
+from server.ops import heap, logs
+from server.ops.busy import Lag
+from server.ops.metrics import NodeMetrics
+from server.ops.version import version
+from server.realtime import homes
+from server.realtime.clock import Clock
+from server.realtime.drain import Drain
+from server.realtime.hub import Hub
+from server.realtime.session import Floodgate, Services, serve
+from server.realtime.socket_protocol import LeanWebSocketProtocol
+from server.redis import pool as redis_pool
+from server.redis import wire as redis_wire
+from server.redis.pool import Client
+from server.redis.store import Keys, Store
 from server.settings import Settings
-from server.socket_protocol import LeanWebSocketProtocol
-from server.store import Keys, Store
-from server.version import version
+from server.table.bots import BotDriver
+from server.table.quotas import Limits, Quotas
+from server.table.reveal import Sealing
+from server.table.rooms import RoomService
 
 log = logging.getLogger("tortuga.app")
 
@@ -71,7 +75,7 @@ def create_app(settings: Settings) -> Starlette:
             retries=settings.redis_retries,
         )
         wire = redis_wire.connect(settings.redis_url or "", retries=settings.redis_retries)
-        lag = Lag()  # how late the loop runs: the archiver waits while it is (server/busy.py)
+        lag = Lag()  # how late the loop runs: the archiver waits while it is (server/ops/busy.py)
         metrics = NodeMetrics(settings.node_id)
         metrics.started(version())
         store = Store(redis, wire, Keys(settings.redis_prefix), metrics)
@@ -167,7 +171,8 @@ def create_app(settings: Settings) -> Starlette:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             await drain.close()
-            # Bot runs under way finish; later ones go to any node's clock (server/drain.py).
+            # Bot runs under way finish; later ones go to any node's clock
+            # (server/realtime/drain.py).
             await bots.settle(settings.bot_delay * 1.25 + 5.0)
             await rooms.ending.settle(5.0)  # the records its last steps called for
             if archiver is not None:
@@ -223,7 +228,7 @@ def create_app(settings: Settings) -> Starlette:
             if settings.database_url
             else []
         ),
-        # The browser client (server/web.py), when this checkout has it.
+        # The browser client (server/http/web.py), when this checkout has it.
         *(web.routes(client) if client.is_dir() else []),
     ]
     node = _Node(routes=routes, lifespan=lifespan)
@@ -242,7 +247,7 @@ class _Node(Starlette):
     them does anything for a websocket that raises (they re-raise to uvicorn, which closes
     it), so the socket skips them. ``/ws`` stays a route too (the same handler), should a
     scope ever reach the router. A trusted proxy's X-Forwarded-For is applied here too
-    (server/forwarded.py), not by uvicorn's middleware (its frame, too, stayed per socket)."""
+    (server/http/forwarded.py), not by uvicorn's middleware (its frame, too, stayed per socket)."""
 
     forwarded: Forwarded | None = None
 
@@ -270,11 +275,11 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
       compression window with text an attacker chose (chat), or the compressed sizes would
       tell the hand (CRIME/BREACH-style); frames are small JSON anyway.
     - ``ws``: uvicorn's sans-I/O websockets protocol (no task of its own per socket), in
-      the lighter form of server/socket_protocol.py (memory per idle socket, issue 15).
+      the lighter form of server/realtime/socket_protocol.py (memory per idle socket, issue 15).
     - ``interface``: ASGI 3, said rather than guessed (the node's ``__call__`` is a plain
       function returning a coroutine, which uvicorn would take for ASGI 2).
     - ``proxy_headers``: off; the node applies a trusted proxy's X-Forwarded-For itself
-      (server/forwarded.py: uvicorn's middleware would keep a frame alive per socket)."""
+      (server/http/forwarded.py: uvicorn's middleware would keep a frame alive per socket)."""
     return {
         "ws": LeanWebSocketProtocol,
         "interface": "asgi3",

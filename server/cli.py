@@ -15,7 +15,7 @@ from server.settings import Settings
 
 def _resolve(settings: Settings, *, need_database: bool = True) -> Settings:
     """Fill in the embedded Redis / Postgres when no URL is configured."""
-    from server import embedded
+    from server.ops import embedded
 
     changes: dict[str, object] = {}
     if settings.redis_url is None:
@@ -34,8 +34,9 @@ def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from server import embedded, workers
+    from server import workers
     from server.app import create_app, uvicorn_options
+    from server.ops import embedded
 
     # uvicorn handles SIGTERM itself (a graceful shutdown), then raises it again with the
     # handler it found installed: with the default one the process would die there, before
@@ -110,7 +111,7 @@ def cmd_admin(args: argparse.Namespace) -> int:
         return 2
     settings = Settings.from_env()
     if settings.database_url is None:  # the embedded Postgres; no Redis needed here
-        from server import embedded
+        from server.ops import embedded
 
         settings = settings.with_(database_url=embedded.start_postgres(settings.data_dir))
     url = settings.database_url or ""
@@ -144,7 +145,7 @@ def cmd_admin(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from engines.registry import GAMES
-    from server import bench
+    from server.tools import bench
 
     ids = args.games or sorted(GAMES)
     for game_id in ids:
@@ -180,7 +181,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def cmd_loadtest(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from server import loadtest
+    from server.tools import loadtest
 
     steps = tuple(int(x) for x in args.steps.split(",")) if args.steps else ()
     plan = loadtest.Plan(

@@ -79,7 +79,7 @@ class Settings:
     # least ``MIN_ADMIN_TOKEN`` characters (``from_env`` refuses a shorter one).
     admin_token: str = field(default="", repr=False)
     node_id: str = field(default_factory=lambda: secrets.token_hex(4))
-    # Tokens (server/auth.py): how long one lives, and how old one in use gets before the
+    # Tokens (server/identity/tokens.py): how long one lives, and how old one in use gets before the
     # server hands out a fresh one (HTTP header X-Tortuga-Token, the websocket's hello).
     token_ttl_seconds: float = 30 * 24 * 3600.0
     token_refresh_seconds: float = 24 * 3600.0
@@ -103,21 +103,21 @@ class Settings:
     # A resume further behind than this gets one snapshot instead of every version missed.
     resume_max_versions: int = 32
     rooms_listed: int = 100  # public rooms in one list
-    # Quotas (server/quotas.py; 0: none).
+    # Quotas (server/table/quotas.py; 0: none).
     max_open_rooms_per_user: int = 5  # rooms a user hosts that are not over
     max_bot_games_per_user: int = 2  # games of bots only a host has under way
     guests_per_address_per_hour: int = 30  # new guest identities from one client address
     lobby_idle_seconds: int = 3600  # a lobby with no change and no socket for this long goes
     forwarded_allow_ips: str = "127.0.0.1"  # proxies trusted for X-Forwarded-For (addresses)
     bot_delay: float = 0.6  # seconds a bot "thinks" (0 in tests)
-    # Clocks and nodes (server/clock.py).
+    # Clocks and nodes (server/realtime/clock.py).
     bot_rescue_seconds: float = 5.0  # a bot move not made by then (its node died) is made
     clock_poll_seconds: float = 0.25  # how often a node looks for due deadlines
     clock_lease_seconds: float = 15.0  # a claimed deadline comes due again after (claimer died)
     heartbeat_seconds: float = 2.0  # how often a node says it is alive
     node_ttl_seconds: float = 10.0  # a node silent this long is dead: its sockets stop counting
     sweep_seconds: float = 10.0  # how often a node re-arms the rooms it has sockets in
-    # Graceful drain (server/drain.py): on SIGTERM a node waits this long at most for its
+    # Graceful drain (server/realtime/drain.py): on SIGTERM a node waits this long at most for its
     # sockets to reconnect elsewhere; each client waits a random part of the spread first.
     drain_seconds: float = 10.0
     reconnect_spread_ms: int = 1000

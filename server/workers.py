@@ -15,7 +15,7 @@ The workers read their settings from the environment (``Settings.from_env``), as
 node does; the parent writes the resolved ones there first (the embedded servers' URLs,
 host and port) and migrates the schema itself, so that workers never race to do it.
 
-``/metrics`` (server/scrape.py) answers for every worker of the machine, whichever one a
+``/metrics`` (server/http/scrape.py) answers for every worker of the machine, whichever one a
 scrape reaches: the parent makes a fresh folder for prometheus-client's multiprocess mode
 (``PROMETHEUS_MULTIPROC_DIR``, unless the operator set one) before the first worker
 starts, marks each worker that exits as dead there (its live gauges go; its counters stay
@@ -35,8 +35,8 @@ from prometheus_client import multiprocess
 from starlette.applications import Starlette
 from uvicorn.supervisors import Multiprocess
 
-from server import homes
 from server.app import create_app, uvicorn_options
+from server.realtime import homes
 from server.settings import Settings
 
 
@@ -110,7 +110,7 @@ def run(settings: Settings, workers: int) -> int:
     options = uvicorn_options(settings)
     homes_dir = None
     if workers > 1:
-        # A room's sockets on one worker, its home (server/homes.py).
+        # A room's sockets on one worker, its home (server/realtime/homes.py).
         homes_dir = tempfile.mkdtemp(prefix="tortuga-homes-")
         os.environ.update({homes.FOLDER_ENV: homes_dir, homes.WORKERS_ENV: str(workers)})
         options["http"] = homes.RoutingProtocol

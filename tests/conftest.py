@@ -29,7 +29,7 @@ import pytest
 import redis as redis_sync
 
 from server.archive.scratch import scratch_database
-from server.redis_pool import cluster_nodes, is_cluster
+from server.redis.pool import cluster_nodes, is_cluster
 
 
 def _port_open(host: str, port: int) -> bool:
@@ -59,7 +59,7 @@ def redis_url(request: pytest.FixtureRequest, service_dir: Path) -> str:
         return url
     if _port_open("127.0.0.1", 6379):
         return "redis://127.0.0.1:6379/0"
-    from server.embedded import start_redis
+    from server.ops.embedded import start_redis
 
     return start_redis(service_dir)
 
@@ -174,7 +174,7 @@ def postgres_admin_url(service_dir: Path) -> str:
         return url
     if _port_open("127.0.0.1", 5432):
         return "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
-    from server.embedded import start_postgres
+    from server.ops.embedded import start_postgres
 
     return start_postgres(service_dir)
 
@@ -197,7 +197,7 @@ def database_url(postgres_admin_url: str) -> Iterator[str]:
 async def redis_client(redis_url: str) -> AsyncIterator[object]:
     import redis.asyncio as aioredis
 
-    from server.redis_pool import connect
+    from server.redis.pool import connect
 
     if is_cluster(redis_url):
         client: Any = connect(redis_url, size=50, wait_seconds=10.0, retries=3)
@@ -209,8 +209,8 @@ async def redis_client(redis_url: str) -> AsyncIterator[object]:
 
 @pytest.fixture
 async def redis_wire(redis_url: str) -> AsyncIterator[object]:
-    """The store's hot path to the same Redis (server/redis_wire.py)."""
-    from server.redis_wire import Wire
+    """The store's hot path to the same Redis (server/redis/wire.py)."""
+    from server.redis.wire import Wire
 
     wire = Wire.from_url(redis_url, retries=3)
     yield wire

@@ -1,5 +1,5 @@
 """Games keep how their seed was made: the server's commitment, its seed once revealed, and
-every seat's contribution (server/seeding.py).
+every seat's contribution (server/table/seeding.py).
 
 Revision ID: 0004
 Revises: 0003

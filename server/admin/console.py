@@ -1,5 +1,5 @@
 """What the admin console shows: every room in Redis (whatever node its players are on)
-and the live nodes, read through server/store.py. Admins see who sits where and who is
+and the live nodes, read through server/redis/store.py. Admins see who sits where and who is
 connected -- never a hand: a room's hidden state is not part of these views."""
 
 from __future__ import annotations
@@ -8,10 +8,11 @@ import json
 import time
 from typing import Any
 
-from server import drain, moderation
 from server import protocol as p
-from server.room import PLAYING, Room, RoomError, is_socket, parse_room
-from server.rooms import RoomService
+from server.realtime import drain
+from server.table import moderation
+from server.table.room import PLAYING, Room, RoomError, is_socket, parse_room
+from server.table.rooms import RoomService
 
 MAX_ROOMS = 2000  # rooms one listing scans at most
 LOAD_BATCH = 200  # rooms read in one pipelined round trip
@@ -43,7 +44,7 @@ def room_view(
     grace_ms: int = 0,
 ) -> dict[str, Any]:
     """One room as the console lists it (allow-listed: no state, no seeds, no hands).
-    ``turn``: what the game waits for now (server/turns.py), for its pending deadline."""
+    ``turn``: what the game waits for now (server/table/turns.py), for its pending deadline."""
     spectators = sum(1 for k, v in presence.items() if is_socket(k) and v == "-")
     pending = None
     if turn is not None:

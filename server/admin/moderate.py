@@ -15,7 +15,7 @@
   leaves every client's chat and the room's kept history; its text stays in the audit.
 - ``GET /moderation``: the site's bans and mutes.
 - ``POST /nodes/{instance}/drain`` ``{reason}``: the node tells its sockets to reconnect
-  elsewhere and takes no new ones (server/drain.py: it watches its field of
+  elsewhere and takes no new ones (server/realtime/drain.py: it watches its field of
   ``nodes:draining``, so the request may reach any node). ``/undrain`` ``{reason}`` lifts an
   admin's drain: the node serves again within a heartbeat (a drain on SIGTERM cannot be
   lifted: that node is stopping).
@@ -35,15 +35,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from server import moderation
 from server import protocol as p
 from server.admin import audit
 from server.admin.routes import MAX_BODY, _db, _error, _room, _said, _services, admin_only
 from server.admin.sessions import Session
-from server.drain import ADMIN as BY_AN_ADMIN
-from server.drain import kind_of as drain_kind
-from server.entry import Published, pack
-from server.room import BAN_FIELD, LOBBY, MUTE_FIELD, PLAYING, Room, RoomError, now_ms
+from server.realtime.drain import ADMIN as BY_AN_ADMIN
+from server.realtime.drain import kind_of as drain_kind
+from server.table import moderation
+from server.table.entry import Published, pack
+from server.table.room import BAN_FIELD, LOBBY, MUTE_FIELD, PLAYING, Room, RoomError, now_ms
 
 MAX_MUTE_MINUTES = 30 * 24 * 60
 USER_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")

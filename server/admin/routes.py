@@ -23,10 +23,10 @@ from starlette.routing import Route
 
 from server.admin import accounts, audit, clocks, console, sessions
 from server.archive.db import Database
-from server.entry import Published, pack
-from server.room import Room, RoomError
-from server.session import Services
-from server.text import BadText, clean_text
+from server.identity.text import BadText, clean_text
+from server.realtime.session import Services
+from server.table.entry import Published, pack
+from server.table.room import Room, RoomError
 
 WINDOW_SECONDS = 900.0  # login attempts refill over this long
 MAX_BODY = 4096

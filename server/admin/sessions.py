@@ -1,6 +1,7 @@
 """Admin sessions: a random bearer token per login, kept in Postgres only as its SHA-256.
 
-Separate from player tokens (server/auth.py): a player's token is never an admin's, and an
+Separate from player tokens (server/identity/tokens.py): a player's token is never an admin's, and
+an
 admin token is not signed by the site's secret, so neither can stand for the other. A
 session ends when it expires (``Settings.admin_session_seconds`` after login), when it is
 revoked (logout; ``tortuga admin passwd`` / ``disable`` revoke all of an account's), or

@@ -53,8 +53,8 @@ from sqlalchemy.exc import DataError, IntegrityError
 from server.archive.db import Database
 from server.archive.record import RecordError, decode_record
 from server.archive.write import RatingRules, Saved, save_record
-from server.redis_pool import Client
-from server.store import Keys
+from server.redis.pool import Client
+from server.redis.store import Keys
 
 log = logging.getLogger("tortuga.archive")
 
@@ -168,7 +168,7 @@ class Archiver:
         self.max_strikes = max_strikes
         self.legacy_poll = legacy_poll
         self.rules = rules or RatingRules()
-        # Awaited before each record: the node's players first (server/busy.py).
+        # Awaited before each record: the node's players first (server/ops/busy.py).
         self.pace = pace
         self._one_at_a_time = asyncio.Lock()
         # (stream, entry) -> failures while the database answered

@@ -10,7 +10,7 @@ reader may see, by allow-list:
 - a user's game list shows someone else only their public games that are over (a game
   under way is nobody else's business; its room code is a way in);
 - before a game is over, an event shows another seat's move only when its moves are public
-  (a sealed phase's, once revealed) -- the rule of the frames (server/render.py);
+  (a sealed phase's, once revealed) -- the rule of the frames (server/realtime/render.py);
 - a profile shows the name, the games above and the ratings; when they were first and last
   seen only to the user themself.
 """

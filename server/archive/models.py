@@ -78,7 +78,7 @@ class Game(Base):
     seed_digest: Mapped[str] = mapped_column(String(64))
     # Hex; NULL while the game is being played (it is revealed when the game ends).
     seed: Mapped[str | None] = mapped_column(String(256))
-    # How the seed was made (server/seeding.py): {"commitment", "server_seed" (NULL until
+    # How the seed was made (server/table/seeding.py): {"commitment", "server_seed" (NULL until
     # the end), "contributions": [{seat, entropy, by}]}; NULL for games from before.
     deal: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     created_at: Mapped[datetime] = mapped_column(Timestamp)

@@ -90,11 +90,11 @@ class ArchiveRecord(msgspec.Struct, kw_only=True):
     outcome: OutcomeRecord | None = None
     # An abandoned game ended by a seated player: that seat (its outcome ranks it last).
     abandoned_by: int | None = None
-    # How the seed was made (server/seeding.py): {"commitment", "server_seed" (once over),
+    # How the seed was made (server/table/seeding.py): {"commitment", "server_seed" (once over),
     # "contributions": [{seat, entropy, by}]}; None in records from before.
     deal: dict[str, Any] | None = None
     # The first version ``events`` start at: a checkpoint carries the events since the one
-    # before it (server/game_end.py); 1 -- every event -- in a final record.
+    # before it (server/table/game_end.py); 1 -- every event -- in a final record.
     events_from: int = 1
     events: list[EventRecord] = []
 

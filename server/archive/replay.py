@@ -21,8 +21,8 @@ from typing import Any
 
 from engines import registry
 from engines.core import JSON
-from server import seeding
 from server.archive.record import ArchiveRecord
+from server.table import seeding
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +52,7 @@ class GameLog:
     status: str
     outcome: Mapping[str, Any] | None
     steps: Sequence[LoggedStep]
-    # How the seed was made (server/seeding.py); None for games from before it was kept.
+    # How the seed was made (server/table/seeding.py); None for games from before it was kept.
     deal: Mapping[str, Any] | None = None
 
 

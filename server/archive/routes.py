@@ -9,7 +9,7 @@
 They read the history database from ``request.app.state.read_db`` (a read replica when the
 node has one), else ``request.app.state.db`` (each a ``server.archive.db.Database``), and
 know who asks from an optional ``Authorization: Bearer <token>``, checked by
-``request.app.state.identity`` (a ``server.auth.Identity``):
+``request.app.state.identity`` (a ``server.identity.tokens.Identity``):
 
     from starlette.routing import Mount
     from server.archive.routes import routes as history_routes
@@ -40,7 +40,7 @@ from starlette.routing import Route, Router
 from engines import registry
 from server.archive import history
 from server.archive.db import Database
-from server.auth import BadToken, Identity
+from server.identity.tokens import BadToken, Identity
 
 
 def _json(data: Any, status: int = 200) -> Response:

@@ -102,7 +102,7 @@ def web_only_url() -> Iterator[str]:
     """Only the client's own routes (for module tests that need no game server)."""
     from starlette.applications import Starlette
 
-    from server.web import routes
+    from server.http.web import routes
 
     with ThreadedServer(Starlette(routes=routes(WEB_ROOT))) as server:
         yield server.url

@@ -18,7 +18,7 @@ import pytest
 
 from engines.rng import Rng
 from engines.skull_king import BID_TRICKS, SKULL_KING
-from server.reveal import digest as server_digest
+from server.table.reveal import digest as server_digest
 
 pytestmark = pytest.mark.browser
 

@@ -55,7 +55,7 @@ ENGLISH_WORDS = re.compile(r"\b(the|your|you|and|with|this|that|not|of|is|are)\b
 def english_words(text: str, names: Sequence[str] = ()) -> list[str]:
     """Common English words in ``text`` -- a text written in the code instead of the
     catalogue -- once names are taken out (people's, bots', games' published titles)."""
-    from server.bot_names import PIRATES
+    from server.table.bot_names import PIRATES
 
     en = load("en")
     titles = [str(v) for k, v in en.items() if k.startswith("games.") and k.endswith(".title")]
@@ -181,7 +181,7 @@ def test_plurals_and_error_codes(web_only_url: str, chromium: Any) -> None:
 
 
 def test_room_codes_in_the_browser(web_only_url: str, chromium: Any) -> None:
-    """codes.js reads a code the way server/room_codes.py does: grouped, spaced or lower case
+    """codes.js reads a code the way server/table/room_codes.py does: grouped, spaced or lower case
     is the same new code; an old code stays exactly as written (issue 9, item 9)."""
     ctx, page, errors = new_page(chromium, "desktop", "en-US")
     page.goto(web_only_url + "/")

@@ -193,7 +193,7 @@ def test_the_table_offers_a_take_back_only_where_the_server_allows_it(
     games, every open move the table would offer to take back reveals nothing by the
     server's rule (`reveals_nothing`: the refusal `takeback-reveals`), and some are offered
     (a Pirate picked, a Monster or Loot taken, a tie ordered...)."""
-    from server.steps import reveals_nothing
+    from server.table.steps import reveals_nothing
 
     game = PirateKing()
     rng = Rng(b"pirate-king-take-back", "test")

@@ -1,4 +1,4 @@
-"""web-client's seeding.js -- the browser's twin of server/seeding.py -- on the same vectors:
+"""web-client's seeding.js -- the browser's twin of server/table/seeding.py -- on the same vectors:
 the browser can check that the deal was made from its own bytes (issue 10, item 14)."""
 
 from __future__ import annotations

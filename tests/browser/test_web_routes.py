@@ -1,4 +1,4 @@
-"""server/web.py: the pages and modules it serves, and the headers that keep them safe."""
+"""server/http/web.py: the pages and modules it serves, and the headers that keep them safe."""
 
 from __future__ import annotations
 

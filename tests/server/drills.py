@@ -19,7 +19,7 @@ import websockets
 from tortuga_client import Client, Node, choose, final_records, salted, seat_players
 
 from engines.rng import Rng
-from server.reveal import digest
+from server.table.reveal import digest
 
 # Refusals a player may get when it sends again what its dead node may have handled: the
 # move is in already, or the moment has passed (the phase was resolved meanwhile).

@@ -20,7 +20,7 @@ from typing import Any
 from tortuga_client import Client, Node, choose, salted
 
 from engines.rng import Rng
-from server.reveal import digest
+from server.table.reveal import digest
 
 # Refusals that a player who races the clock, the grace bot or its own old socket may get.
 RACES = {

@@ -8,7 +8,7 @@ Unlike ``tortuga serve`` it never starts an embedded Redis or Postgres.
 TORTUGA_TEST_DIE_BEFORE_ARCHIVE=1: the process SIGKILLs itself right after it wrote the
 last version of a game, before its final record is on the archive stream.
 
-SIGTERM drains the node (server/drain.py), then it exits 0: uvicorn raises the signal again
+SIGTERM drains the node (server/realtime/drain.py), then it exits 0: uvicorn raises the signal again
 once it has shut down, with the handler it found -- here one that does nothing.
 
     python tests/server/node_process.py
@@ -22,8 +22,8 @@ import signal
 import uvicorn
 
 from server.app import create_app, uvicorn_options
-from server.game_end import GameEnd
 from server.settings import Settings
+from server.table.game_end import GameEnd
 
 
 async def _die(self: GameEnd, rescue: tuple[str, int]) -> None:

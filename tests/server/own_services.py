@@ -29,7 +29,7 @@ from pathlib import Path
 import redis.asyncio as aioredis
 from tortuga_client import free_port
 
-from server.embedded import redis_binary
+from server.ops.embedded import redis_binary
 
 
 class OwnRedis:

@@ -22,8 +22,8 @@ from test_clock import APPLIED, fired
 from test_protocol import started
 from tortuga_client import Client, Node, advance, final_records
 
-from server.game_end import GameEnd
-from server.store import Keys
+from server.redis.store import Keys
+from server.table.game_end import GameEnd
 
 RESCUE = 0.6  # archive_rescue_seconds
 KNOBS = {"clock_poll_seconds": 0.05, "archive_rescue_seconds": RESCUE}

@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
-from server import bench
 from server.cli import main
+from server.tools import bench
 
 
 def test_against_head_plays_the_same_games(capsys: pytest.CaptureFixture[str]) -> None:

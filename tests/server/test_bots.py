@@ -21,7 +21,7 @@ from tortuga_client import (
 )
 
 from engines.registry import GAMES
-from server.logs import JsonLines
+from server.ops.logs import JsonLines
 
 
 async def test_humans_and_bots_on_two_nodes(two: list[Node]) -> None:
@@ -138,7 +138,7 @@ async def test_a_run_that_slept_through_a_step_leaves_the_next_move_to_its_own_r
     sweep every few seconds) used to wake after another run had moved the room on and play
     the next bot's move at once: bots played 60-140 ms apart with a 0.6 s delay. A run that
     wakes to a later version does nothing; the step that made it started its own run."""
-    from server.bots import BotDriver
+    from server.table.bots import BotDriver
 
     # The node's own driver waits a minute: here the test's driver plays, run by run.
     node = await start("a", bot_delay=60.0)

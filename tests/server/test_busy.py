@@ -1,4 +1,4 @@
-"""How busy a node's loop is (server/busy.py): work that can wait (the archiver) waits
+"""How busy a node's loop is (server/ops/busy.py): work that can wait (the archiver) waits
 while the loop runs its timers late, and never longer than it may."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from server.busy import Lag
+from server.ops.busy import Lag
 
 
 async def test_calm_waits_while_the_loop_is_late_and_not_longer_than_most() -> None:

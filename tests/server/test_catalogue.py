@@ -1,10 +1,10 @@
-"""server/catalogue.py: the client's catalogues read on the server, and a request's language
+"""server/http/catalogue.py: the client's catalogues read on the server, and a request's language
 ("chosen from the browser's language ... with a switch in the header")."""
 
 from __future__ import annotations
 
-from server.catalogue import Catalogues
-from server.web import default_root
+from server.http.catalogue import Catalogues
+from server.http.web import default_root
 
 TEXTS = Catalogues(default_root() / "js" / "i18n")
 

@@ -1,4 +1,4 @@
-"""Deadlines on the clock (server/clock.py): the default move when time runs out, for open
+"""Deadlines on the clock (server/realtime/clock.py): the default move when time runs out, for open
 moves, commits and openings -- each deadline fired exactly once with two nodes' clocks
 looking, and a deadline whose moment passed doing nothing.
 
@@ -16,8 +16,8 @@ import pytest
 from test_protocol import started
 from tortuga_client import Node, advance, latest, salted
 
-from server.clock import APPLIED, STALE, Clock
-from server.store import Keys
+from server.realtime.clock import APPLIED, STALE, Clock
+from server.redis.store import Keys
 
 FAST = {"clock_poll_seconds": 0.05}
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from redis.crc import key_slot
 
-from server.redis_pool import cluster_nodes, is_cluster
-from server.store import ARCHIVE_STREAMS, CLOCK_BUCKETS, Keys, member, spread_tags
+from server.redis.pool import cluster_nodes, is_cluster
+from server.redis.store import ARCHIVE_STREAMS, CLOCK_BUCKETS, Keys, member, spread_tags
 
 
 def test_the_clock_buckets_fall_in_equal_ranges_of_the_slot_space() -> None:
@@ -85,7 +85,7 @@ async def test_a_fresh_cluster_client_routes_its_first_commands_by_key(
     closed by server" in CI). The node's client learns the map first: none is MOVED."""
     from redis.asyncio.cluster import NodesManager
 
-    from server.redis_pool import connect
+    from server.redis.pool import connect
 
     prefix = f"test-{secrets.token_hex(4)}:"
     client = connect(redis_cluster_url, size=50, wait_seconds=10.0, retries=3)

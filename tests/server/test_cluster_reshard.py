@@ -19,9 +19,9 @@ import redis.asyncio as aioredis
 from redis.crc import key_slot
 from tortuga_client import Node, autoplay, seat_players
 
-from server.redis_pool import cluster_nodes
-from server.redis_wire import Script, Wire
-from server.store import Keys
+from server.redis.pool import cluster_nodes
+from server.redis.store import Keys
+from server.redis.wire import Script, Wire
 
 
 async def cluster_map(url: str) -> tuple[dict[str, aioredis.Redis], dict[str, str], dict[str, str]]:

@@ -58,7 +58,7 @@ from tortuga_client import Node, start_node
 
 from server.archive.db import Database
 from server.archive.models import Event, Game, Rating
-from server.store import Keys
+from server.redis.store import Keys
 
 pytestmark = pytest.mark.drill
 

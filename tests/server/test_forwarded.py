@@ -1,4 +1,4 @@
-"""A trusted proxy's X-Forwarded-For and X-Forwarded-Proto (server/forwarded.py): applied
+"""A trusted proxy's X-Forwarded-For and X-Forwarded-Proto (server/http/forwarded.py): applied
 by the node before its app runs, as uvicorn's middleware would ("The client address (guest
 quota) comes from X-Forwarded-For" only from ``TORTUGA_FORWARDED_ALLOW_IPS``), without a
 coroutine frame kept alive for a socket's life."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.forwarded import Forwarded
+from server.http.forwarded import Forwarded
 
 
 def scope(client: str, *headers: tuple[bytes, bytes], kind: str = "http") -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from server.game_end import CROWD, GameEnd
+from server.table.game_end import CROWD, GameEnd
 
 
 def ending(pace: Any = None) -> GameEnd:

@@ -1,4 +1,4 @@
-"""The node's collector (server/heap.py): what lives is frozen out of every collection's
+"""The node's collector (server/ops/heap.py): what lives is frozen out of every collection's
 sight, and a thaw finds the garbage cycles frozen objects made since."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import asyncio
 import gc
 import weakref
 
-from server import heap
+from server.ops import heap
 
 
 class _Cycle:

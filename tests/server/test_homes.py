@@ -1,4 +1,4 @@
-"""A room's home worker (server/homes.py): the hint a socket's request line gives, the home
+"""A room's home worker (server/realtime/homes.py): the hint a socket's request line gives, the home
 it names, and how workers claim their index (the workers and a real handoff:
 test_serve_workers.py)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from server.homes import Homes, home_index, room_hint
+from server.realtime.homes import Homes, home_index, room_hint
 
 
 def test_the_request_line_of_a_rooms_socket_names_its_room() -> None:

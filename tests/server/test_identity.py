@@ -14,7 +14,7 @@ import pytest
 import websockets
 from tortuga_client import SECRET, Client, Node, guest, open_socket
 
-from server.auth import Tokens, User
+from server.identity.tokens import Tokens, User
 
 
 async def _hello_or_error(node: Node, token: str, **options: Any) -> dict[str, Any]:

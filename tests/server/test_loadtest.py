@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from server import loadtest
 from server.cli import main
-from server.loadtest.nodes import interpreter
-from server.loadtest.players import _client_error, _watch_lag
+from server.tools import loadtest
+from server.tools.loadtest.nodes import interpreter
+from server.tools.loadtest.players import _client_error, _watch_lag
 
 
 def test_a_tiny_load_test(

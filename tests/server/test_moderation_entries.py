@@ -1,11 +1,11 @@
-"""server/moderation.py's entries: a mute or an announcement holds until its ``until`` (epoch
+"""server/table/moderation.py's entries: a mute or an announcement holds until its ``until`` (epoch
 ms) and not after; one for good (``until`` null) holds; an unreadable one holds nothing."""
 
 from __future__ import annotations
 
 import json
 
-from server import moderation
+from server.table import moderation
 
 
 def test_an_entry_holds_until_its_time() -> None:

@@ -38,7 +38,7 @@ from tortuga_client import (
 )
 
 from engines.rng import Rng
-from server.store import Keys
+from server.redis.store import Keys
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,4 +1,4 @@
-"""A move checked against the room as this node's own last step left it (server/steps.py,
+"""A move checked against the room as this node's own last step left it (server/table/steps.py,
 ``Steps.written``): the memory is exactly the room as read, it saves the read, and when it
 is behind -- a step another node wrote, a seat that changed hands -- the move is decided by
 the room as read, written once or refused, never decided by the memory."""
@@ -12,7 +12,7 @@ from test_protocol import started
 from tortuga_client import Client, Node, advance, choose, latest
 
 from engines.rng import Rng
-from server.room import Room
+from server.table.room import Room
 
 
 def services(node: Node) -> Any:

@@ -1,4 +1,4 @@
-"""The node's Redis pool (server/redis_pool.py): at most ``size`` connections; a command
+"""The node's Redis pool (server/redis/pool.py): at most ``size`` connections; a command
 finding them all busy waits for one instead of failing, up to the wait limit."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from redis.exceptions import ConnectionError
 
-from server.redis_pool import WaitingPool, connect, is_cluster
+from server.redis.pool import WaitingPool, connect, is_cluster
 
 
 async def test_commands_wait_for_a_free_connection(redis_url: str, redis_prefix: str) -> None:

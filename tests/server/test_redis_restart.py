@@ -19,7 +19,7 @@ import pytest
 from own_services import OwnRedis
 from tortuga_client import Client, autoplay, create_room, guest, start_node
 
-from server.store import Keys, Opening, RevealRefused, Store
+from server.redis.store import Keys, Opening, RevealRefused, Store
 
 
 async def test_a_game_survives_a_redis_restart(own_redis: OwnRedis) -> None:

@@ -1,4 +1,4 @@
-"""The store's hot path to Redis (server/redis_wire.py): pipelined commands on one
+"""The store's hot path to Redis (server/redis/wire.py): pipelined commands on one
 connection, raw replies in order, retries over a lost connection, scripts loaded when the
 server forgot them, a Redis that stops answering given up, and a cluster's slots followed."""
 
@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from own_services import OwnRedis
 
-from server.pubsub import WireSubscriber
-from server.redis_wire import CommandError, Endpoint, Script, Wire, WireTimeout, parse_url
+from server.redis.pubsub import WireSubscriber
+from server.redis.wire import CommandError, Endpoint, Script, Wire, WireTimeout, parse_url
 
 
 def test_urls_name_the_servers_and_the_database() -> None:
@@ -95,7 +95,7 @@ async def test_a_script_the_server_forgot_is_loaded_and_run(tmp_path: Path) -> N
 
 async def test_a_lost_connection_is_made_again_and_the_command_retried(tmp_path: Path) -> None:
     """A Redis killed and started again: the commands sent meanwhile wait (with backoff)
-    and then run, as redis-py's pool did (server/redis_pool.py: "a Redis restart")."""
+    and then run, as redis-py's pool did (server/redis/pool.py: "a Redis restart")."""
     own = OwnRedis(tmp_path)
     own.start()
     wire = Wire.from_url(own.url, retries=20)
@@ -151,7 +151,7 @@ async def test_keys_of_every_slot_reach_their_primary(redis_url: str, redis_pref
 
 
 async def test_the_wire_subscriber_subscribes_again_after_a_restart(tmp_path: Path) -> None:
-    """One Redis: the hub's pub/sub connection (server/pubsub.py, ``WireSubscriber``) hands
+    """One Redis: the hub's pub/sub connection (server/redis/pubsub.py, ``WireSubscriber``) hands
     on each message; a Redis restart makes it connect again and subscribe every channel
     again -- the hub hears ``subscribe`` once more (its cue to catch sockets up)."""
     own = OwnRedis(tmp_path)

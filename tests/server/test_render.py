@@ -1,4 +1,4 @@
-"""The send boundary (server/render.py): what one recipient sees of a step."""
+"""The send boundary (server/realtime/render.py): what one recipient sees of a step."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import json
 from typing import Any, cast
 
 from engines.registry import GAMES
-from server.entry import REVEAL, Entry, from_fields, to_fields
-from server.hub import Hub
-from server.render import entry_frames
-from server.socket_protocol import text_frame
+from server.realtime.hub import Hub
+from server.realtime.render import entry_frames
+from server.realtime.socket_protocol import text_frame
+from server.table.entry import REVEAL, Entry, from_fields, to_fields
 
 SK = GAMES["skull-king"]
 
@@ -104,7 +104,7 @@ def test_the_writers_entry_renders_as_the_log_does() -> None:
     """The node that wrote a step keeps the entry it wrote for its own sockets instead of
     reading it back (``Hub.written``): every seat's frames are the same either way, for
     every kind of step."""
-    from server.entry import ABANDON, MOVE, START, TAKEBACK
+    from server.table.entry import ABANDON, MOVE, START, TAKEBACK
 
     state = SK.start(SK.options(), 3, b"render-test")
     bid = SK.step(state, {s: SK.decode_move({"bid": 1}) for s in range(3)})
@@ -245,8 +245,8 @@ async def test_a_notice_that_beat_the_nodes_own_write_is_handed_on_with_what_fol
     not the commitment first (it would be dropped as of a version the socket is not at)."""
     import asyncio
 
-    from server.entry import Published
-    from server.hub import Connection
+    from server.realtime.hub import Connection
+    from server.table.entry import Published
 
     entry = _reveal(False)
     log = _Log([])

@@ -20,8 +20,8 @@ import httpx
 import pytest
 from tortuga_client import Client, Node, create_room, guest
 
-from server import room_codes
-from server.room_codes import ALPHABET, bits, canonical, grouped, new_code, spoken_forms
+from server.table import room_codes
+from server.table.room_codes import ALPHABET, bits, canonical, grouped, new_code, spoken_forms
 
 
 def auth(token: str) -> dict[str, str]:

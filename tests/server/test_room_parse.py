@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from server.room import _PLAIN_FIELDS, parse_room
+from server.table.room import _PLAIN_FIELDS, parse_room
 
 
 def _hash(**extra: bytes) -> dict[str, bytes]:
@@ -25,7 +25,7 @@ def _hash(**extra: bytes) -> dict[str, bytes]:
 
 def test_bans_and_mutes_are_read_by_user_id_in_the_hash_order() -> None:
     """A ban is ``ban:<user id>`` and a mute ``mute:<user id>`` in the room hash
-    (server/room.py, BAN_FIELD and MUTE_FIELD), the value its reason."""
+    (server/table/room.py, BAN_FIELD and MUTE_FIELD), the value its reason."""
     raw = _hash(**{"ban:u9": b"spam", "mute:u7": b"shouting", "ban:u2": b"rude"})
     room = parse_room(raw)
     assert list(room.banned.items()) == [("u9", "spam"), ("u2", "rude")]

@@ -12,7 +12,7 @@ from test_protocol import refused, started
 from tortuga_client import Client, Node, advance, choose, dump, latest, salted
 
 from engines.rng import Rng
-from server.reveal import canonical_json, digest
+from server.table.reveal import canonical_json, digest
 
 
 async def committed(
@@ -349,7 +349,7 @@ async def test_the_last_reveal_writes_the_resolving_step_in_the_same_script(
     two: list[Node], redis_client: Any, redis_prefix: str
 ) -> None:
     """ "The reveal that completes the set resolves the phase: ONE versioned compare-and-set
-    steps the engine with every move" (server/reveal.py). When the last revealer's read
+    steps the engine with every move" (server/table/reveal.py). When the last revealer's read
     shows every other opening, its opening and that step are one script (one round trip):
     the reveal-only script runs for the first opening alone, the phase resolves once, and
     every seat sees both moves."""
@@ -431,9 +431,9 @@ async def test_the_commit_that_opens_a_phase_says_whether_a_stand_in_owes_an_ope
     redis_client: Any, redis_wire: Any, redis_prefix: str
 ) -> None:
     """Bots hear of an opened phase "only when one of its seats is theirs: a bot seat, a seat
-    taken over, or a seat a stand-in committed for" (server/reveal.py). The script that
+    taken over, or a seat a stand-in committed for" (server/table/reveal.py). The script that
     opens the phase looks up the last two (``open-stand-in``); its retry answers the same."""
-    from server.store import Keys, Store
+    from server.redis.store import Keys, Store
 
     keys = Keys(redis_prefix)
     store = Store(redis_client, redis_wire, keys)

@@ -1,6 +1,6 @@
 """Deals that not even the server can choose (issue 10, item 14): the room commits to a
 server seed when it is set up; each player's client adds 32 random bytes with ``ready``;
-the game seed is derived from both (server/seeding.py, README "The deal seed")."""
+the game seed is derived from both (server/table/seeding.py, README "The deal seed")."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from typing import Any
 import httpx
 from tortuga_client import Client, Node, autoplay, dump, final_records, guest, seat_players
 
-from server import seeding
 from server.archive.record import decode_record
 from server.archive.replay import log_of, verify_log
+from server.table import seeding
 
 VECTORS = json.loads(Path(__file__).with_name("seed_vectors.json").read_text())
 

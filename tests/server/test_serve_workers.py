@@ -3,7 +3,7 @@
 The real command runs in a process of its own against the test Redis (a key space of its
 own) and a fresh database. Two worker processes, children of the serve process, each
 heartbeat under their own instance name; a game with a bot is played through the port to
-its end; a room's sockets all reach one worker, its home (server/homes.py), and rooms have
+its end; a room's sockets all reach one worker, its home (server/realtime/homes.py), and rooms have
 homes on both; one scrape of ``/metrics`` sees both workers; SIGTERM stops both workers -- each
 shuts its node down (its heartbeat leaves the ``nodes`` set) -- and leaves no child
 process behind.
@@ -25,8 +25,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from test_serve_shutdown import serve, stopper, wait_ready  # noqa: F401 -- stopper: a fixture
 from tortuga_client import SECRET, autoplay, free_port, seat_players
 
-from server.homes import home_index
-from server.load_socket import LoadSocket
+from server.realtime.homes import home_index
+from server.tools.load_socket import LoadSocket
 
 METRICS_TOKEN = "workers-metrics-token"
 

@@ -2,7 +2,7 @@
 
 The memory itself is measured by ``tortuga loadtest --idle`` (README, Speed); these tests
 check, on a real node, the things that measurement rests on: the lighter protocol of
-server/socket_protocol.py is the one serving (and still keeps its sockets alive with
+server/realtime/socket_protocol.py is the one serving (and still keeps its sockets alive with
 pings), it holds nothing of the handshake once the socket is open, and a socket that
 waits for nothing holds no writer task and no queue. The close codes, frame limits and
 drain of the protocol are checked where they belong (test_protocol.py, test_drain*.py,
@@ -19,8 +19,8 @@ from tortuga_client import Client, Node, create_room, guest
 from websockets.protocol import Protocol
 
 from server.app import uvicorn_options
+from server.realtime.socket_protocol import HELD_FRAMES, Inbox, LeanWebSocketProtocol, Writable
 from server.settings import Settings
-from server.socket_protocol import HELD_FRAMES, Inbox, LeanWebSocketProtocol, Writable
 
 
 def _protocols(node: Node) -> list[LeanWebSocketProtocol]:
@@ -73,7 +73,8 @@ async def test_an_open_socket_holds_nothing_of_its_handshake(node: Node) -> None
 
 async def test_an_idle_socket_holds_no_writer_and_no_queue(node: Node) -> None:
     """A socket's writer task and queue exist only while something waits to be written
-    (server/hub.py): once the snapshot of the room it joined is written, neither is kept."""
+    (server/realtime/hub.py): once the snapshot of the room it joined is written, neither is
+    kept."""
     token, _ = await guest(node, "Host")
     room = await create_room(node, token)
     anne = await Client.connect(node, "Anne")
@@ -129,8 +130,8 @@ async def test_a_frame_framed_once_is_written_to_an_open_socket_only(node: Node)
     """A step's frames for a seat are framed once and written to each of its sockets as
     they are (``write_frame``): the client reads them as ordinary text frames. A socket
     whose writes are paused (flow control) or that is closing is not written to: the frame
-    goes the usual way, after what waits (server/hub.py)."""
-    from server.socket_protocol import text_frame
+    goes the usual way, after what waits (server/realtime/hub.py)."""
+    from server.realtime.socket_protocol import text_frame
 
     anne = await Client.connect(node, "Anne")
     [proto] = _protocols(node)

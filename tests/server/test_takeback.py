@@ -16,8 +16,8 @@ from engines.registry import GAMES
 from engines.rng import Rng
 from server.archive.record import decode_record
 from server.archive.replay import log_of, verify_log
-from server.steps import reveals_nothing
-from server.store import Keys
+from server.redis.store import Keys
+from server.table.steps import reveals_nothing
 
 SK = GAMES["skull-king"]
 

@@ -24,9 +24,9 @@ import websockets
 from engines.registry import GAMES
 from engines.rng import Rng
 from server.app import create_app, uvicorn_options
-from server.reveal import digest
+from server.redis.store import Keys
 from server.settings import Settings
-from server.store import Keys
+from server.table.reveal import digest
 
 SECRET = b"tortuga-test-secret-0123456789abcdef"
 
@@ -360,7 +360,7 @@ async def seat_players(
         await c.send("join", room=table.id)
         await c.of("snapshot")
         assert (await c.call("sit", seat=seat))["type"] == "ok"
-        # As browsers do: 32 random bytes for the deal seed (server/seeding.py).
+        # As browsers do: 32 random bytes for the deal seed (server/table/seeding.py).
         assert (await c.call("ready", entropy=secrets.token_hex(32)))["type"] == "ok"
         table.clients.append(c)
     host = table.clients[0]

@@ -2,7 +2,7 @@
 // one another (2-9 and A-Z without I, L, O, U) and are shown in groups of four:
 // "K7QX-MH4P". A typed or pasted code may be grouped, spaced or in lower case; the canonical
 // form (what URLs and the server use) has no separators. Older codes (letters of both
-// cases, digits, "_" and "-") are kept exactly as they are. server/room_codes.py is the
+// cases, digits, "_" and "-") are kept exactly as they are. server/table/room_codes.py is the
 // same rule on the server.
 
 export const ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ";

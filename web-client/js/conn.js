@@ -12,7 +12,7 @@
 // server said when (`rate-limited {retry_after_ms}`: this user is shut out that long, on
 // every node): then the tab waits exactly that, its badge saying so ("slowed").
 // A room's page names its room in the socket's URL (`/ws?room=CODE`): a site of several
-// workers serves all of a room's sockets on one of them (server/homes.py). It only routes:
+// workers serves all of a room's sockets on one of them (server/realtime/homes.py). It only routes:
 // the page still joins or resumes its room in a frame, and the code is no secret (the
 // page's own URL has it).
 

@@ -1,4 +1,4 @@
-// The deal seed (server/seeding.py; README, "The deal seed"), so that this browser adds its own
+// The deal seed (server/table/seeding.py; README, "The deal seed"), so that this browser adds its own
 // randomness to the deal and can check, once the game is over, that the seed was made from it:
 //
 //   seed = SHA-256(utf8("tortuga-seed/1") || 0x00 || server_seed || c_0 || ... || c_{n-1})

@@ -19,9 +19,9 @@ from tortuga_client import Client
 
 from server.admin import audit
 from server.archive.db import Database
-from server.clock import APPLIED, LATER
-from server.room import now_ms
-from server.store import Keys
+from server.realtime.clock import APPLIED, LATER
+from server.redis.store import Keys
+from server.table.room import now_ms
 
 
 @pytest.mark.cluster

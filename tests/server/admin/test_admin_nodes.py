@@ -21,7 +21,7 @@ from admin_helpers import admin_token, bearer
 from test_clock import clock_of
 from tortuga_client import Client, Node, seat_players
 
-from server.version import version
+from server.ops.version import version
 
 FAST = {"heartbeat_seconds": 0.1, "node_ttl_seconds": 0.6}
 
@@ -91,7 +91,7 @@ async def test_an_admin_drains_a_node_from_another_node(
 ) -> None:
     """Issue 14, "drain a node (it tells its sockets to reconnect elsewhere and takes no new
     ones)": the request reaches node a; node b sees its field of ``nodes:draining`` within a
-    heartbeat (server/drain.py), sends its socket ``reconnect``, turns a new socket away
+    heartbeat (server/realtime/drain.py), sends its socket ``reconnect``, turns a new socket away
     (``reconnect``, then 1012) and says it is not ready; node a still serves. Audited."""
     from server.admin import audit
 

@@ -118,7 +118,7 @@ def test_counted_observations_reach_the_series_as_if_observed_one_by_one() -> No
     a newer prometheus-client names its histogram's parts otherwise)."""
     from prometheus_client import CollectorRegistry, Histogram
 
-    from server.metrics import LATENCY_BUCKETS, _Observed
+    from server.ops.metrics import LATENCY_BUCKETS, _Observed
 
     registry = CollectorRegistry()
     one_by_one = Histogram("a_seconds", "a", buckets=LATENCY_BUCKETS, registry=registry)

@@ -18,7 +18,7 @@ from redis.exceptions import ResponseError
 
 from engines import registry
 from engines.rng import Rng
-from server.store import Keys
+from server.redis.store import Keys
 
 T0 = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -54,7 +54,7 @@ def play_record(
     ``public``: the room's (None: left out, as in records from before it was written).
     A sealed phase's moves are flagged ``moves_public`` (revealed to all) unless private.
     """
-    from server.steps import reveals_nothing
+    from server.table.steps import reveals_nothing
 
     game = registry.get(engine)
     seed = seed or secrets.token_bytes(32)

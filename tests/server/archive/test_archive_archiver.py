@@ -15,7 +15,7 @@ from sqlalchemy import select
 from server.archive.archiver import Archiver
 from server.archive.db import Database
 from server.archive.models import Event, Game, Rating, Seat, User
-from server.store import Keys
+from server.redis.store import Keys
 
 
 def make(redis: aioredis.Redis, db: Database | str, prefix: str, **kw: Any) -> Archiver:
@@ -387,7 +387,7 @@ async def test_the_backlog_counts_every_stream_and_every_dead_letter(
 ) -> None:
     """``/metrics`` reads the backlog, its oldest record and the dead letters over every
     archive stream (the older one too), not one."""
-    from server.store import Store
+    from server.redis.store import Store
 
     keys = Keys(redis_prefix)
     store = Store(redis_client, redis_wire, keys)

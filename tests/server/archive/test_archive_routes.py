@@ -13,7 +13,7 @@ from starlette.routing import Mount
 
 from server.archive.db import Database
 from server.archive.routes import routes
-from server.auth import Identity, Tokens, User
+from server.identity.tokens import Identity, Tokens, User
 
 TOKENS = Tokens(b"archive-routes-test-secret-0123456789")
 

@@ -1,0 +1,238 @@
+"""HTTP: guest identities, the games on offer, creating and listing rooms.
+
+Every route but ``POST /api/guest`` needs ``Authorization: Bearer <token>``; an answer to a
+token due for refreshing carries a fresh one in ``X-Tortuga-Token``. Errors are
+``{"error": {"code", "message"}}`` with the same codes as the websocket.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from engines.registry import GAMES
+from server import protocol as p
+from server.identity.tokens import BadName, BadToken, Claims, User
+from server.realtime.session import Services
+from server.table import moderation
+from server.table.entry import Published, pack
+from server.table.room import RoomError
+from server.table.seats import NewRoom
+
+TOKEN_HEADER = "X-Tortuga-Token"  # a fresh token for the one the request used
+
+
+class CreateRoom(msgspec.Struct, forbid_unknown_fields=True):
+    game: str
+    options: dict[str, Any] = msgspec.field(default_factory=dict)
+    seats: int | None = None  # default: the game's smallest table
+    public: bool = True
+    spectators: bool = True
+    deadlines: dict[str, float | None] = msgspec.field(default_factory=dict)
+    takeback: bool = False
+    absent: Literal["bot", "default"] = "bot"  # who plays a seat gone past the grace time
+
+
+class Guest(msgspec.Struct):
+    name: str
+
+
+def _error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+def _services(request: Request) -> Services:
+    services: Services = request.app.state.services
+    return services
+
+
+async def _user(request: Request) -> User:
+    """The token's user (BadToken: none, forged, expired or signed out). The token is kept
+    on the request so that the answer can carry a fresh one (``handle``)."""
+    identity = _services(request).identity
+    claims = await identity.from_header(request.headers.get("authorization"))
+    request.state.claims = claims
+    return claims.user
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, refused (``body-too-large``, 413) as soon as it is known to pass
+    ``limit`` bytes: at once when ``Content-Length`` says so, else while streaming (a chunked
+    body), without reading the rest."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.isdigit():
+            raise RoomError(p.BAD_MESSAGE, "Content-Length is a number of bytes")
+        if int(declared) > limit:
+            raise RoomError(p.BODY_TOO_LARGE, f"a request body has at most {limit} bytes")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise RoomError(p.BODY_TOO_LARGE, f"a request body has at most {limit} bytes")
+    return bytes(body)
+
+
+async def _body(request: Request, kind: type[Any]) -> Any:
+    settings = _services(request).settings
+    raw = await read_body(request, settings.max_frame_bytes)
+    try:
+        obj = p.parse_json(raw, settings.max_json_depth, "the body")
+    except p.ProtocolError as exc:
+        raise RoomError(exc.code, exc.message) from None
+    try:
+        return msgspec.convert(obj, type=kind)
+    except msgspec.ValidationError as exc:
+        raise RoomError(p.BAD_MESSAGE, str(exc)) from None
+
+
+_STATUS = {
+    p.NO_SUCH_ROOM: 404,
+    "no-such-game": 404,
+    p.BAD_TOKEN: 401,
+    p.BODY_TOO_LARGE: 413,
+    p.TOO_MANY_ROOMS: 429,
+    p.TOO_MANY_BOT_GAMES: 429,
+    p.TOO_MANY_GUESTS: 429,
+    p.BANNED: 403,
+}
+
+
+def handle(endpoint: Any) -> Any:
+    """Turn refusals into JSON errors."""
+
+    async def wrapped(request: Request) -> Response:
+        try:
+            response: Response = await endpoint(request)
+        except BadToken as exc:  # Banned too: 403 ``banned``
+            return _error(exc.status, exc.code, str(exc))
+        except RoomError as exc:
+            return _error(_STATUS.get(exc.code, 400), exc.code, exc.message)
+        claims = getattr(request.state, "claims", None)
+        if isinstance(claims, Claims):
+            fresh = _services(request).identity.fresh(claims)
+            if fresh is not None:
+                response.headers[TOKEN_HEADER] = fresh
+        return response
+
+    return wrapped
+
+
+@handle
+async def guest(request: Request) -> Response:
+    body: Guest = await _body(request, Guest)
+    services = _services(request)
+    try:
+        token, user = services.tokens.guest(body.name)
+    except BadName as exc:
+        raise RoomError("bad-name", str(exc)) from None
+    # The client's address (uvicorn takes it from X-Forwarded-For when the proxy is one of
+    # settings.forwarded_allow_ips), kept only as a keyed hash (server/table/moderation.py).
+    address = request.client.host if request.client is not None else "unknown"
+    mark = moderation.address_mark(services.settings.secret, address)
+    store = services.rooms.store
+    if await store.address_banned(mark):
+        raise RoomError(p.BANNED, "the site's operators refuse new guests from this address")
+    if services.rooms.quotas is not None:
+        await services.rooms.quotas.take_guest(address)
+    await store.note_guest_address(user.id, mark, moderation.ADDRESS_DAYS * 86400)
+    return JSONResponse({"token": token, "user": user.to_json()})
+
+
+@handle
+async def games(request: Request) -> Response:
+    await _user(request)
+    return JSONResponse(
+        {
+            "games": [
+                {
+                    "id": g.id,
+                    "title": g.title,
+                    "seats": {"min": g.seats.start, "max": g.seats.stop - 1},
+                    "bot_levels": list(g.bot_levels),
+                    "options": g.options_schema(),
+                }
+                for g in GAMES.values()
+            ]
+        }
+    )
+
+
+@handle
+async def create_room(request: Request) -> Response:
+    user = await _user(request)
+    body: CreateRoom = await _body(request, CreateRoom)
+    game = GAMES.get(body.game)
+    seats = body.seats if body.seats is not None else (game.seats.start if game else 0)
+    ask = NewRoom(
+        game=body.game,
+        options=body.options,
+        players=seats,
+        public=body.public,
+        spectators=body.spectators,
+        deadlines=dict(body.deadlines),
+        takeback=body.takeback,
+        absent=body.absent,
+    )
+    room = await _services(request).rooms.seats.create(user.id, user.name, ask)
+    return JSONResponse(room.summary(_services(request).rooms.base_url), status_code=201)
+
+
+@handle
+async def list_rooms(request: Request) -> Response:
+    await _user(request)
+    services = _services(request)
+    return JSONResponse(
+        {"rooms": await services.rooms.listing.list_public(services.settings.rooms_listed)}
+    )
+
+
+@handle
+async def get_room(request: Request) -> Response:
+    user = await _user(request)
+    code = request.path_params["code"]
+    if not isinstance(code, str):
+        raise RoomError(p.NO_SUCH_ROOM, "there is no such room")
+    services = _services(request)
+    room = await services.rooms.find(code, presence=True)
+    body = room.summary(services.rooms.base_url)
+    body["turn"] = await services.rooms.turns.turn_of(room, user.id)
+    return JSONResponse(body)
+
+
+@handle
+async def sign_out(request: Request) -> Response:
+    """Sign out everywhere: every token of the user issued so far dies (on every node at
+    once: the generation is in Redis). The answer is a token of the new generation, for
+    the browser that asked; it may drop it to sign out here too."""
+    user = await _user(request)
+    services = _services(request)
+    gen = await services.rooms.store.sign_out(
+        user.id,
+        lambda g: pack(Published(k="signout", data={"user": user.id, "gen": g})),
+    )
+    request.state.claims = None
+    return JSONResponse({"token": services.tokens.issue(user, gen), "user": user.to_json()})
+
+
+@handle
+async def my_rooms(request: Request) -> Response:
+    """The rooms the token's user sits in (lobby and playing), most recent activity first,
+    each with ``seat`` and ``turn`` (whose move; ``turn.you``: this user owes one)."""
+    user = await _user(request)
+    return JSONResponse({"rooms": await _services(request).rooms.turns.my_rooms(user.id)})
+
+
+routes = [
+    Route("/api/guest", guest, methods=["POST"]),
+    Route("/api/games", games, methods=["GET"]),
+    Route("/api/rooms", list_rooms, methods=["GET"]),
+    Route("/api/rooms", create_room, methods=["POST"]),
+    Route("/api/rooms/{code}", get_room, methods=["GET"]),
+    Route("/api/me/rooms", my_rooms, methods=["GET"]),
+    Route("/api/me/signout", sign_out, methods=["POST"]),
+]

@@ -1,0 +1,243 @@
+"""The end of a game and its archive record.
+
+A game ends finished (its last step, server/table/steps.py) or abandoned (``abandon``: the host
+ends it, or the clock finds it idle). Either way the writer of the last version puts the
+game's record on the archive stream (``archive_end``), and a clock member rescues it if
+that writer dies first (``archive_overdue``). Games under way are also archived at
+checkpoints (``archive`` with a version: a "playing" record).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+
+import msgspec
+
+from server import protocol as p
+from server.redis.store import member
+from server.table.entry import ABANDON, Entry, now_iso, step_notice, to_fields
+from server.table.record import build_record
+from server.table.room import (
+    ABANDONED,
+    FINISHED,
+    PLAYING,
+    RETRIES,
+    Room,
+    RoomError,
+    RoomReader,
+    check_host,
+    now_ms,
+    playing,
+)
+from server.table.room_list import PublicList
+
+CROWD = 64  # jobs waiting beyond which ``later`` no longer waits for a calm loop
+
+log = logging.getLogger("tortuga.rooms")
+
+
+class GameEnd:
+    """Ending games and writing their records to the archive stream."""
+
+    def __init__(
+        self,
+        reader: RoomReader,
+        listing: PublicList,
+        *,
+        room_ttl: int = 0,
+        archive_rescue: float = 5.0,
+        lease: float = 15.0,
+        pace: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        self.reader = reader
+        self.store = reader.store
+        self.listing = listing
+        self.room_ttl = room_ttl
+        self.archive_rescue_ms = int(archive_rescue * 1000)
+        self.lease_ms = int(lease * 1000)
+        self.pace = pace  # awaited before each job of ``later`` (server/ops/busy.py)
+        self._later: collections.deque[Callable[[], Awaitable[None]]] = collections.deque()
+        self._first: collections.deque[Callable[[], Awaitable[None]]] = collections.deque()
+        self._working: asyncio.Task[None] | None = None
+
+    # -- after a step: what nobody waits for ----------------------------------------------
+    def later(self, job: Callable[[], Awaitable[None]], *, first: bool = False) -> None:
+        """Run ``job`` (a checkpoint, a game's final record) after the step that called for
+        it, in order with the others, each once the loop is calm (``pace``): a wave of
+        round ends or game ends at 1,000 tables is then not written in the middle of the
+        next moves. A job lost with its node is the clock's to do (``archive_overdue``) or,
+        for a checkpoint, the next checkpoint's and the final record's.
+
+        ``first``: a game's final record, run before every checkpoint waiting (in order
+        with the other final records). It holds the whole game, and the archiver takes
+        records in any order (a checkpoint behind a final record changes nothing:
+        server/archive/write.py); but a final record still waiting when its rescue comes
+        due (``archive_rescue``, 5 s) is rebuilt by the clock as if this node had died --
+        at saturation, behind a queue of checkpoints, 516-609 of 720 were (docs/SPEED.md)."""
+        (self._first if first else self._later).append(job)
+        if self._working is None or self._working.done():
+            self._working = asyncio.get_running_loop().create_task(self._work())
+
+    @property
+    def pending(self) -> bool:
+        """Jobs of ``later`` wait or run."""
+        waiting = bool(self._first or self._later)
+        return waiting or (self._working is not None and not self._working.done())
+
+    async def _work(self) -> None:
+        while self._first or self._later:
+            job = self._first.popleft() if self._first else self._later.popleft()
+            try:
+                # A queue this long is work falling behind (a node at saturation): it is
+                # done at once, not a calm wait a job (records must not pile up unbounded).
+                if self.pace is not None and len(self._first) + len(self._later) < CROWD:
+                    await self.pace()
+                await job()
+            except Exception:
+                log.exception("archive work after a step failed")
+
+    async def settle(self, timeout: float) -> None:
+        """Let the jobs waiting run (the node stops), at most ``timeout`` seconds."""
+        working = self._working
+        if working is not None and not working.done():
+            self.pace = None  # no more waiting for a calm loop
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(working), timeout)
+
+    async def abandon(self, room_id: str, user_id: str | None, reason: str) -> Room:
+        """End the game under way without finishing it: status ``abandoned``, a last
+        version (kind ``abandon``, the state unchanged) that every socket receives with
+        the seed revealed, and the record on the archive stream marked so. ``user_id``: the
+        host asking (``reason`` "host"); None: the clock (``reason`` "idle")."""
+        for _ in range(RETRIES):
+            room = await self.reader.get(room_id)
+            if user_id is not None:
+                check_host(room, user_id)
+            playing(room)
+            # A seated host who ends the game under way takes it as their loss (ratings).
+            quitter = room.seat_of(user_id) if user_id is not None else None
+            version = room.version + 1
+            blob = room.state or b""
+            ended = now_iso()
+            rescue = self.archive_member(room.id, version)
+            await self.store.schedule_many([rescue])  # before the write: see ``archive_end``
+            entry = Entry(
+                room=room.id,
+                engine=room.engine,
+                version=version,
+                kind=ABANDON,
+                seats=[],
+                moves={},
+                defaults=[],
+                at=ended,
+                state=blob,
+                status=ABANDONED,
+                seed=room.seed,
+                server_seed=room.server_seed,
+                game_id=room.game_id,
+                reason=reason,
+            )
+            won = await self.store.write_step(
+                room.id,
+                expected_version=room.version,
+                expected_rev=None,
+                fields={
+                    "version": str(version),
+                    "status": ABANDONED,
+                    "ended_at": ended,
+                    "ended_reason": reason,
+                    "abandoned_by": "" if quitter is None else str(quitter),
+                    "deadline": "",
+                },
+                log_fields=to_fields(entry),
+                new_version=version,
+                payload=step_notice(room.id, version),
+                ttl=self.room_ttl,
+            )
+            if not won:
+                continue
+            log.info("abandoned", extra={"room": room.id, "version": version, "kind": reason})
+            await self.listing.changed(await self.reader.get(room.id))
+            await self.store.seat_users(room.id, {u: False for u in room.users()}, now_ms())
+            await self.archive_end(rescue)
+            return await self.reader.get(room.id)
+        raise RoomError(p.BUSY, "the room is busy; try again")
+
+    def archive_member(self, room_id: str, version: int) -> tuple[str, int]:
+        """The clock member that puts the final record on the archive stream if the node
+        that ended the game at ``version`` dies first (``archive|<room>|<version>``), and
+        when it is due."""
+        return member("archive", room_id, version), now_ms() + self.archive_rescue_ms
+
+    async def archive_end(self, rescue: tuple[str, int]) -> None:
+        """The winner of the game's last version (finished or abandoned) archives it.
+
+        The stream is in another slot than the room (Redis Cluster), so the final record
+        cannot be written by the step's script. Instead the step's writer put ``rescue``
+        (``archive|<room>|<version>``, due ``archive_rescue_seconds`` later) on the clock
+        before writing: if this node dies before the record is on the stream, any node's
+        clock writes it (``archive_overdue``). Here the writer first takes that member
+        (leases it to itself, as a claim would) so that no clock writes the record while
+        it does; if a clock claimed it first (this node stalled past its due time), the
+        record is that clock's to write. Then the record, ``archived=1``, and the member
+        goes. (A racing attempt at the same version added it first: its earlier score
+        still counts as unclaimed.)"""
+        name, due = rescue
+        room_id = name.split("|")[1]
+        lease_end = now_ms() + self.lease_ms
+        if not await self.store.take(name, due, lease_end):
+            log.warning("final record left to the clock", extra={"room": room_id})
+            return
+        await self.archive(room_id)
+        await self.store.done(self.store.keys.clock_of(name), name, lease_end)
+
+    async def archive_overdue(self, room_id: str, version: int) -> bool:
+        """The clock's ``archive|<room>|<version>`` member came due: the node that ended
+        the game at ``version`` died (or stalled) before its final record was on the
+        archive stream. Rebuild the record from the room and its log and put it there.
+        False if there is nothing to do: the game did not end at ``version`` (the member of
+        an attempt that lost its race) or its record is there (``archived``)."""
+        room = await self.reader.get(room_id)
+        over = room.status in (FINISHED, ABANDONED)
+        if not over or room.version != version or room.archived:
+            return False
+        await self.archive(room_id)
+        log.warning("final record written by the clock", extra={"room": room_id})
+        return True
+
+    async def archive(
+        self,
+        room_id: str,
+        checkpoint: int | None = None,
+        *,
+        since: int = 1,
+        room: Room | None = None,
+    ) -> None:
+        """The game's record onto the archive stream: the whole game once it is over
+        (finished or abandoned; then ``archived=1`` on the room), or a "playing" record at
+        the checkpoint version ``checkpoint`` (no seed, no outcome) with the events
+        ``since .. checkpoint`` only: those since the checkpoint before (the archiver
+        stores each game's events once; a final record has them all). ``room``: the game
+        under way as its step's writer read it (the record's room fields do not change
+        while it plays; None: read it). A duplicate is harmless (the archiver's writes are
+        upserts by game id) but the final one is written once in effect: see
+        ``archive_end``."""
+        if room is None:
+            room = await self.reader.get(room_id)
+        if checkpoint is not None and room.status != PLAYING:
+            return
+        first = since if checkpoint is not None else 1
+        entries = await self.store.log_range(room_id, first, checkpoint or room.version)
+        record = build_record(room, [e for _, e in entries], events_from=first)
+        await self.store.archive(room_id, msgspec.json.encode(record))
+        if room.status in (FINISHED, ABANDONED):
+            await self.store.set_fields(room_id, {"archived": "1"})
+        # A game's end at info; its checkpoints (one a round) at debug: not a line a round.
+        level = logging.DEBUG if checkpoint is not None else logging.INFO
+        log.log(
+            level, "archived", extra={"room": room_id, "version": room.version, "kind": room.status}
+        )

@@ -1,0 +1,58 @@
+"""Who is in a room: each socket's presence (a player's seat, or a spectator), a seat's
+last socket leaving (its grace time starts) and, past the grace, the seat taken over by
+the room's ``absent`` player. Every change is published as a ``presence`` frame.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from server.redis.store import Store
+from server.table.entry import Published, pack
+from server.table.room import Hooks, is_socket, seats_present
+
+log = logging.getLogger("tortuga.rooms")
+
+
+class Presence:
+    """Sockets arriving in and leaving rooms, and seats taken over."""
+
+    def __init__(self, store: Store, hooks: Hooks) -> None:
+        self.store = store
+        self.hooks = hooks
+
+    async def arrive(self, room_id: str, conn_id: str, seat: int | None) -> None:
+        await self.store.presence(room_id, conn_id, seat, joining=True, at=time.time())
+        await self.presence_changed(room_id)
+
+    async def depart(self, room_id: str, conn_id: str, seat: int | None) -> None:
+        """A socket left (or its node was found dead). When it was the seat's last one the
+        seat's grace time starts: ``on_seat_dropped`` hooks run with the time."""
+        at = time.time()
+        left = await self.store.presence(room_id, conn_id, seat, joining=False, at=at)
+        if left < 0:
+            return  # already gone: a second reaper, or the reaper came first
+        if seat is not None and left == 0:
+            log.info("seat dropped", extra={"room": room_id, "seat": seat})
+            self.hooks.seat_dropped(room_id, seat, at)
+        await self.presence_changed(room_id)
+
+    async def take_over(self, room_id: str, seat: int, drop_stamp: str) -> bool:
+        """The grace time of ``seat`` (dropped at ``drop_stamp``) is over: from now on the
+        room's ``absent`` player (a bot, or the default move) plays it until its player
+        returns. False if the player came back (or the seat was taken over already)."""
+        if not await self.store.mark_away(room_id, seat, drop_stamp, time.time()):
+            return False
+        log.info("seat taken over", extra={"room": room_id, "seat": seat})
+        await self.presence_changed(room_id)
+        self.hooks.turn(room_id)
+        return True
+
+    async def presence_changed(self, room_id: str) -> None:
+        seen = await self.store.load_presence(room_id)
+        connected, away = seats_present(seen)
+        watchers = sum(1 for k, v in seen.items() if is_socket(k) and v == "-")
+        data = {"connected": sorted(connected), "watchers": watchers, "away": sorted(away)}
+        payload = pack(Published(k="presence", room=room_id, data=data))
+        await self.store.publish(self.store.keys.channel(room_id), payload)

@@ -1,0 +1,478 @@
+"""The step: one new version of a game under way, written by compare-and-set.
+
+``advance`` is the only writer of a step besides the sealed phase's resolution (which
+calls it too, server/table/reveal.py). Players, bots and the clock (server/realtime/clock.py) all
+reach
+the game through ``act``, ``play_default``, ``takeback`` and the sealed-phase service,
+with the same checks. Every change goes through Redis (server/redis/store.py) as a
+compare-and-set and is retried on a lost race with the fresh room, so any node may serve
+any room and nothing lives only in a node's memory.
+
+Deadlines: when a step opens a prompt and the room has a deadline for it, the writer puts
+it on the clock (before writing: see ``advance``), stores the due time (epoch ms) with the
+state (``deadline``) and publishes it in the entry. The version's winner computed it once;
+that is the time every client is shown and the clock goes by.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import replace
+from typing import Any
+
+from engines.core import MoveError
+from engines.registry import AnyGame
+from server import protocol as p
+from server.redis.store import Opening, member
+from server.table.entry import (
+    MOVE,
+    START,
+    TAKEBACK,
+    Entry,
+    from_fields,
+    now_iso,
+    step_notice,
+    to_fields,
+)
+from server.table.game_end import GameEnd
+from server.table.room import (
+    FINISHED,
+    PLAYING,
+    RETRIES,
+    Hooks,
+    Room,
+    RoomError,
+    RoomReader,
+    now_ms,
+    phase_name,
+    playing,
+)
+from server.table.room_list import PublicList
+
+log = logging.getLogger("tortuga.rooms")
+
+
+ACTIVITY_NOTE_MS = 10_000  # a game's activity in its users' "my rooms", at most this often
+NOTED_ROOMS = 100_000  # rooms whose last note a node remembers
+WRITTEN_ROOMS = 10_000  # rooms whose last step (as this node wrote it) a node remembers
+
+
+class _Unset:
+    """``advance``'s deadline when the writer does not choose it (computed from the room)."""
+
+
+UNSET = _Unset()
+
+
+class Steps:
+    """Moves, defaults and take-backs of games under way, and the write of each step."""
+
+    def __init__(
+        self,
+        reader: RoomReader,
+        hooks: Hooks,
+        listing: PublicList,
+        ending: GameEnd,
+        *,
+        room_ttl: int = 0,
+        archive_every: int = 50,
+    ) -> None:
+        self.reader = reader
+        self.store = reader.store
+        self.hooks = hooks
+        self.listing = listing
+        self.ending = ending
+        self.room_ttl = room_ttl
+        self.archive_every = archive_every
+        self._noted: dict[str, int] = {}  # room -> when its users' "my rooms" were noted
+        # room -> as this node's last step of it left it, and that step's state, decoded
+        self._written: dict[str, tuple[Room, Any]] = {}
+
+    def written(self, room_id: str) -> Room | None:
+        """The room as this node's own last step of it left it, if this node wrote that
+        step: a move at a table whose sockets are all here (server/realtime/homes.py) is checked
+        against it without reading the room. Only a hint: it may be behind the room (a
+        step another node wrote, a seat that changed hands): ``act_recalled`` says when."""
+        recalled = self._written.get(room_id)
+        return recalled[0] if recalled is not None else None
+
+    def _remember(self, room: Room | None, room_id: str, state: Any = None) -> None:
+        self._written.pop(room_id, None)
+        if room is not None:
+            self._written[room_id] = (room, state)  # the newest last: the oldest go first
+            if len(self._written) > WRITTEN_ROOMS:
+                del self._written[next(iter(self._written))]
+
+    async def act(
+        self,
+        room_id: str,
+        seat: int,
+        move_json: Any,
+        version: int | None = None,
+        *,
+        proxy: bool = False,
+        room: Room | None = None,
+    ) -> int:
+        """One open move by ``seat``; the version it produced. The engine checks it against
+        the fresh state on every try: a lost race is retried unless the mover named the
+        version it saw (then ``stale-version``). ``proxy``: a stand-in (the grace-time bot)
+        moves for the seat's absent player; the step lists the seat in ``proxies``.
+        ``room``: the room as the caller has just read it (the first try goes by it; a
+        stale one only loses the compare-and-set, and the next try reads afresh)."""
+        for _ in range(RETRIES):
+            if room is None or room.id != room_id:
+                room = await self.reader.get(room_id)
+            made = await self._move(room, seat, move_json, version, proxy=proxy)
+            if made is not None:
+                return made
+            if version is not None:
+                raise RoomError(p.STALE_VERSION, "another move came first")
+            room = None
+        raise RoomError(p.BUSY, "the room is busy; try again")
+
+    async def act_recalled(
+        self, room: Room, seat: int, move_json: Any, version: int | None
+    ) -> int | None:
+        """One open move by ``seat`` checked against ``room`` as this node remembers it
+        (``written``) instead of as read: the version it produced, or None when the memory
+        is of no use -- it refuses the move (a refusal is only given by ``act``, from the
+        room as read) or it is behind the room (the write compares the room's version
+        *and* revision, so a seat that changed hands since is a lost race, and the caller
+        checks the seat again in the room as read). A lost write drops the memory
+        (``advance``); a refusal keeps it: the read decides, and a memory that is behind
+        loses its next write."""
+        recalled = self._written.get(room.id)
+        # the state as the step left it, not decoded again (states are immutable)
+        state = recalled[1] if recalled is not None and recalled[0] is room else None
+        try:
+            return await self._move(
+                room, seat, move_json, version, expected_rev=room.rev, state=state
+            )
+        except RoomError:
+            return None
+
+    async def _move(
+        self,
+        room: Room,
+        seat: int,
+        move_json: Any,
+        version: int | None,
+        *,
+        proxy: bool = False,
+        expected_rev: int | None = None,
+        state: Any = None,
+    ) -> int | None:
+        """One try of an open move against ``room`` (``state``: its state, decoded
+        already): the version it produced, None if the compare-and-set lost; a refused
+        move raises ``RoomError``."""
+        if state is None:
+            game, state = playing(room)
+        else:
+            game = room.game
+        if version is not None and version != room.version:
+            raise RoomError(p.STALE_VERSION, f"the room is at version {room.version}")
+        prompt = game.prompt(state)
+        if prompt.sealed and seat in prompt.seats:
+            raise RoomError(p.SEALED_PHASE, "this phase is sealed: commit, then reveal")
+        try:
+            move = game.decode_move(move_json)
+            game.validate(state, seat, move)
+            new = game.step(state, {seat: move})
+        except MoveError as exc:
+            raise RoomError(exc.code, exc.message) from None
+        moves = {str(seat): move.to_json()}
+        proxies = [seat] if proxy else []
+        if await self.advance(
+            room,
+            new,
+            kind=MOVE,
+            moves=moves,
+            defaults=[],
+            proxies=proxies,
+            expected_rev=expected_rev,
+        ):
+            return room.version + 1
+        return None
+
+    async def play_default(
+        self, room_id: str, seat: int, version: int, *, proxy: bool = False
+    ) -> bool:
+        """The hook for deadlines (the clock) and absent players: the engine's default
+        move for ``seat`` at ``version`` of an open prompt. False if the moment has passed
+        (the version moved, the game ended, or the seat owes nothing). Sealed prompts:
+        ``server.table.reveal.Sealing.default``. ``proxy``: made because the player is away
+        (``absent: "default"``), listed in ``proxies`` as well as ``defaults``."""
+        room = await self.reader.get(room_id)
+        if room.status != PLAYING or room.state is None:
+            return False
+        game, state = playing(room)
+        prompt = game.prompt(state)
+        if room.version != version or prompt.sealed or seat not in prompt.seats:
+            return False
+        move = game.default(state, seat)
+        new = game.step(state, {seat: move})
+        moves = {str(seat): move.to_json()}
+        proxies = [seat] if proxy else []
+        return await self.advance(
+            room, new, kind=MOVE, moves=moves, defaults=[seat], proxies=proxies
+        )
+
+    async def takeback(self, room_id: str, seat: int, version: int) -> int:
+        """``seat`` takes back its open move that produced ``version``: a new version whose
+        state is the one before that move (versions only grow). Allowed only in a room that
+        allows it, while ``version`` is still the latest (nobody acted since), for the
+        seat's own open move (not a default, not a stand-in's, not a sealed resolution),
+        and when the move revealed nothing new to anyone (``reveals_nothing``). The
+        prompt's deadline is the one the state had before the move: taking back does not
+        buy time. The version written."""
+        room = await self.reader.get(room_id)
+        if not room.takeback:
+            raise RoomError(p.TAKEBACK_OFF, "this room does not allow taking moves back")
+        game, state = playing(room)
+        if version != room.version:
+            raise RoomError(p.TAKEBACK_TOO_LATE, "the game has moved on since that move")
+        if version < 2:
+            raise RoomError(p.TAKEBACK_NOT_YOURS, "the deal is nobody's move")
+        entries = dict(await self.store.log_range(room_id, version - 1, version))
+        if version - 1 not in entries or version not in entries:
+            raise RoomError(p.TAKEBACK_TOO_LATE, "that move is no longer in the log")
+        before, last = from_fields(entries[version - 1]), from_fields(entries[version])
+        if last.kind != MOVE or last.seats != [seat] or last.defaults or last.proxies:
+            raise RoomError(p.TAKEBACK_NOT_YOURS, "the last step was not a move you made")
+        prompt = game.prompt(state)
+        if prompt.sealed:
+            seal = await self.store.load_seal(room_id)
+            if seal.get("phase") == phase_name(prompt, version) and seal.get("commits", "0") != "0":
+                raise RoomError(p.TAKEBACK_TOO_LATE, "someone has acted since that move")
+        restored = game.decode(before.state)
+        if not reveals_nothing(game, restored, state, seat, room.players):
+            raise RoomError(p.TAKEBACK_REVEALS, "that move revealed something new: it stands")
+        if not await self.advance(
+            room,
+            restored,
+            kind=TAKEBACK,
+            moves={},
+            defaults=[],
+            seats=[seat],
+            undoes=version,
+            deadline=before.deadline,
+        ):
+            raise RoomError(p.TAKEBACK_TOO_LATE, "someone acted first")
+        return version + 1
+
+    async def advance(
+        self,
+        room: Room,
+        state: Any,
+        *,
+        kind: str,
+        moves: dict[str, Any],
+        defaults: list[int],
+        proxies: list[int] | None = None,
+        seats: list[int] | None = None,
+        undoes: int | None = None,
+        deadline: int | _Unset | None = UNSET,
+        expected_rev: int | None = None,
+        extra: dict[str, Any] | None = None,
+        reveal: Opening | None = None,
+    ) -> bool:
+        """Write the state after ``room.version`` (compare-and-set); True if this call won.
+        ``reveal``: the opening that completes the sealed phase this step resolves, stored
+        in the same script (``Store.write_step``; ``RevealRefused`` if it is refused).
+
+        The deadline of the prompt the step opens (if the room has one for it; or the one
+        given: a take-back restores the deadline the state had) and the ``before_step``
+        members go on the clock first; the winner announces the turn (bots), keeps the
+        seated users' "my rooms" in order, and when the game is over it reveals the seed
+        and puts the game's record on the archive stream."""
+        game = room.game
+        extra = dict(extra or {})
+        version = room.version + 1
+        outcome = game.outcome(state)
+        status = FINISHED if outcome is not None else PLAYING
+        blob = game.encode(state)
+        due: int | None = None
+        clock_kind = ""
+        # Bots are told of the turn only when the new prompt is theirs: a bot seat owes
+        # something, or a seat that owes is taken over (the write says: ``away_seats``).
+        # At a table of people who are all here, a step starts no bot work at all.
+        bots_owe = False
+        away_seats: list[int] = []
+        if status == PLAYING:
+            prompt = game.prompt(state)
+            bots_owe = any(room.seats[s].bot is not None for s in prompt.seats)
+            away_seats = [] if bots_owe else list(prompt.seats)
+            clock_kind = "commit" if prompt.sealed else "move"
+            seconds = room.deadlines.get(clock_kind)
+            if not isinstance(deadline, _Unset):
+                due = deadline
+            elif seconds and not prompt.over:
+                due = now_ms() + int(seconds * 1000)
+        fields: dict[str, bytes | str] = {
+            "version": str(version),
+            "state": blob,
+            "status": status,
+            "deadline": "" if due is None else str(due),
+            "active_at": str(now_ms()),
+        }
+        if kind == START:
+            fields.update(
+                started_at=room.started_at or now_iso(),
+                seed=extra["seed"],
+                seed_digest=extra["seed_digest"],
+                server_seed=extra["server_seed"],
+                seed_commitment=extra["seed_commitment"],
+                contributions=json.dumps(extra["contributions"], separators=(",", ":")),
+                game_no="1",
+            )
+        seed = extra.pop("seed", None)
+        if status == FINISHED:
+            seed = room.seed or seed
+            fields["ended_at"] = now_iso()
+        # A "playing" record at this version, with the events since the one before: which
+        # one that was is written with the step, so two checkpoints never overlap or skip.
+        checkpoint = status == PLAYING and self._checkpoint(game, state, version)
+        if checkpoint:
+            fields["checkpoint"] = str(version)
+        entry = Entry(
+            room=room.id,
+            engine=room.engine,
+            version=version,
+            kind=kind,
+            seats=seats if seats is not None else sorted(int(s) for s in moves),
+            moves=moves,
+            defaults=defaults,
+            proxies=sorted(proxies or []),
+            at=now_iso(),
+            state=blob,
+            status=status,
+            phase=extra.get("phase"),
+            salts=extra.get("salts"),
+            opened=extra.get("opened"),
+            private=bool(extra.get("private")),
+            seed_digest=extra.get("seed_digest"),
+            seed=seed if status == FINISHED else None,
+            server_seed=room.server_seed if status == FINISHED else None,
+            contributions=extra.get("contributions"),
+            seed_commitment=extra.get("seed_commitment"),
+            deadline=due,
+            undoes=undoes,
+            game_id=f"{room.id}-{room.game_no or 1}"
+            if kind == START or status == FINISHED
+            else None,
+        )
+        # What this step will need later goes on the clock before the step exists, so that
+        # it is there even if this node dies right after winning. An attempt that loses the
+        # race (or is never written) leaves a member that fires as a no-op.
+        # When the step ends the game, that includes the rescue of its final record
+        # (``GameEnd.archive_end``).
+        later = [(member(clock_kind, room.id, version), due)] if due is not None else []
+        rescue = self.ending.archive_member(room.id, version)
+        if status == PLAYING:
+            for hook in self.hooks.before_step:
+                later.extend(hook(room, state, version))
+        else:
+            later.append(rescue)
+        if later:
+            await self.store.schedule_many(later)
+        log_fields = to_fields(entry)
+        won = 0
+        self.hooks.writing(room.id, version)
+        try:
+            won = await self.store.write_step(
+                room.id,
+                expected_version=room.version,
+                expected_rev=expected_rev,
+                fields=fields,
+                log_fields=log_fields,
+                new_version=version,
+                payload=step_notice(room.id, version),
+                ttl=self.room_ttl if status == FINISHED else 0,
+                away_seats=away_seats,
+                reveal=reveal,
+            )
+        finally:
+            self.hooks.written(room.id, version, entry if won else None)
+        if not won:
+            self._remember(None, room.id)
+            return False
+        # Before any wait: a reply to this step may be read in the next turn of the loop.
+        if status == PLAYING and kind != START:
+            left = replace(
+                room,
+                version=version,
+                state=blob,
+                status=status,
+                deadline=due,
+                active_at=int(fields["active_at"]),
+                checkpoint=version if checkpoint else room.checkpoint,
+            )
+            self._remember(left, room.id, state)
+        else:
+            self._remember(None, room.id)
+        log.debug(  # every step is in the room's log stream already
+            "step",
+            extra={"room": room.id, "version": version, "kind": kind, "seats": entry.seats},
+        )
+        if room.public and (kind == START or status == FINISHED):  # the public list
+            await self.listing.changed(await self.reader.get(room.id))
+        await self._note_activity(room, status, kind)
+        ending = self.ending
+        if status == FINISHED:
+            ending.later(lambda: ending.archive_end(rescue), first=True)
+        else:
+            if checkpoint:
+                since, read = room.checkpoint + 1, None if kind == START else room
+                ending.later(
+                    lambda: ending.archive(room.id, checkpoint=version, since=since, room=read)
+                )
+            if bots_owe or won == 2:
+                self.hooks.turn(room.id)
+        return True
+
+    async def _note_activity(self, room: Room, status: str, kind: str) -> None:
+        """Keep the seated users' "my rooms" in order: the room's activity time in each
+        user's set, noted at the start, then at most every ``ACTIVITY_NOTE_MS`` by this node
+        (not one write per step), and the room taken out when the game is over."""
+        now = now_ms()
+        if status == FINISHED:
+            self._noted.pop(room.id, None)
+        elif kind != START and now - self._noted.get(room.id, 0) < ACTIVITY_NOTE_MS:
+            return
+        else:
+            if len(self._noted) >= NOTED_ROOMS:
+                self._noted.clear()  # rooms that ended elsewhere; noted again when they move
+            self._noted[room.id] = now
+        await self.store.seat_users(room.id, {u: status != FINISHED for u in room.users()}, now)
+
+    def _checkpoint(self, game: AnyGame, state: Any, version: int) -> bool:
+        """Whether the game under way is archived progressively at ``version`` (a "playing"
+        record): when the new state opens a sealed prompt (a natural break, such as a
+        round's sealed bids, so each round end), and at least every ``archive_every``
+        versions. The server knows no rules: only the prompt and the version."""
+        if self.archive_every > 0 and version % self.archive_every == 0:
+            return True
+        return game.prompt(state).sealed
+
+
+def reveals_nothing(game: AnyGame, before: Any, after: Any, mover: int, players: int) -> bool:
+    """Whether the step ``before`` -> ``after`` by ``mover`` revealed nothing new to anyone
+    but the card(s) the move itself showed (engine contract: ``hidden``, ``zones``).
+
+    The mover learned nothing (their hidden set is the same: no card of another hand, the
+    ghost's pile or the stock came into view, no new hand was dealt), and every other
+    viewer (the other seats and a spectator) only learned cards that the mover could see
+    and that the step moved -- the card played."""
+    if game.hidden(before, mover) != game.hidden(after, mover):
+        return False
+    where = {c: z for z, cards in game.zones(before).items() for c in cards}
+    now = {c: z for z, cards in game.zones(after).items() for c in cards}
+    shown = {c for c, z in where.items() if now.get(c) != z} - game.hidden(before, mover)
+    for viewer in [*range(players), None]:
+        if viewer == mover:
+            continue
+        learned = game.hidden(before, viewer) - game.hidden(after, viewer)
+        if not learned <= shown:
+            return False
+    return True

@@ -1,0 +1,283 @@
+"""A node of its own (``tortuga serve`` in a child process) and what is read of a node: its
+``/metrics``, its protocol, its processes' CPU time and memory, Redis's CPU time."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import connect
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _more_files() -> None:
+    """Raise this process's open-files limit to its hard limit (thousands of sockets)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+@dataclass(frozen=True)
+class Node:
+    url: str
+    pid: int | None  # the process started here (None: a node given by URL)
+
+
+def _wait_ready(process: subprocess.Popen[bytes], url: str, log: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"{url} did not start: " + log.read_text()[-2000:])
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(url, timeout=2).status_code == 200:
+                return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{url} did not answer in time")
+        time.sleep(0.2)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def interpreter(checkout: Path | None) -> str:
+    """The Python a node of ``checkout`` runs on: the checkout's own environment when it
+    has one (``.venv``, as ``uv sync`` makes it: a folder given to ``--against`` with
+    another Python or other packages, compared in one run), else this one's (a worktree
+    made for the run has none)."""
+    if checkout is not None:
+        own = checkout / ".venv" / "bin" / "python"
+        if own.exists():
+            return str(own)
+    return sys.executable
+
+
+@contextlib.contextmanager
+def own_node(
+    env: dict[str, str] | None = None,
+    timeout: float = 180.0,
+    workers: int | None = None,
+    checkout: Path | None = None,
+) -> Iterator[Node]:
+    """``tortuga serve`` in a child process on a free port while it runs, then SIGTERM (it
+    stops its embedded servers too) and its temporary data folder removed. ``checkout``:
+    serve from that source tree (another revision's worktree: the baseline of
+    ``--against``), with its own environment if it has one (``interpreter``)."""
+    port = _free_port()
+    data = Path(tempfile.mkdtemp(prefix="tortuga-loadtest-"))
+    environment = {
+        **os.environ,
+        "TORTUGA_DATA_DIR": str(data),
+        "TORTUGA_GUESTS_PER_ADDRESS_PER_HOUR": "0",  # every client comes from here
+        "TORTUGA_PUBLIC_URL": f"http://127.0.0.1:{port}/",
+        "TORTUGA_METRICS_TOKEN": METRICS_TOKEN,  # the node's own latencies, per step
+        **(env or {}),
+    }
+    if checkout is not None:
+        environment["PYTHONPATH"] = str(checkout)
+    command = [interpreter(checkout), "-m", "server.cli", "serve", "--host", "127.0.0.1"]
+    command += ["--port", str(port)]
+    if workers is not None:
+        command += ["--workers", str(workers)]
+    log = (data / "serve.log").open("wb")
+    process = subprocess.Popen(
+        command,
+        env=environment,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        preexec_fn=_more_files,
+        cwd=checkout,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_ready(process, f"{url}/readyz", data / "serve.log", timeout)
+        yield Node(url, process.pid)
+    finally:
+        _stop(process)
+        log.close()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+METRICS_TOKEN = "loadtest-" + os.urandom(16).hex()  # for the nodes started here
+
+
+def _metrics(url: str) -> str | None:
+    """The node's ``/metrics`` page, or None when it has none (an older revision) or
+    refuses."""
+    try:
+        r = httpx.get(
+            f"{url}/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}, timeout=30
+        )
+    except httpx.HTTPError:
+        return None
+    return r.text if r.status_code == 200 else None
+
+
+def scrape(url: str) -> dict[str, dict[float, float]] | None:
+    """The node's latency histograms (``/metrics``, summed over its workers): for
+    ``tortuga_step_seconds`` and ``tortuga_fanout_seconds``, cumulative count by bucket
+    bound. None when the node has no such page (an older revision) or refuses."""
+    page = _metrics(url)
+    if page is None:
+        return None
+    out: dict[str, dict[float, float]] = {}
+    for line in page.splitlines():
+        for name in ("tortuga_step_seconds", "tortuga_fanout_seconds"):
+            if line.startswith(name + "_bucket{"):
+                bound = line.split('le="', 1)[1].split('"', 1)[0]
+                le = float("inf") if bound == "+Inf" else float(bound)
+                counts = out.setdefault(name, {})
+                counts[le] = counts.get(le, 0.0) + float(line.rsplit(" ", 1)[1])
+    return out
+
+
+def archive_backlog(url: str) -> int | None:
+    """The site's archive records not yet in Postgres (``tortuga_archive_backlog`` of the
+    node's /metrics), or None when the node has no such page."""
+    page = _metrics(url)
+    if page is None:
+        return None
+    for line in page.splitlines():
+        if line.startswith("tortuga_archive_backlog "):
+            return int(float(line.split()[1]))
+    return None
+
+
+DRAIN_WAIT = 120.0  # seconds a step waits, at most, for the archive to catch up
+
+
+def wait_archived(url: str) -> tuple[int | None, float]:
+    """The archive backlog when the games are over, and the seconds until it was 0 (the
+    archiver writes while the node is calm: server/ops/busy.py); at most ``DRAIN_WAIT``."""
+    first = archive_backlog(url)
+    started = time.monotonic()
+    left = first
+    while left and time.monotonic() - started < DRAIN_WAIT:
+        time.sleep(0.5)
+        left = archive_backlog(url)
+    return first, time.monotonic() - started
+
+
+def histogram_quantile(
+    before: dict[float, float] | None, after: dict[float, float], q: float
+) -> tuple[float, int] | None:
+    """The bucket bound under which ``q`` (0..1) of the observations made between two
+    scrapes fall (as Prometheus's histogram_quantile, without interpolation), and how
+    many there were."""
+    counts = {le: n - (before or {}).get(le, 0.0) for le, n in after.items()}
+    total = counts.get(float("inf"), 0.0)
+    if total <= 0:
+        return None
+    for le in sorted(counts):
+        if counts[le] >= q * total:
+            return le, int(total)
+    return None
+
+
+def legacy_protocol(url: str) -> bool:
+    """Whether the node at ``url`` speaks the older protocol (the token in the socket's URL,
+    answered with ``hello`` at once); today's refuses a token there (``auth`` frame)."""
+
+    async def probe() -> bool:
+        async with httpx.AsyncClient(timeout=30) as http:
+            r = await http.post(f"{url}/api/guest", json={"name": "protocol probe"})
+            r.raise_for_status()
+            token = r.json()["token"]
+        ws_url = url.replace("http", "ws", 1) + f"/ws?token={token}"
+        async with connect(ws_url) as ws:
+            first = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        return bool(first.get("type") == "hello")
+
+    return asyncio.run(probe())
+
+
+def _tree(pid: int) -> set[int]:
+    """``pid`` and its descendants."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                stat = (entry / "stat").read_text()
+                parents[int(entry.name)] = int(stat[stat.rindex(")") + 2 :].split()[1])
+    tree, grew = {pid}, True
+    while grew:
+        more = {child for child, parent in parents.items() if parent in tree} - tree
+        tree |= more
+        grew = bool(more)
+    return tree
+
+
+def _python(pid: int) -> bool:
+    return Path(f"/proc/{pid}/comm").read_text().startswith("python")
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) used so far by the Python processes of ``pid``'s tree (a
+    node and its workers; not the Redis or Postgres it may have started)."""
+    total = 0
+    for member_pid in _tree(pid):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            if _python(member_pid):
+                stat = Path(f"/proc/{member_pid}/stat").read_text()
+                fields = stat[stat.rindex(")") + 2 :].split()
+                total += int(fields[11]) + int(fields[12])  # utime, stime (clock ticks)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def redis_cpu_seconds(url: str) -> float | None:
+    """CPU time Redis used so far (``INFO cpu``; None on a cluster or when unreachable)."""
+    from server.redis.pool import is_cluster
+
+    if is_cluster(url):
+        return None
+    import redis
+
+    try:
+        client = redis.Redis.from_url(url)
+        try:
+            info: Any = client.info("cpu")
+        finally:
+            client.close()
+    except redis.RedisError:
+        return None
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
+def memory(pid: int) -> int:
+    """Resident bytes of the Python processes of ``pid``'s tree (a node and its workers; not
+    the embedded Redis or Postgres it may have started)."""
+    total = 0
+    for member_pid in _tree(pid):
+        with contextlib.suppress(OSError):
+            if not _python(member_pid):
+                continue
+            for line in Path(f"/proc/{member_pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+    return total

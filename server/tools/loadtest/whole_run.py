@@ -1,0 +1,202 @@
+"""The whole run (``campaign``): the nodes started, the raw limit, the idle sockets, then
+each load step, against another revision's node too with ``--against``."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+
+from server.archive.scratch import scratch_database
+from server.tools.loadtest.idle import hold_idle
+from server.tools.loadtest.nodes import (
+    Node,
+    cpu_seconds,
+    histogram_quantile,
+    legacy_protocol,
+    memory,
+    own_node,
+    redis_cpu_seconds,
+    scrape,
+    wait_archived,
+)
+from server.tools.loadtest.play import _pool, check, run
+from server.tools.loadtest.raw import RawServer, _ready
+from server.tools.loadtest.report_html import html_report
+from server.tools.loadtest.results import Campaign, Options, Step
+from server.tools.loadtest.tally import Plan
+
+
+@contextlib.contextmanager
+def checkout_of(against: str) -> Iterator[tuple[Path, str]]:
+    """A source tree of ``against`` and its label (short revision): the folder itself if it
+    is one, else a detached ``git worktree`` of the revision for the run (then removed)."""
+    root = Path(__file__).resolve().parents[2]
+
+    def short(folder: Path) -> str:
+        done = subprocess.run(
+            ["git", "-C", str(folder), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+        )
+        return done.stdout.strip() or folder.name
+
+    folder = Path(against)
+    if folder.is_dir():
+        yield folder.resolve(), short(folder)
+        return
+    tree = Path(tempfile.mkdtemp(prefix="tortuga-against-")) / "tree"
+    subprocess.run(
+        ["git", "-C", str(root), "worktree", "add", "--detach", str(tree), against],
+        check=True,
+        capture_output=True,
+    )
+    try:
+        yield tree, short(tree)
+    finally:
+        subprocess.run(
+            ["git", "-C", str(root), "worktree", "remove", "--force", str(tree)],
+            capture_output=True,
+        )
+        shutil.rmtree(tree.parent, ignore_errors=True)
+
+
+POOL_FOR_OLDER = 2000  # an older revision's Redis pool (it raised at 100), set by URL
+
+
+def _against_env(env: dict[str, str], database: str) -> dict[str, str]:
+    """The other revision's node: its own key space and database; its Redis pool raised by
+    URL (older revisions' pools raised instead of waiting when they ran out)."""
+    from server.redis.pool import is_cluster
+
+    url = env["TORTUGA_REDIS_URL"]
+    if not is_cluster(url) and "max_connections=" not in url:
+        url += ("&" if "?" in url else "?") + f"max_connections={POOL_FOR_OLDER}"
+    prefix = env.get("TORTUGA_REDIS_PREFIX", os.environ.get("TORTUGA_REDIS_PREFIX", ""))
+    return {
+        **env,
+        "TORTUGA_REDIS_URL": url,
+        "TORTUGA_REDIS_PREFIX": f"{prefix}against:",
+        "TORTUGA_DATABASE_URL": database,
+    }
+
+
+def campaign(plan: Plan, options: Options, node_env: dict[str, str] | None = None) -> Campaign:
+    """The raw limit, then the idle sockets with their probe, then each load step, against
+    one node (started here unless ``plan.urls``); with ``options.against``, that revision's
+    node is started too and each step is played against both, one after the other (which
+    goes first alternates). The HTML report if asked for."""
+    check(plan)
+    result = Campaign(plan, options, started_node=not plan.urls)
+    env = dict(node_env or {})
+    steps = options.steps or (plan.rooms,)
+    with contextlib.ExitStack() as stack:
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        if "TORTUGA_REDIS_URL" not in env and not os.environ.get("TORTUGA_REDIS_URL"):
+            from server.ops import embedded  # one Redis for the nodes and the raw limit
+
+            env["TORTUGA_REDIS_URL"] = embedded.start_redis(folder)
+            stack.callback(embedded.stop)
+        redis_url = env.get("TORTUGA_REDIS_URL") or os.environ["TORTUGA_REDIS_URL"]
+        env["TORTUGA_REDIS_URL"] = redis_url
+        against_env: dict[str, str] | None = None
+        checkout: Path | None = None
+        if options.against:
+            checkout, result.against = stack.enter_context(checkout_of(options.against))
+            database = env.get("TORTUGA_DATABASE_URL") or os.environ.get("TORTUGA_DATABASE_URL")
+            if not database:
+                from server.ops import embedded  # one Postgres, a database for each node
+
+                database = embedded.start_postgres(folder)
+                env["TORTUGA_DATABASE_URL"] = database
+                stack.callback(embedded.stop)
+            against_env = _against_env(
+                env, stack.enter_context(scratch_database(database, "tortuga_against"))
+            )
+        processes = options.processes or os.cpu_count() or 1
+        pool = stack.enter_context(_pool(processes))
+        for future in [pool.submit(_ready) for _ in range(processes)]:
+            future.result()  # the client processes are up (and warm) before any timing
+        raw = RawServer(env, options.workers) if options.raw_seconds > 0 else None
+        if raw is not None:
+            stack.callback(raw.stop)
+        if plan.urls:
+            nodes = [Node(url, None) for url in plan.urls]
+            with contextlib.suppress(Exception):  # a node that does not answer fails later
+                plan = replace(plan, legacy=legacy_protocol(plan.urls[0]))
+        else:
+            nodes = [stack.enter_context(own_node(env, workers=options.workers))]
+            plan = replace(plan, urls=(nodes[0].url,))
+        other: tuple[Plan, Node] | None = None
+        if against_env is not None:
+            node = stack.enter_context(
+                own_node(against_env, checkout=checkout, workers=options.against_workers)
+            )
+            legacy = legacy_protocol(node.url)
+            other = (replace(plan, urls=(node.url,), legacy=legacy), node)
+        if raw is not None:  # measured while the nodes idle, and stopped before the games
+            sockets = options.raw_sockets or min(400, max(steps) * plan.players)
+            result.raw = raw.measure(sockets, options.raw_seconds, pool, processes)
+            raw.stop()
+        if options.idle > 0:
+            probe = replace(plan, rooms=options.probe_rooms)
+            result.idle = hold_idle(nodes[0], options.idle, probe, processes, pool)
+        for on in (True, False) if options.idle_deflate > 0 else ():
+            server = RawServer(env, 1, deflate=on)
+            try:
+                node = server.ready()
+                time.sleep(1.0)  # its imports and first allocations settle
+                held = hold_idle(node, options.idle_deflate, None, processes, None, raw=True)
+                result.deflate[on] = held
+            finally:
+                server.stop()
+        # Redis's own CPU is read only when the node runs here (on the Redis given to it).
+        redis_of_node = redis_url if result.started_node else None
+        for k, rooms in enumerate(steps):
+            turns = [(plan, nodes[0], result.steps)]
+            if other is not None:
+                turns.append((other[0], other[1], result.against_steps))
+                if k % 2 == 0:
+                    turns.reverse()  # the older node first at odd steps, last at even ones
+            for node_plan, node, into in turns:
+                into.append(
+                    _step(replace(node_plan, rooms=rooms), node, redis_of_node, processes, pool)
+                )
+    if options.report is not None:
+        options.report.write_text(html_report(result))
+    return result
+
+
+def _step(
+    plan: Plan, node: Node, redis_url: str | None, processes: int, pool: ProcessPoolExecutor
+) -> Step:
+    """One load step against ``node``, with the CPU it and Redis spent meanwhile."""
+    cpu = cpu_seconds(node.pid) if node.pid else None
+    redis_cpu = redis_cpu_seconds(redis_url) if redis_url else None
+    scraped = scrape(node.url) if node.pid else None
+    report = run(plan, processes, pool=pool)
+    server: dict[str, tuple[float, float, int]] = {}
+    after = scrape(node.url) if scraped is not None else None
+    for label, name in (("step", "tortuga_step_seconds"), ("fan-out", "tortuga_fanout_seconds")):
+        if after is not None and name in after:
+            p50 = histogram_quantile((scraped or {}).get(name), after[name], 0.5)
+            p99 = histogram_quantile((scraped or {}).get(name), after[name], 0.99)
+            if p50 is not None and p99 is not None:
+                server[label] = (p50[0], p99[0], p99[1])
+    if node.pid:
+        report = replace(report, started_node=True)
+    backlog, drained_in = wait_archived(node.url) if scraped is not None else (None, 0.0)
+    spent = cpu_seconds(node.pid) - cpu if node.pid and cpu is not None else None
+    redis_after = redis_cpu_seconds(redis_url) if redis_url else None
+    redis_spent = (
+        redis_after - redis_cpu if redis_after is not None and redis_cpu is not None else None
+    )
+    rss = memory(node.pid) if node.pid else None
+    return Step(report, rss, spent, redis_spent, os.getloadavg()[0], server, backlog, drained_in)
