@@ -31,7 +31,7 @@ from typing import Any
 from engines.registry import GAMES, AnyGame
 from engines.rng import Rng
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 KEPT_GAMES = 20
 """The first games whose states are kept: for the state size, the codec time and the
 comparison of the two engines' states."""

@@ -38,7 +38,7 @@ from server.tools.loadtest.tally import Plan
 def checkout_of(against: str) -> Iterator[tuple[Path, str]]:
     """A source tree of ``against`` and its label (short revision): the folder itself if it
     is one, else a detached ``git worktree`` of the revision for the run (then removed)."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
 
     def short(folder: Path) -> str:
         done = subprocess.run(
