@@ -180,7 +180,7 @@ async def test_a_run_that_slept_through_a_step_leaves_the_next_move_to_its_own_r
 
 
 async def test_bots_sit_under_distinct_pirate_names(node: Node) -> None:
-    """Issue 9, item 2: "Both bots are called 'heuristic bot'. Bots get distinct pirate
+    """Bots are not all called 'heuristic bot': "Bots get distinct pirate
     names" -- given when the bot is added, the same for every game; the level stays apart."""
     token, user = await guest(node, "Blackbeard")
     room = await create_room(node, token, game="skull-king", seats=4, options={"rounds": 1})
