@@ -160,7 +160,15 @@ async def test_a_run_that_slept_through_a_step_leaves_the_next_move_to_its_own_r
                 planned.set()  # a run planned at version 2: it sleeps right after
             return super().due(room_id, version, stage)
 
-    driver = Watched(rooms, services.sealing, b"test-bots", delay=1.0)
+    settings = services.settings
+    driver = Watched(
+        rooms,
+        services.sealing,
+        b"test-bots",
+        delay=1.0,
+        rescue=settings.bot_rescue_seconds,
+        concurrency=settings.bot_concurrency,
+    )
     for _ in range(10):  # commits, openings: until the first card is owed
         now = await rooms.get(room["id"])
         if now.version > 1:
