@@ -96,7 +96,7 @@ class Settings:
     rate_per_second: float = 20.0  # messages per user on a node (all its sockets), sustained
     rate_burst: int = 40
     flood_strikes: int = 20  # rate-limited messages before the socket is closed
-    flood_cooldown_seconds: float = 30.0  # then its user may open no socket on the node
+    flood_cooldown_seconds: float = 30.0  # then its user may open no socket on any node
     chat_max_chars: int = 500
     chat_per_second: float = 1.0  # chat messages per user (all sockets, all nodes), sustained
     chat_burst: int = 5

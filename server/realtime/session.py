@@ -4,7 +4,7 @@ Every frame is checked before anything else happens (size, rate, JSON, type, fie
 refused frame gets an ``error`` naming the rule, with the ``ref`` the client gave, and
 changes nothing. A user's sockets on a node share one message budget (``Floodgate``); a
 socket that keeps flooding is closed with code 4008 (one that sends a frame too big to read,
-by uvicorn with 1009), and its user may open no other socket on that node for
+by uvicorn with 1009), and its user may open no other socket on any node for
 ``flood_cooldown_seconds``.
 """
 
