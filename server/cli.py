@@ -50,7 +50,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         print("Tortuga: starting Redis and Postgres ...", flush=True)
         settings = _resolve(settings)
-        url = settings.public_url or f"http://{settings.host}:{settings.port}/"
+        url = f"{settings.base_url()}/"
         if args.workers > 1:
             print(f"Tortuga is up with {args.workers} workers: open {url}", flush=True)
             signum = workers.run(settings, args.workers)

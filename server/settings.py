@@ -8,19 +8,17 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 
-def _env(name: str, default: str | None = None) -> str | None:
+def _env(name: str) -> str | None:
+    """A variable's value; unset and empty alike mean the setting's default."""
     value = os.environ.get(name)
-    return value if value not in (None, "") else default
-
-
-def _float(name: str, default: float) -> float:
-    value = _env(name)
-    return float(value) if value is not None else default
+    return value if value else None
 
 
 MIN_ADMIN_TOKEN = 32  # characters: a token from ``secrets.token_urlsafe(24)`` or longer
@@ -33,9 +31,13 @@ def _admin_token(value: str) -> str:
     return value
 
 
-def _int(name: str, default: int) -> int:
-    value = _env(name)
-    return int(value) if value is not None else default
+def _origins(value: str) -> tuple[str, ...]:
+    """TORTUGA_ALLOWED_ORIGINS: comma-separated origins, without a trailing slash."""
+    return tuple(o.strip().rstrip("/") for o in value.split(",") if o.strip())
+
+
+def _yes(value: str) -> bool:
+    return value not in ("0", "false", "no")
 
 
 def _load_secret(data_dir: Path) -> bytes:
@@ -94,7 +96,7 @@ class Settings:
     rate_per_second: float = 20.0  # messages per user on a node (all its sockets), sustained
     rate_burst: int = 40
     flood_strikes: int = 20  # rate-limited messages before the socket is closed
-    flood_cooldown_seconds: float = 30.0  # then its user may open no socket on the node
+    flood_cooldown_seconds: float = 30.0  # then its user may open no socket on any node
     chat_max_chars: int = 500
     chat_per_second: float = 1.0  # chat messages per user (all sockets, all nodes), sustained
     chat_burst: int = 5
@@ -141,65 +143,17 @@ class Settings:
 
     @classmethod
     def from_env(cls) -> Settings:
-        data_dir = Path(_env("TORTUGA_DATA_DIR", "data") or "data").resolve()
+        """The settings of the variables set (``_VARIABLES``); every other field keeps its
+        default above, the one place a default is written."""
+        values: dict[str, Any] = {
+            name: read(raw)
+            for name, (variable, read) in _VARIABLES.items()
+            if (raw := _env(variable)) is not None
+        }
+        data_dir = Path(values.pop("data_dir", cls.data_dir)).resolve()
         secret_hex = _env("TORTUGA_SECRET")
-        return cls(
-            host=_env("TORTUGA_HOST", "127.0.0.1") or "127.0.0.1",
-            port=int(_env("TORTUGA_PORT", "8000") or 8000),
-            public_url=_env("TORTUGA_PUBLIC_URL"),
-            data_dir=data_dir,
-            redis_url=_env("TORTUGA_REDIS_URL"),
-            database_url=_env("TORTUGA_DATABASE_URL"),
-            database_read_url=_env("TORTUGA_DATABASE_READ_URL"),
-            redis_prefix=_env("TORTUGA_REDIS_PREFIX", "") or "",
-            secret=bytes.fromhex(secret_hex) if secret_hex else _load_secret(data_dir),
-            admin_session_seconds=_float("TORTUGA_ADMIN_SESSION_SECONDS", 8 * 3600.0),
-            admin_logins_per_name=_int("TORTUGA_ADMIN_LOGINS_PER_NAME", 5),
-            admin_logins_per_address=_int("TORTUGA_ADMIN_LOGINS_PER_ADDRESS", 20),
-            metrics_token=_env("TORTUGA_METRICS_TOKEN", "") or "",
-            admin_token=_admin_token(_env("TORTUGA_ADMIN_TOKEN", "") or ""),
-            node_id=_env("TORTUGA_NODE_ID") or secrets.token_hex(4),
-            token_ttl_seconds=_float("TORTUGA_TOKEN_TTL_SECONDS", 30 * 24 * 3600.0),
-            token_refresh_seconds=_float("TORTUGA_TOKEN_REFRESH_SECONDS", 24 * 3600.0),
-            allowed_origins=tuple(
-                o.strip().rstrip("/")
-                for o in (_env("TORTUGA_ALLOWED_ORIGINS", "") or "").split(",")
-                if o.strip()
-            ),
-            grace_seconds=_float("TORTUGA_GRACE_SECONDS", 60.0),
-            bot_delay=_float("TORTUGA_BOT_DELAY", 0.6),
-            bot_rescue_seconds=_float("TORTUGA_BOT_RESCUE_SECONDS", 5.0),
-            clock_poll_seconds=_float("TORTUGA_CLOCK_POLL_SECONDS", 0.25),
-            heartbeat_seconds=_float("TORTUGA_HEARTBEAT_SECONDS", 2.0),
-            node_ttl_seconds=_float("TORTUGA_NODE_TTL_SECONDS", 10.0),
-            sweep_seconds=_float("TORTUGA_SWEEP_SECONDS", 10.0),
-            drain_seconds=_float("TORTUGA_DRAIN_SECONDS", 10.0),
-            reconnect_spread_ms=_int("TORTUGA_RECONNECT_SPREAD_MS", 1000),
-            abandon_after_seconds=_float("TORTUGA_ABANDON_AFTER_SECONDS", 7 * 24 * 3600.0),
-            archive_every_versions=int(_env("TORTUGA_ARCHIVE_EVERY_VERSIONS", "50") or 50),
-            archive_rescue_seconds=_float("TORTUGA_ARCHIVE_RESCUE_SECONDS", 5.0),
-            max_frame_bytes=_int("TORTUGA_MAX_FRAME_BYTES", 16 * 1024),
-            flood_cooldown_seconds=_float("TORTUGA_FLOOD_COOLDOWN_SECONDS", 30.0),
-            max_json_depth=_int("TORTUGA_MAX_JSON_DEPTH", 32),
-            chat_per_second=_float("TORTUGA_CHAT_PER_SECOND", 1.0),
-            chat_burst=_int("TORTUGA_CHAT_BURST", 5),
-            max_sockets_per_user=_int("TORTUGA_MAX_SOCKETS_PER_USER", 8),
-            resume_max_versions=_int("TORTUGA_RESUME_MAX_VERSIONS", 32),
-            max_open_rooms_per_user=_int("TORTUGA_MAX_OPEN_ROOMS_PER_USER", 5),
-            max_bot_games_per_user=_int("TORTUGA_MAX_BOT_GAMES_PER_USER", 2),
-            guests_per_address_per_hour=_int("TORTUGA_GUESTS_PER_ADDRESS_PER_HOUR", 30),
-            lobby_idle_seconds=_int("TORTUGA_LOBBY_IDLE_SECONDS", 3600),
-            forwarded_allow_ips=_env("TORTUGA_FORWARDED_ALLOW_IPS", "127.0.0.1") or "127.0.0.1",
-            visit_concurrency=_int("TORTUGA_VISIT_CONCURRENCY", 16),
-            bot_concurrency=_int("TORTUGA_BOT_CONCURRENCY", 32),
-            redis_pool_size=_int("TORTUGA_REDIS_POOL_SIZE", 100),
-            redis_pool_wait_seconds=_float("TORTUGA_REDIS_POOL_WAIT_SECONDS", 10.0),
-            redis_retries=_int("TORTUGA_REDIS_RETRIES", 10),
-            rated_min_games=int(_env("TORTUGA_RATED_MIN_GAMES", "3") or 3),
-            rated_min_age_seconds=_float("TORTUGA_RATED_MIN_AGE_SECONDS", 24 * 3600.0),
-            leaderboard_min_games=int(_env("TORTUGA_LEADERBOARD_MIN_GAMES", "5") or 5),
-            migrate_on_start=(_env("TORTUGA_MIGRATE", "1") or "1") not in ("0", "false", "no"),
-        )
+        secret = bytes.fromhex(secret_hex) if secret_hex else _load_secret(data_dir)
+        return cls(data_dir=data_dir, secret=secret, **values)
 
     def base_url(self) -> str:
         """How players reach the site: the public URL, else this node's address."""
@@ -214,3 +168,59 @@ class Settings:
 
     def with_(self, **changes: object) -> Settings:
         return replace(self, **changes)  # type: ignore[arg-type]
+
+
+# Each setting read from the environment: its variable and how its text is read. A variable
+# unset (or empty) leaves the field's default in ``Settings``.
+_VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
+    "host": ("TORTUGA_HOST", str),
+    "port": ("TORTUGA_PORT", int),
+    "public_url": ("TORTUGA_PUBLIC_URL", str),
+    "data_dir": ("TORTUGA_DATA_DIR", Path),
+    "redis_url": ("TORTUGA_REDIS_URL", str),
+    "database_url": ("TORTUGA_DATABASE_URL", str),
+    "database_read_url": ("TORTUGA_DATABASE_READ_URL", str),
+    "redis_prefix": ("TORTUGA_REDIS_PREFIX", str),
+    "admin_session_seconds": ("TORTUGA_ADMIN_SESSION_SECONDS", float),
+    "admin_logins_per_name": ("TORTUGA_ADMIN_LOGINS_PER_NAME", int),
+    "admin_logins_per_address": ("TORTUGA_ADMIN_LOGINS_PER_ADDRESS", int),
+    "metrics_token": ("TORTUGA_METRICS_TOKEN", str),
+    "admin_token": ("TORTUGA_ADMIN_TOKEN", _admin_token),
+    "node_id": ("TORTUGA_NODE_ID", str),
+    "token_ttl_seconds": ("TORTUGA_TOKEN_TTL_SECONDS", float),
+    "token_refresh_seconds": ("TORTUGA_TOKEN_REFRESH_SECONDS", float),
+    "allowed_origins": ("TORTUGA_ALLOWED_ORIGINS", _origins),
+    "grace_seconds": ("TORTUGA_GRACE_SECONDS", float),
+    "bot_delay": ("TORTUGA_BOT_DELAY", float),
+    "bot_rescue_seconds": ("TORTUGA_BOT_RESCUE_SECONDS", float),
+    "clock_poll_seconds": ("TORTUGA_CLOCK_POLL_SECONDS", float),
+    "heartbeat_seconds": ("TORTUGA_HEARTBEAT_SECONDS", float),
+    "node_ttl_seconds": ("TORTUGA_NODE_TTL_SECONDS", float),
+    "sweep_seconds": ("TORTUGA_SWEEP_SECONDS", float),
+    "drain_seconds": ("TORTUGA_DRAIN_SECONDS", float),
+    "reconnect_spread_ms": ("TORTUGA_RECONNECT_SPREAD_MS", int),
+    "abandon_after_seconds": ("TORTUGA_ABANDON_AFTER_SECONDS", float),
+    "archive_every_versions": ("TORTUGA_ARCHIVE_EVERY_VERSIONS", int),
+    "archive_rescue_seconds": ("TORTUGA_ARCHIVE_RESCUE_SECONDS", float),
+    "max_frame_bytes": ("TORTUGA_MAX_FRAME_BYTES", int),
+    "flood_cooldown_seconds": ("TORTUGA_FLOOD_COOLDOWN_SECONDS", float),
+    "max_json_depth": ("TORTUGA_MAX_JSON_DEPTH", int),
+    "chat_per_second": ("TORTUGA_CHAT_PER_SECOND", float),
+    "chat_burst": ("TORTUGA_CHAT_BURST", int),
+    "max_sockets_per_user": ("TORTUGA_MAX_SOCKETS_PER_USER", int),
+    "resume_max_versions": ("TORTUGA_RESUME_MAX_VERSIONS", int),
+    "max_open_rooms_per_user": ("TORTUGA_MAX_OPEN_ROOMS_PER_USER", int),
+    "max_bot_games_per_user": ("TORTUGA_MAX_BOT_GAMES_PER_USER", int),
+    "guests_per_address_per_hour": ("TORTUGA_GUESTS_PER_ADDRESS_PER_HOUR", int),
+    "lobby_idle_seconds": ("TORTUGA_LOBBY_IDLE_SECONDS", int),
+    "forwarded_allow_ips": ("TORTUGA_FORWARDED_ALLOW_IPS", str),
+    "visit_concurrency": ("TORTUGA_VISIT_CONCURRENCY", int),
+    "bot_concurrency": ("TORTUGA_BOT_CONCURRENCY", int),
+    "redis_pool_size": ("TORTUGA_REDIS_POOL_SIZE", int),
+    "redis_pool_wait_seconds": ("TORTUGA_REDIS_POOL_WAIT_SECONDS", float),
+    "redis_retries": ("TORTUGA_REDIS_RETRIES", int),
+    "rated_min_games": ("TORTUGA_RATED_MIN_GAMES", int),
+    "rated_min_age_seconds": ("TORTUGA_RATED_MIN_AGE_SECONDS", float),
+    "leaderboard_min_games": ("TORTUGA_LEADERBOARD_MIN_GAMES", int),
+    "migrate_on_start": ("TORTUGA_MIGRATE", _yes),
+}

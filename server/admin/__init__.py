@@ -1,1 +1,1 @@
-"""The operators' console (issue 14): admin accounts, sessions, the audit, the admin routes."""
+"""The operators' console: admin accounts, sessions, the audit, the admin routes."""

@@ -1,4 +1,4 @@
-"""``/admin/api``: the operators' hand on players, chat and nodes (issue 14).
+"""``/admin/api``: the operators' hand on players, chat and nodes.
 
 - ``POST /rooms/{room}/kick`` ``{user, reason}``: the user's seat is freed (in the lobby) or
   given to a bot that plays it from now on (a game under way); their sockets in the room

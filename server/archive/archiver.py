@@ -66,11 +66,6 @@ GAP_WAIT = 30.0
 lost with a node that died before writing it) before it is stored without its events."""
 
 
-def dead_letter_keys(keys: Keys) -> list[str]:
-    """The dead-letter streams of every archive stream (the legacy one's last)."""
-    return [keys.archive_dead(stream) for stream in (*keys.archive_streams, keys.archive_legacy)]
-
-
 def brief(error: BaseException, limit: int = 300) -> str:
     """An error's first line, cut short: a failed statement's SQL (a batch of events
     is thousands of placeholders) stays out of the logs, one line per retry of each lane."""

@@ -157,7 +157,8 @@ class Rating(Base):
 
 
 class AdminAudit(Base):
-    """Every admin action: who did what to which target (the admin issue writes it)."""
+    """Every admin action: who did what to which target (the admin routes write
+    it before they act)."""
 
     __tablename__ = "admin_audit"
 

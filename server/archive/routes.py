@@ -35,7 +35,7 @@ import msgspec
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route, Router
+from starlette.routing import Route
 
 from engines import registry
 from server.archive import history
@@ -164,8 +164,3 @@ routes = [
     Route("/games/{game_id}/verify", verify, methods=["GET"]),
     Route("/leaderboard/{engine}", leaderboard, methods=["GET"]),
 ]
-
-
-def router() -> Router:
-    """The routes as one ASGI app: ``Mount("/api/history", app=router())``."""
-    return Router(routes=routes)

@@ -74,7 +74,7 @@ def _seen_at(record: ArchiveRecord) -> datetime:
 # The statements of a record's write, built once: the rows travel as parameters
 # (executemany where there are several), so SQLAlchemy neither builds nor compiles a
 # statement per record, and they are Core statements on the tables (no ORM bulk-insert
-# machinery). Building them per record cost about 8 ms of CPU per record (py-spy, issue 15):
+# machinery). Building them per record cost about 8 ms of CPU per record (py-spy):
 # with a checkpoint every round, a third of a node's CPU under load.
 _USERS = cast(Table, User.__table__)
 _GAMES = cast(Table, Game.__table__)

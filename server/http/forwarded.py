@@ -5,7 +5,7 @@ It is uvicorn's ``ProxyHeadersMiddleware``, unchanged, run to completion at once
 app that returns without waiting, its coroutine finishes on its first step, so the scope is
 rewritten before the node's own coroutine is made. As uvicorn adds it (``proxy_headers``),
 the middleware's coroutine would instead await the node's for a request's whole life: for
-a websocket, a frame suspended per socket for hours (memory per idle socket, issue 15).
+a websocket, a frame suspended per socket for hours (memory per idle socket).
 uvicorn is told not to add it (``server.app.uvicorn_options``).
 """
 

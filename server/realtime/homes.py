@@ -75,7 +75,6 @@ class Homes:
         self._outbox = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self._outbox.setblocking(False)
         self._claiming: asyncio.Task[None] | None = None
-        self.handed = self.adopted = 0
 
     def path(self, index: int) -> str:
         return str(self.folder / f"{index}.sock")
@@ -163,7 +162,6 @@ class Homes:
             )
         except OSError:  # no such worker now, its queue is full, ...
             return False
-        self.handed += 1
         return True
 
     # -- taking one -------------------------------------------------------------------------
@@ -192,7 +190,6 @@ class Homes:
         sock = socket.socket(fileno=fd)
         sock.setblocking(False)
         loop = asyncio.get_running_loop()
-        self.adopted += 1
 
         async def serve() -> None:
             try:

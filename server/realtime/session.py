@@ -4,7 +4,7 @@ Every frame is checked before anything else happens (size, rate, JSON, type, fie
 refused frame gets an ``error`` naming the rule, with the ``ref`` the client gave, and
 changes nothing. A user's sockets on a node share one message budget (``Floodgate``); a
 socket that keeps flooding is closed with code 4008 (one that sends a frame too big to read,
-by uvicorn with 1009), and its user may open no other socket on that node for
+by uvicorn with 1009), and its user may open no other socket on any node for
 ``flood_cooldown_seconds``.
 """
 
@@ -190,7 +190,7 @@ async def serve(socket: WebSocket, services: Services, receive: Receive | None =
     ``receive``: the ASGI ``receive`` under ``socket`` (the node's ``__call__`` passes it).
     Past the handshake frames are read from it directly rather than through Starlette's
     ``WebSocket.receive``, which is one more coroutine suspended for the socket's life
-    (memory per idle socket, issue 15); its state is kept as Starlette keeps it."""
+    (memory per idle socket); its state is kept as Starlette keeps it."""
     origin = socket.headers.get("origin")
     if origin is not None and origin.rstrip("/") not in services.settings.origins():
         log.warning("websocket from a foreign origin", extra={"kind": origin[:100]})
@@ -198,7 +198,7 @@ async def serve(socket: WebSocket, services: Services, receive: Receive | None =
         return
     await socket.accept()
     # Past the Origin check no header is read again: let them go rather than keep them for
-    # the socket's life (a browser's, cookies included, are 1-2 KB; issue 15).
+    # the socket's life (a browser's, cookies included, are 1-2 KB).
     socket.scope["headers"].clear()
     socket.scope.pop("extensions", None)  # only for a refusal before the accept
     try:
@@ -229,14 +229,14 @@ async def serve(socket: WebSocket, services: Services, receive: Receive | None =
         await socket.close(p.CLOSE_TOO_MANY, "too many sockets")
         return
     # Everything below is one coroutine, not a chain of them: an idle socket keeps each
-    # frame of its chain alive (memory per idle socket, issue 15).
+    # frame of its chain alive (memory per idle socket).
     try:
         conn = services.hub.connection(user, socket, claims.gen)
         session = Session(conn, services)
         conn.send(_hello(services, claims))  # no local: this coroutine lasts as long as the socket
         try:
             # The reading loop, here rather than in a method of its own: an idle socket
-            # keeps every coroutine of its chain alive (memory per idle socket, issue 15).
+            # keeps every coroutine of its chain alive (memory per idle socket).
             read = receive or socket.receive
             while True:
                 try:
@@ -254,7 +254,7 @@ async def serve(socket: WebSocket, services: Services, receive: Receive | None =
                     break
                 if kind != "websocket.receive" or not await session.answer(inbound):
                     break
-                del inbound  # an idle socket keeps none of its last frame (issue 15)
+                del inbound  # an idle socket keeps none of its last frame (memory per idle socket)
         finally:
             services.gate.release(user.id)
             await session.leave_room()
@@ -285,7 +285,7 @@ def _hello(services: Services, claims: Claims) -> dict[str, Any]:
 
 
 class Session:
-    __slots__ = ("bucket", "conn", "s", "strikes")  # one per socket (memory, issue 15)
+    __slots__ = ("bucket", "conn", "s", "strikes")  # one per socket (memory per socket)
 
     def __init__(self, conn: Connection, services: Services) -> None:
         self.conn = conn

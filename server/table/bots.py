@@ -71,8 +71,8 @@ class BotDriver:
         sealing: Sealing,
         secret: bytes,
         delay: float,
-        rescue: float = 5.0,
-        concurrency: int = 32,
+        rescue: float,
+        concurrency: int,
     ) -> None:
         self.rooms = rooms
         # Runs that read or write Redis at once on this node (their think time is free):

@@ -17,7 +17,7 @@ from server.table.room import RoomError, now_ms
 class Chat:
     """Saying something in a room, and the room's recent chat."""
 
-    def __init__(self, store: Store, *, chat_keep: int = 50) -> None:
+    def __init__(self, store: Store, *, chat_keep: int) -> None:
         self.store = store
         self.chat_keep = chat_keep
 

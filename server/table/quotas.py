@@ -1,4 +1,5 @@
-"""Per-user and per-address quotas: what one person may hold at once (issue 10).
+"""Per-user and per-address quotas: what one person may hold at once, so that
+one guest cannot fill the site (rooms, the public list, guest identities).
 
 - ``rooms``: rooms a user hosts that are not over (lobby or playing), at most
   ``max_open_rooms``. Kept in the user's ``hosted`` sorted set; a room that is gone (an

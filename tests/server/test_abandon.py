@@ -109,7 +109,8 @@ async def test_the_host_abandons_the_game_for_everyone(
     (record,) = final
     assert record["status"] == "abandoned" and record["seed"] == seed
     assert record["ended_at"] == room["ended_at"]
-    # The host sat at seat 0: ending the game is their loss (issue 10, item 16).
+    # The host sat at seat 0: ending the game is their loss (ratings cannot be farmed by
+    # ending a losing game).
     assert record["abandoned_by"] == 0 and record["outcome"]["ranks"][0] == len(record["seats"])
     assert [e["version"] for e in record["events"]] == list(range(1, version + 1))
 
@@ -204,7 +205,7 @@ async def test_checkpoints_put_playing_records_on_the_archive_stream(
 async def test_the_host_abandons_a_pirate_king_game(
     two: list[Node], redis_client: Any, redis_prefix: str
 ) -> None:
-    """Issue 12: "abandon ... work[s] for this game with no game-specific code in
+    """For Pirate King!, "abandon ... work[s] for this game with no game-specific code in
     `server/`". Mid-round (Pirates picked, beats under way) the host ends the game: every
     socket gets the last event with the seed of the published digest, nothing moves, the
     record goes on the archive stream as ``abandoned`` with the host's loss, and its events

@@ -54,7 +54,7 @@ def test_an_unknown_revision_is_refused(capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_bench_prints_each_figure_for_pearates(capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 13: "`./tortuga bench <game_id>` prints games/s, state size and codec cost"."""
+    """For Pearates, "`./tortuga bench <game_id>` prints games/s, state size and codec cost"."""
     assert main(["bench", "pearates", "--count", "3", "--players", "3"]) == 0
     (line,) = capsys.readouterr().out.splitlines()
     assert line.startswith("pearates: 3 players, default options, 3 random full games")

@@ -160,7 +160,15 @@ async def test_a_run_that_slept_through_a_step_leaves_the_next_move_to_its_own_r
                 planned.set()  # a run planned at version 2: it sleeps right after
             return super().due(room_id, version, stage)
 
-    driver = Watched(rooms, services.sealing, b"test-bots", delay=1.0)
+    settings = services.settings
+    driver = Watched(
+        rooms,
+        services.sealing,
+        b"test-bots",
+        delay=1.0,
+        rescue=settings.bot_rescue_seconds,
+        concurrency=settings.bot_concurrency,
+    )
     for _ in range(10):  # commits, openings: until the first card is owed
         now = await rooms.get(room["id"])
         if now.version > 1:
@@ -180,7 +188,7 @@ async def test_a_run_that_slept_through_a_step_leaves_the_next_move_to_its_own_r
 
 
 async def test_bots_sit_under_distinct_pirate_names(node: Node) -> None:
-    """Issue 9, item 2: "Both bots are called 'heuristic bot'. Bots get distinct pirate
+    """Bots are not all called 'heuristic bot': "Bots get distinct pirate
     names" -- given when the bot is added, the same for every game; the level stays apart."""
     token, user = await guest(node, "Blackbeard")
     room = await create_room(node, token, game="skull-king", seats=4, options={"rounds": 1})

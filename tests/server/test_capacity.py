@@ -1,4 +1,4 @@
-"""A few hundred fast rooms through one node with the default settings (issue 10).
+"""A few hundred fast rooms through one node with the default settings.
 
 As shipped, a node failed at 50 rooms: redis-py's pool (100 connections, raising when
 exhausted) ran dry -- players got ``server-error``, games failed to start, sockets were

@@ -1,4 +1,4 @@
-"""What leaves a node besides the frames (issue 10, "fix while here"): the room's pub/sub
+"""What leaves a node besides the frames: the room's pub/sub
 channel carries no state and no seed, and no socket compresses frames (a hand and chat an
 attacker chose must never share a compression window)."""
 

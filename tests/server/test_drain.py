@@ -1,4 +1,4 @@
-"""Graceful drain (issue 15, server/realtime/drain.py): a node told to stop (SIGTERM) hands its
+"""Graceful drain (server/realtime/drain.py): a node told to stop (SIGTERM) hands its
 sockets to another node and exits without losing a move.
 
 Two nodes run as processes of their own (tests/server/node_process.py). Rooms of Skull

@@ -1,4 +1,4 @@
-"""Fault drills (issue 15): a fault in the middle of games under load, and nothing lost.
+"""Fault drills: a fault in the middle of games under load, and nothing lost.
 
 Each drill plays several rooms of Skull King at once (human seats as websocket clients at
 a quick pace, ``drills.Player``; some rooms with a bot seat), each with services of its own

@@ -1,6 +1,5 @@
 """Tokens expire, are refreshed while used, die when their user signs out everywhere, and
-never travel in a URL; websocket upgrades from foreign pages are refused (issue 10, items
-12 and 13)."""
+never travel in a URL; websocket upgrades from foreign pages are refused."""
 
 from __future__ import annotations
 

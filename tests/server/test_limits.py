@@ -1,4 +1,4 @@
-"""Cheap denial of service, refused cheaply: request bodies, nesting, text (issue 10).
+"""Cheap denial of service, refused cheaply: request bodies, nesting, text.
 
 Each test talks to a real node on the real Redis. A request the server must refuse before
 reading it all is sent over a raw socket, so that the test decides how much is ever sent.
@@ -34,8 +34,8 @@ async def _raw_request(node: Node, head: str, body_parts: list[bytes]) -> bytes:
 
 
 async def test_a_body_declared_too_large_is_refused_unread(node: Node) -> None:
-    """Issue 10: "refuse on Content-Length over the limit with 413". A 300 MB body is announced and
-    never sent; the answer comes at once, from the head alone."""
+    """The node must "refuse on Content-Length over the limit with 413". A 300 MB body is
+    announced and never sent; the answer comes at once, from the head alone."""
     head = (
         "POST /api/guest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
         "Content-Length: 300000000\r\n\r\n"
@@ -45,8 +45,8 @@ async def test_a_body_declared_too_large_is_refused_unread(node: Node) -> None:
 
 
 async def test_a_chunked_body_is_cut_off_past_the_limit(node: Node) -> None:
-    """Issue 10: "stop reading a stream once it passes the limit". A chunked body (no length) that
-    goes on past ``max_frame_bytes`` and never ends is refused with 413."""
+    """The node must "stop reading a stream once it passes the limit". A chunked body (no
+    length) that goes on past ``max_frame_bytes`` and never ends is refused with 413."""
     head = (
         "POST /api/guest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
         "Transfer-Encoding: chunked\r\n\r\n"

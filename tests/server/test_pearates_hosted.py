@@ -1,4 +1,4 @@
-"""Issue 13: "Deadlines, defaults, absent players' bots, take-back where it reveals nothing,
+"""For Pearates, "deadlines, defaults, absent players' bots, take-back where it reveals nothing,
 abandon, archive, replay, `tortuga verify` and ratings work for this game with no
 game-specific code in `server/`". Take-back is tests/server/test_takeback.py (pearates),
 archive, replay, verify and ratings tests/server/archive/test_archive_end_to_end.py

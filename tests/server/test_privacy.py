@@ -1,4 +1,4 @@
-"""Private means private (issue 10, items 1-3): a room without spectators has only its
+"""Private means private: a room without spectators has only its
 players in it once the game starts; private games and their room codes are seen only by
 their players; a public profile shows what the user chose to show."""
 

@@ -1,6 +1,6 @@
-"""Quotas per user and per address, lobbies that expire, and the public list's order
-(issue 10: one guest made 1,500 rooms in 24 s and filled the public list; lobby rooms never
-expired; a host with no seat started any number of all-bot games)."""
+"""Quotas per user and per address, lobbies that expire, and the public list's order:
+one guest must not be able to make rooms by the thousand and fill the public list, a lobby
+expires, and a host with no seat cannot start any number of all-bot games."""
 
 from __future__ import annotations
 

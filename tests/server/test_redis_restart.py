@@ -1,4 +1,4 @@
-"""Redis restarts mid-game (issue 10): the node's commands are retried, nothing is lost.
+"""Redis restarts mid-game: the node's commands are retried, nothing is lost.
 
 After a Redis restart the first command on each stale pooled connection used to fail with
 ``server-error`` and was not retried: one reveal was lost and a game without deadlines

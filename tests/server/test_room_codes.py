@@ -1,4 +1,4 @@
-"""Room codes people can read aloud, and the preview card of an invite link (issue 9).
+"""Room codes people can read aloud, and the preview card of an invite link.
 
 "Room codes such as ``N2d23bL_`` are hard to read aloud: codes without look-alike
 characters (no 0/O/1/l/I, no ``_``/``-``), grouped for reading (e.g. shown as

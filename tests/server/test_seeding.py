@@ -1,4 +1,4 @@
-"""Deals that not even the server can choose (issue 10, item 14): the room commits to a
+"""Deals that not even the server can choose: the room commits to a
 server seed when it is set up; each player's client adds 32 random bytes with ``ready``;
 the game seed is derived from both (server/table/seeding.py, README "The deal seed")."""
 

@@ -235,7 +235,7 @@ def test_what_a_move_reveals() -> None:
 async def test_pirate_king_takes_back_a_pick_but_not_the_start(
     two: list[Node], redis_client: Any, redis_prefix: str
 ) -> None:
-    """Issue 12, "take-back where it reveals nothing", for Pirate King!: a Pirate picked (an
+    """For Pirate King!, "take-back where it reveals nothing": a Pirate picked (an
     open move, public) can be taken back -- every Pirate is offered again; the last pick
     starts the game and every seat's first card comes into view, so it stands."""
     table = await started(
@@ -268,7 +268,7 @@ PE = GAMES["pearates"]
 async def test_pearates_a_face_down_bid_is_taken_back_a_split_is_not(
     two: list[Node], redis_client: Any, redis_prefix: str
 ) -> None:
-    """Pearates (issue 13): "take-back where it reveals nothing". A face-down bid shows no
+    """Pearates: "take-back where it reveals nothing". A face-down bid shows no
     card to anyone but its owner: taken back, the table is as it was and nobody else ever
     saw the card. The start player "takes no turn": the turns are the others'. Every later
     open move is judged by the engine contract (``reveals_nothing``), and the first that

@@ -165,7 +165,7 @@ async def test_absent_plays_the_default_move(
 async def test_a_bot_stands_in_for_an_absent_pirate_king_player(
     start: Any, redis_client: Any, redis_prefix: str
 ) -> None:
-    """Issue 12: "absent players' bots ... work for this game with no game-specific code in
+    """For Pirate King!, "absent players' bots ... work for this game with no game-specific code in
     `server/`". Bert leaves right after the start: once his grace time is over a bot plays
     his seat through Pirate King!'s open moves (a Pirate pick, a battle or loot choice, an
     effect's decision) and its sealed beats ("reveal or stop", committed and opened by the

@@ -1,4 +1,4 @@
-"""Who is an admin (issue 14): accounts in Postgres, sessions apart from player tokens,
+"""Who is an admin: accounts in Postgres, sessions apart from player tokens,
 which expire and can be revoked; every admin route refuses anything but a live admin
 session; login attempts are rate-limited per account and per address in Redis."""
 

@@ -1,4 +1,4 @@
-"""Chat moderation, standing announcements and what the rooms list says (issue 14):
+"""Chat moderation, standing announcements and what the rooms list says:
 "Moderate chat: hide a message (kept in the audit), mute a user"; announcements a player
 still sees after a reload; "See all live rooms ...: last activity, pending deadlines;
 filter and search". Players on nodes a and b, the admin on either."""

@@ -1,4 +1,4 @@
-"""The operators' hand on players (issue 14): kick or ban a user from a room or from the site,
+"""The operators' hand on players: kick or ban a user from a room or from the site,
 replace a seat with a bot, hide a chat message, mute a user -- each through the admin API
 on node a while the players' sockets are on node b too, each audited first (who, what,
 which room, why), each refused without a live admin session or a reason (and then nothing

@@ -1,4 +1,4 @@
-"""The console sees every room on every node and closes a game (issue 14): an admin on
+"""The console sees every room on every node and closes a game: an admin on
 node a lists a private room whose players are on nodes a and b (seats, who is connected,
 spectators), the live nodes, and closes the game -- written to the audit first, then
 ended through the abandon path, so every player, on either node, gets the last version

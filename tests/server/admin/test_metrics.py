@@ -1,4 +1,4 @@
-"""Issue 14, "Monitoring: /metrics in the Prometheus text format: rooms by status, sockets,
+"""Every node serves "/metrics in the Prometheus text format: rooms by status, sockets,
 moves per second, step latency histogram, compare-and-set retries, fan-out latency, clock
 lag, archive backlog and lag, errors by code, per node. Protected [...], documented."
 

@@ -1,4 +1,4 @@
-"""Private means private in the history (issue 10, items 1 and 3): who asks is known from
+"""Private means private in the history: who asks is known from
 the bearer token; a private game exists only for its players; a game under way is not
 listed to others; before the end nobody reads another seat's hidden moves; a profile shows
 the name, the public games and the ratings."""
@@ -114,7 +114,7 @@ async def test_the_new_games_hide_private_moves_from_history_readers(
     db: Database,
     engine: str,
 ) -> None:
-    """Issues 11-13: "Private open moves (a card put aside, a face-down bid, a look at a
+    """In every game, "private open moves (a card put aside, a face-down bid, a look at a
     hidden card) never appear in any ... history route that anyone else can read before the
     game is over". Half of a game is stored as under way; each reader sees a move only when
     it was public (a sealed phase that is not private, once revealed) or their own."""

@@ -110,8 +110,8 @@ async def test_a_long_game_is_archived_while_it_is_played(
 async def test_an_abandoned_game_is_stored_marked_so_and_not_rated(
     start: Any, archive_url: str, db: Database
 ) -> None:
-    """The host (seat 0) ends it: the record ranks the host last (their loss, issue 10 item
-    16), but its players are fresh guests, so nobody is rated."""
+    """The host (seat 0) ends it: the record ranks the host last (ending a game under way
+    is the ender's loss), but its players are fresh guests, so nobody is rated."""
     strict = {"rated_min_games": 3, "rated_min_age_seconds": 86400.0}
     nodes = [
         await start("a", database_url=archive_url, **strict),

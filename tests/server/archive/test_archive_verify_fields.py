@@ -1,4 +1,4 @@
-"""`verify` covers who did what, not only the states (issue 10, item 15): an event's
+"""`verify` covers who did what, not only the states: an event's
 defaults, stand-ins (proxies), movers and times are checked too; changing any of them in a
 record is caught, with the version named."""
 

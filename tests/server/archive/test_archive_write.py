@@ -1,5 +1,5 @@
 """The write of a record (server/archive/write.py) runs statements built once, not one
-statement object per record (issue 15: building them cost a node about 8 ms of CPU per
+statement object per record (building them cost a node about 8 ms of CPU per
 record, a third of its CPU under load), and stores what it stored before."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Ratings cannot be farmed (issue 10, item 16): a game is rated only among established
+"""Ratings cannot be farmed: a game is rated only among established
 users (first seen more than a day before, with enough finished games) when it has two of
 them; a leaderboard lists users with enough rated games; a seated player who ends a game
 under way takes it as their loss."""
