@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, cast
+from typing import cast
 
 from server.redis.part import StorePart, decoded
 
@@ -56,7 +55,3 @@ class ListStore(StorePart):
                 name = cast(str, decoded(status))
                 counts[name] = counts.get(name, 0) + 1
         return counts
-
-    async def all_room_keys(self, room_id: str) -> Sequence[Any]:
-        """Every key of one room (tests and tools)."""
-        return [k async for k in self.redis.scan_iter(match=f"{self.keys.room(room_id)}*")]
