@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from redis.crc import key_slot
 
+from server.redis.keys import ARCHIVE_STREAMS, CLOCK_BUCKETS, Keys, member, spread_tags
 from server.redis.pool import cluster_nodes, is_cluster
-from server.redis.store import ARCHIVE_STREAMS, CLOCK_BUCKETS, Keys, member, spread_tags
 
 
 def test_the_clock_buckets_fall_in_equal_ranges_of_the_slot_space() -> None:

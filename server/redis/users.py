@@ -1,0 +1,151 @@
+"""What the site keeps of its users: their token generations, the rooms they sit in and
+host, guests per address, rate-limit buckets, and moderation (bans, mutes, flooders, the
+operators' announcement)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+
+from server.redis.lua import Lua
+from server.redis.part import StorePart, decoded, text_pairs
+
+TAKE_TOKEN = Lua.load("take_token")
+
+
+class UserStore(StorePart):
+    """Users' keys and the site-wide moderation hashes."""
+
+    # -- tokens ---------------------------------------------------------------------------
+    async def token_generation(self, user_id: str) -> int:
+        raw = await self.wire.call("GET", self.keys.user_gen(user_id))
+        return int(raw) if raw is not None else 0
+
+    async def sign_out(self, user_id: str, payload: Callable[[int], bytes]) -> int:
+        """Raise the user's token generation: every token issued before dies; publish
+        ``payload(new generation)`` so that every node closes the user's open sockets. The
+        new generation."""
+        gen = int(await self.wire.call("INCR", self.keys.user_gen(user_id)))
+        await self.wire.call("PUBLISH", self.keys.users_channel, payload(gen))
+        return gen
+
+    async def user_standing(self, user_id: str) -> tuple[int, str | None]:
+        """The user's token generation and their site ban (JSON) if any, in one round trip
+        (two commands at once; on a cluster each to its own slot's primary)."""
+        gen_key, bans = self.keys.user_gen(user_id), self.keys.site_bans
+        gen, ban = await asyncio.gather(
+            self.wire.call("GET", gen_key, key=gen_key),
+            self.wire.call("HGET", bans, user_id, key=bans),
+        )
+        return (int(gen) if gen is not None else 0), decoded(ban)
+
+    async def publish_users(self, payload: bytes) -> None:
+        """A publication to every node about users (sign-outs, bans)."""
+        await self.wire.call("PUBLISH", self.keys.users_channel, payload)
+
+    # -- "my rooms" -----------------------------------------------------------------------
+    async def seat_users(self, room_id: str, users: Mapping[str, bool], at_ms: int) -> None:
+        """Note (True: score ``at_ms``) or forget (False) ``room_id`` in each user's set."""
+        if not users:
+            return
+        writes = []
+        for user_id, seated in users.items():
+            key = self.keys.user_rooms(user_id)
+            if seated:
+                writes.append(self.wire.call("ZADD", key, at_ms, room_id, key=key))
+            else:
+                writes.append(self.wire.call("ZREM", key, room_id, key=key))
+        await asyncio.gather(*writes)  # at once: one round trip (each user's key its own slot)
+
+    async def user_room_ids(self, user_id: str, limit: int) -> list[str]:
+        """The rooms a user sits in, most recent activity first."""
+        raw = await self.wire.call("ZREVRANGE", self.keys.user_rooms(user_id), 0, limit - 1)
+        return [x.decode() for x in raw]
+
+    async def forget_user_room(self, user_id: str, room_id: str) -> None:
+        await self.wire.call("ZREM", self.keys.user_rooms(user_id), room_id)
+
+    # -- quotas (server/table/quotas.py) --------------------------------------------------
+    async def note_hosted(self, user_id: str, room_id: str, at: float) -> None:
+        await self.wire.call("ZADD", self.keys.user_hosted(user_id), repr(float(at)), room_id)
+
+    async def hosted_rooms(self, user_id: str) -> list[tuple[str, bytes | None, bytes | None]]:
+        """The rooms a user created, each with its ``status`` and ``seats`` (None: gone)."""
+        raw = await self.wire.call("ZRANGE", self.keys.user_hosted(user_id), 0, -1)
+        ids = [x.decode() for x in raw]
+        if not ids:
+            return []
+        rows = await self.wire.many(
+            *(("HMGET", self.keys.room(room_id), "status", "seats") for room_id in ids)
+        )
+        return [(room_id, row[0], row[1]) for room_id, row in zip(ids, rows, strict=True)]
+
+    async def forget_hosted(self, user_id: str, room_ids: Sequence[str]) -> None:
+        await self.wire.call("ZREM", self.keys.user_hosted(user_id), *room_ids)
+
+    async def count_guest(self, address: str, hour: int) -> int:
+        """One more guest for ``address`` in ``hour``; how many there are now."""
+        key = self.keys.guests(address, hour)
+        count, _ = await self.wire.many(("INCR", key), ("EXPIRE", key, 3700), key=key)
+        return int(count)
+
+    async def take_token(self, key: str, now_ms: int, rate: float, burst: int) -> bool:
+        """Take one token from the shared bucket ``key`` (``rate`` per second, at most
+        ``burst`` saved); False if it is empty. The bucket expires once it would be full."""
+        ttl = max(1, int(burst / rate) + 1) if rate > 0 else 24 * 3600
+        args: list[int | str] = [now_ms, repr(float(rate)), burst, min(ttl, 24 * 3600)]
+        return bool(await self._run(TAKE_TOKEN, [key], args))
+
+    # -- moderation (server/table/moderation.py) ------------------------------------------
+    async def note_guest_address(self, user_id: str, mark: str, seconds: int) -> None:
+        await self.wire.call("SET", self.keys.guest_address(user_id), mark, "EX", seconds)
+
+    async def guest_address_of(self, user_id: str) -> str | None:
+        return decoded(await self.wire.call("GET", self.keys.guest_address(user_id)))
+
+    async def address_banned(self, mark: str) -> bool:
+        return bool(await self.wire.call("HEXISTS", self.keys.banned_addresses, mark))
+
+    async def ban_address(self, mark: str, user_id: str) -> None:
+        await self.wire.call("HSET", self.keys.banned_addresses, mark, user_id)
+
+    async def unban_addresses_of(self, user_id: str) -> int:
+        """Lift the address bans that came with ``user_id``'s; how many."""
+        raw = text_pairs(await self.wire.call("HGETALL", self.keys.banned_addresses))
+        marks = [k for k, v in raw.items() if v == user_id]
+        if not marks:
+            return 0
+        return int(await self.wire.call("HDEL", self.keys.banned_addresses, *marks))
+
+    async def shut_flooder(self, user_id: str, seconds: float) -> None:
+        """Every node turns the user's new sockets away for ``seconds`` (flooding)."""
+        ms = max(1, int(seconds * 1000))
+        await self.wire.call("SET", self.keys.flooder(user_id), "1", "PX", ms)
+
+    async def flooder_left(self, user_id: str) -> float:
+        """Seconds the user is still shut out for flooding on the site (0: not)."""
+        key = self.keys.flooder(user_id)
+        ms = await self.wire.call("PTTL", key, key=key)
+        return max(0, int(ms)) / 1000
+
+    async def site_list(self, key: str) -> dict[str, str]:
+        """A site-wide moderation hash (``Keys.site_bans`` or ``site_mutes``): user -> JSON."""
+        return text_pairs(await self.wire.call("HGETALL", key))
+
+    async def site_entry(self, key: str, user_id: str) -> str | None:
+        return decoded(await self.wire.call("HGET", key, user_id))
+
+    async def set_site_entry(self, key: str, user_id: str, value: str | None) -> bool:
+        """Set (or with None remove) a user's entry; True if it changed the hash's members."""
+        if value is None:
+            return bool(await self.wire.call("HDEL", key, user_id))
+        return bool(await self.wire.call("HSET", key, user_id, value))
+
+    async def announcement(self) -> str | None:
+        return decoded(await self.wire.call("GET", self.keys.site_announcement))
+
+    async def set_announcement(self, value: str | None, ttl_ms: int = 0) -> None:
+        if value is None:
+            await self.wire.call("DEL", self.keys.site_announcement)
+        else:
+            await self.wire.call("SET", self.keys.site_announcement, value, "PX", max(1, ttl_ms))
