@@ -32,7 +32,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from server.archive import ratings
 from server.archive.models import FINAL, Event, Game, Rating, Seat, User
-from server.archive.record import ArchiveRecord, SeatRecord
+from server.archive.record import ArchiveRecord
+from server.table.record import SeatRecord
 
 # What a record is written through: a session (tests, tools) or, lighter, a connection in a
 # transaction (the archiver: no ORM bookkeeping around statements that need none).
@@ -74,7 +75,7 @@ def _seen_at(record: ArchiveRecord) -> datetime:
 # The statements of a record's write, built once: the rows travel as parameters
 # (executemany where there are several), so SQLAlchemy neither builds nor compiles a
 # statement per record, and they are Core statements on the tables (no ORM bulk-insert
-# machinery). Building them per record cost about 8 ms of CPU per record (py-spy, issue 15):
+# machinery). Building them per record cost about 8 ms of CPU per record (py-spy):
 # with a checkpoint every round, a third of a node's CPU under load.
 _USERS = cast(Table, User.__table__)
 _GAMES = cast(Table, Game.__table__)
@@ -211,8 +212,8 @@ async def _insert_events(session: Executor, record: ArchiveRecord, after: int = 
                 "moves": e.moves,
                 "defaults": e.defaults,
                 "proxies": e.proxies,
-                "takeback": e.takeback,
-                "moves_public": e.moves_public,
+                "takeback": e.undoes,
+                "moves_public": e.public_moves,
                 "at": e.at,
                 "digest": e.digest,
             }

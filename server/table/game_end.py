@@ -15,12 +15,10 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
-import msgspec
-
 from server import protocol as p
 from server.redis.store import member
 from server.table.entry import ABANDON, Entry, now_iso, step_notice, to_fields
-from server.table.record import build_record
+from server.table.record import build_record, encode_record
 from server.table.room import (
     ABANDONED,
     FINISHED,
@@ -233,7 +231,7 @@ class GameEnd:
         first = since if checkpoint is not None else 1
         entries = await self.store.log_range(room_id, first, checkpoint or room.version)
         record = build_record(room, [e for _, e in entries], events_from=first)
-        await self.store.archive(room_id, msgspec.json.encode(record))
+        await self.store.archive(room_id, encode_record(record))
         if room.status in (FINISHED, ABANDONED):
             await self.store.set_fields(room_id, {"archived": "1"})
         # A game's end at info; its checkpoints (one a round) at debug: not a line a round.
