@@ -283,7 +283,7 @@ def log_of(record: ArchiveRecord) -> GameLog:
         outcome={"scores": outcome.scores, "ranks": outcome.ranks} if outcome else None,
         deal=record.deal,
         steps=[
-            LoggedStep(e.version, e.moves, e.defaults, e.at, e.digest, e.proxies, e.takeback)
+            LoggedStep(e.version, e.moves, e.defaults, e.at, e.digest, e.proxies, e.undoes)
             for e in record.events
         ],
     )

@@ -32,7 +32,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from server.archive import ratings
 from server.archive.models import FINAL, Event, Game, Rating, Seat, User
-from server.archive.record import ArchiveRecord, SeatRecord
+from server.archive.record import ArchiveRecord
+from server.table.record import SeatRecord
 
 # What a record is written through: a session (tests, tools) or, lighter, a connection in a
 # transaction (the archiver: no ORM bookkeeping around statements that need none).
@@ -211,8 +212,8 @@ async def _insert_events(session: Executor, record: ArchiveRecord, after: int = 
                 "moves": e.moves,
                 "defaults": e.defaults,
                 "proxies": e.proxies,
-                "takeback": e.takeback,
-                "moves_public": e.moves_public,
+                "takeback": e.undoes,
+                "moves_public": e.public_moves,
                 "at": e.at,
                 "digest": e.digest,
             }

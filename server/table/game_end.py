@@ -14,13 +14,12 @@ import collections
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-
-import msgspec
+from typing import Any, Protocol
 
 from server import protocol as p
 from server.redis.store import member
-from server.table.entry import ABANDON, Entry, now_iso, step_notice, to_fields
-from server.table.record import build_record
+from server.table.entry import ABANDON
+from server.table.record import build_record, encode_record
 from server.table.room import (
     ABANDONED,
     FINISHED,
@@ -38,6 +37,21 @@ from server.table.room_list import PublicList
 CROWD = 64  # jobs waiting beyond which ``later`` no longer waits for a calm loop
 
 log = logging.getLogger("tortuga.rooms")
+
+
+class StepWriter(Protocol):
+    """The writer of every step of a game (server/table/steps.py), its abandon included."""
+
+    async def advance(
+        self,
+        room: Room,
+        state: Any,
+        *,
+        kind: str,
+        moves: dict[str, Any],
+        defaults: list[int],
+        extra: dict[str, Any] | None = None,
+    ) -> bool: ...
 
 
 class GameEnd:
@@ -63,6 +77,7 @@ class GameEnd:
         self._later: collections.deque[Callable[[], Awaitable[None]]] = collections.deque()
         self._first: collections.deque[Callable[[], Awaitable[None]]] = collections.deque()
         self._working: asyncio.Task[None] | None = None
+        self.writer: StepWriter | None = None  # the one writer of a step (``Steps``)
 
     # -- after a step: what nobody waits for ----------------------------------------------
     def later(self, job: Callable[[], Awaitable[None]], *, first: bool = False) -> None:
@@ -112,59 +127,28 @@ class GameEnd:
         """End the game under way without finishing it: status ``abandoned``, a last
         version (kind ``abandon``, the state unchanged) that every socket receives with
         the seed revealed, and the record on the archive stream marked so. ``user_id``: the
-        host asking (``reason`` "host"); None: the clock (``reason`` "idle")."""
+        host asking (``reason`` "host"); None: the clock (``reason`` "idle"). The step is
+        written like every other (``writer``: ``Steps.advance``), which also archives it
+        before this returns the room."""
+        writer = self.writer
+        if writer is None:
+            raise RuntimeError("no step writer: Steps(..., ending) names itself")
         for _ in range(RETRIES):
             room = await self.reader.get(room_id)
             if user_id is not None:
                 check_host(room, user_id)
-            playing(room)
+            _, state = playing(room)
             # A seated host who ends the game under way takes it as their loss (ratings).
             quitter = room.seat_of(user_id) if user_id is not None else None
-            version = room.version + 1
-            blob = room.state or b""
-            ended = now_iso()
-            rescue = self.archive_member(room.id, version)
-            await self.store.schedule_many([rescue])  # before the write: see ``archive_end``
-            entry = Entry(
-                room=room.id,
-                engine=room.engine,
-                version=version,
+            if await writer.advance(
+                room,
+                state,
                 kind=ABANDON,
-                seats=[],
                 moves={},
                 defaults=[],
-                at=ended,
-                state=blob,
-                status=ABANDONED,
-                seed=room.seed,
-                server_seed=room.server_seed,
-                game_id=room.game_id,
-                reason=reason,
-            )
-            won = await self.store.write_step(
-                room.id,
-                expected_version=room.version,
-                expected_rev=None,
-                fields={
-                    "version": str(version),
-                    "status": ABANDONED,
-                    "ended_at": ended,
-                    "ended_reason": reason,
-                    "abandoned_by": "" if quitter is None else str(quitter),
-                    "deadline": "",
-                },
-                log_fields=to_fields(entry),
-                new_version=version,
-                payload=step_notice(room.id, version),
-                ttl=self.room_ttl,
-            )
-            if not won:
-                continue
-            log.info("abandoned", extra={"room": room.id, "version": version, "kind": reason})
-            await self.listing.changed(await self.reader.get(room.id))
-            await self.store.seat_users(room.id, {u: False for u in room.users()}, now_ms())
-            await self.archive_end(rescue)
-            return await self.reader.get(room.id)
+                extra={"reason": reason, "abandoned_by": quitter},
+            ):
+                return await self.reader.get(room.id)
         raise RoomError(p.BUSY, "the room is busy; try again")
 
     def archive_member(self, room_id: str, version: int) -> tuple[str, int]:
@@ -233,7 +217,7 @@ class GameEnd:
         first = since if checkpoint is not None else 1
         entries = await self.store.log_range(room_id, first, checkpoint or room.version)
         record = build_record(room, [e for _, e in entries], events_from=first)
-        await self.store.archive(room_id, msgspec.json.encode(record))
+        await self.store.archive(room_id, encode_record(record))
         if room.status in (FINISHED, ABANDONED):
             await self.store.set_fields(room_id, {"archived": "1"})
         # A game's end at info; its checkpoints (one a round) at debug: not a line a round.

@@ -1,12 +1,12 @@
 """The step: one new version of a game under way, written by compare-and-set.
 
-``advance`` is the only writer of a step besides the sealed phase's resolution (which
-calls it too, server/table/reveal.py). Players, bots and the clock (server/realtime/clock.py) all
-reach
-the game through ``act``, ``play_default``, ``takeback`` and the sealed-phase service,
-with the same checks. Every change goes through Redis (server/redis/store.py) as a
-compare-and-set and is retried on a lost race with the fresh room, so any node may serve
-any room and nothing lives only in a node's memory.
+``advance`` is the only writer of a step: the moves, defaults and take-backs here, the
+deal (server/table/seats.py), the sealed phase's resolution (server/table/reveal.py) and the
+abandon (server/table/game_end.py) all write through it. Players, bots and the clock
+(server/realtime/clock.py) all reach the game through ``act``, ``play_default``,
+``takeback`` and the sealed-phase service, with the same checks. Every change goes through
+Redis (server/redis/store.py) as a compare-and-set and is retried on a lost race with the
+fresh room, so any node may serve any room and nothing lives only in a node's memory.
 
 Deadlines: when a step opens a prompt and the room has a deadline for it, the writer puts
 it on the clock (before writing: see ``advance``), stores the due time (epoch ms) with the
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engines.core import MoveError
@@ -26,6 +26,7 @@ from engines.registry import AnyGame
 from server import protocol as p
 from server.redis.store import Opening, member
 from server.table.entry import (
+    ABANDON,
     MOVE,
     START,
     TAKEBACK,
@@ -37,6 +38,7 @@ from server.table.entry import (
 )
 from server.table.game_end import GameEnd
 from server.table.room import (
+    ABANDONED,
     FINISHED,
     PLAYING,
     RETRIES,
@@ -65,6 +67,26 @@ class _Unset:
 UNSET = _Unset()
 
 
+@dataclass(slots=True, kw_only=True)
+class _Step:
+    """What ``advance`` settles about the step it writes, before writing it."""
+
+    version: int
+    status: str  # the room's status after it
+    blob: bytes  # the state after it, encoded
+    at: str  # ISO time: the entry's, and the game's end when it ends it
+    now: int  # epoch ms: the room's activity
+    due: int | None = None  # epoch ms: the deadline of the prompt it opens
+    clock: str = ""  # that deadline's clock member: "commit" (a sealed prompt) or "move"
+    bots_owe: bool = False  # a bot seat owes the prompt it opens
+    away_seats: list[int] = field(default_factory=list)  # seats that owe it, if no bot does
+    checkpoint: bool = False  # a "playing" record of the game is archived at it
+
+    @property
+    def over(self) -> bool:
+        return self.status != PLAYING
+
+
 class Steps:
     """Moves, defaults and take-backs of games under way, and the write of each step."""
 
@@ -88,6 +110,7 @@ class Steps:
         self._noted: dict[str, int] = {}  # room -> when its users' "my rooms" were noted
         # room -> as this node's last step of it left it, and that step's state, decoded
         self._written: dict[str, tuple[Room, Any]] = {}
+        ending.writer = self  # the abandon is a step too: written here, like every other
 
     def written(self, room_id: str) -> Room | None:
         """The room as this node's own last step of it left it, if this node wrote that
@@ -280,41 +303,107 @@ class Steps:
         """Write the state after ``room.version`` (compare-and-set); True if this call won.
         ``reveal``: the opening that completes the sealed phase this step resolves, stored
         in the same script (``Store.write_step``; ``RevealRefused`` if it is refused).
+        ``extra``: what only some kinds of step carry -- the deal's seed and its inputs
+        (``START``), the sealed phase resolved (``REVEAL``), why and by which seat a game
+        was abandoned (``ABANDON``: ``reason``, ``abandoned_by``; the state is unchanged).
 
-        The deadline of the prompt the step opens (if the room has one for it; or the one
-        given: a take-back restores the deadline the state had) and the ``before_step``
-        members go on the clock first; the winner announces the turn (bots), keeps the
-        seated users' "my rooms" in order, and when the game is over it reveals the seed
-        and puts the game's record on the archive stream."""
+        The path of a step: settle what it is (``_settle``), its room fields and its log
+        entry; put what it will need later on the clock (``_clock_members``); write it;
+        remember the room it leaves; then the public list, the seated users' "my rooms",
+        and what follows (``_follow``: the game's record, the bots' turn)."""
+        extra = extra or {}
+        step = self._settle(room, state, kind, deadline)
+        fields = self._room_fields(room, step, kind, extra)
+        entry = self._entry(room, step, kind, moves, defaults, proxies, seats, undoes, extra)
+        # When the step ends the game, the rescue of its final record (``GameEnd.archive_end``).
+        rescue = self.ending.archive_member(room.id, step.version) if step.over else None
+        later = self._clock_members(room, state, step, rescue)
+        if later:
+            await self.store.schedule_many(later)
+        won = 0
+        self.hooks.writing(room.id, step.version)
+        try:
+            won = await self.store.write_step(
+                room.id,
+                expected_version=room.version,
+                expected_rev=expected_rev,
+                fields=fields,
+                log_fields=to_fields(entry),
+                new_version=step.version,
+                payload=step_notice(room.id, step.version),
+                ttl=self.room_ttl if step.over else 0,
+                away_seats=step.away_seats,
+                reveal=reveal,
+            )
+        finally:
+            self.hooks.written(room.id, step.version, entry if won else None)
+        if not won:
+            self._remember(None, room.id)
+            return False
+        # Before any wait: a reply to this step may be read in the next turn of the loop.
+        self._remember(self._left(room, step, kind), room.id, state)
+        _log_step(entry)
+        if room.public and (kind == START or step.over):  # the public list
+            await self.listing.changed(await self.reader.get(room.id))
+        seated = self._activity(room, step, kind)
+        if seated is not None:
+            await self.store.seat_users(room.id, seated, step.now)
+        if kind == ABANDON and rescue is not None:
+            await self.ending.archive_end(rescue)  # the caller hands back the room archived
+        else:
+            self._follow(room, step, kind, won, rescue)
+        return True
+
+    def _settle(self, room: Room, state: Any, kind: str, deadline: int | _Unset | None) -> _Step:
+        """What the step is: its version, the room's status after it, the state as stored
+        and, while the game goes on, the prompt it opens -- its deadline (the room's for
+        that prompt, or the one given: a take-back restores the deadline the state had),
+        who must hear of it, and whether the step is a checkpoint."""
+        version, at, now = room.version + 1, now_iso(), now_ms()
+        if kind == ABANDON:
+            return _Step(version=version, status=ABANDONED, blob=room.state or b"", at=at, now=now)
         game = room.game
-        extra = dict(extra or {})
-        version = room.version + 1
-        outcome = game.outcome(state)
-        status = FINISHED if outcome is not None else PLAYING
-        blob = game.encode(state)
-        due: int | None = None
-        clock_kind = ""
+        status = FINISHED if game.outcome(state) is not None else PLAYING
+        step = _Step(version=version, status=status, blob=game.encode(state), at=at, now=now)
+        if status == FINISHED:
+            return step
+        prompt = game.prompt(state)
         # Bots are told of the turn only when the new prompt is theirs: a bot seat owes
         # something, or a seat that owes is taken over (the write says: ``away_seats``).
         # At a table of people who are all here, a step starts no bot work at all.
-        bots_owe = False
-        away_seats: list[int] = []
-        if status == PLAYING:
-            prompt = game.prompt(state)
-            bots_owe = any(room.seats[s].bot is not None for s in prompt.seats)
-            away_seats = [] if bots_owe else list(prompt.seats)
-            clock_kind = "commit" if prompt.sealed else "move"
-            seconds = room.deadlines.get(clock_kind)
-            if not isinstance(deadline, _Unset):
-                due = deadline
-            elif seconds and not prompt.over:
-                due = now_ms() + int(seconds * 1000)
+        step.bots_owe = any(room.seats[s].bot is not None for s in prompt.seats)
+        step.away_seats = [] if step.bots_owe else list(prompt.seats)
+        step.clock = "commit" if prompt.sealed else "move"
+        seconds = room.deadlines.get(step.clock)
+        if not isinstance(deadline, _Unset):
+            step.due = deadline
+        elif seconds and not prompt.over:
+            step.due = now + int(seconds * 1000)
+        # A "playing" record at this version, with the events since the one before: which
+        # one that was is written with the step, so two checkpoints never overlap or skip.
+        step.checkpoint = self._checkpoint(prompt.sealed, version)
+        return step
+
+    def _room_fields(
+        self, room: Room, step: _Step, kind: str, extra: dict[str, Any]
+    ) -> dict[str, bytes | str]:
+        """The room hash's fields the step writes."""
+        if kind == ABANDON:  # the state stays; the game ends, and how
+            quitter = extra.get("abandoned_by")
+            return {
+                "version": str(step.version),
+                "status": ABANDONED,
+                "ended_at": step.at,
+                "ended_reason": extra["reason"],
+                "abandoned_by": "" if quitter is None else str(quitter),
+                "deadline": "",
+            }
         fields: dict[str, bytes | str] = {
-            "version": str(version),
-            "state": blob,
-            "status": status,
-            "deadline": "" if due is None else str(due),
-            "active_at": str(now_ms()),
+            "version": str(step.version),
+            "state": step.blob,
+            "status": step.status,
+            "deadline": "" if step.due is None else str(step.due),
+            "active_at": str(step.now),
         }
         if kind == START:
             fields.update(
@@ -326,134 +415,142 @@ class Steps:
                 contributions=json.dumps(extra["contributions"], separators=(",", ":")),
                 game_no="1",
             )
-        seed = extra.pop("seed", None)
-        if status == FINISHED:
-            seed = room.seed or seed
-            fields["ended_at"] = now_iso()
-        # A "playing" record at this version, with the events since the one before: which
-        # one that was is written with the step, so two checkpoints never overlap or skip.
-        checkpoint = status == PLAYING and self._checkpoint(game, state, version)
-        if checkpoint:
-            fields["checkpoint"] = str(version)
-        entry = Entry(
+        if step.over:
+            fields["ended_at"] = step.at
+        if step.checkpoint:
+            fields["checkpoint"] = str(step.version)
+        return fields
+
+    def _entry(
+        self,
+        room: Room,
+        step: _Step,
+        kind: str,
+        moves: dict[str, Any],
+        defaults: list[int],
+        proxies: list[int] | None,
+        seats: list[int] | None,
+        undoes: int | None,
+        extra: dict[str, Any],
+    ) -> Entry:
+        """The step's entry in the room's log: what every socket is sent of it. The seed
+        and the server seed only once the game is over; the game's archive id at its
+        start and its end."""
+        over = step.over
+        return Entry(
             room=room.id,
             engine=room.engine,
-            version=version,
+            version=step.version,
             kind=kind,
             seats=seats if seats is not None else sorted(int(s) for s in moves),
             moves=moves,
             defaults=defaults,
             proxies=sorted(proxies or []),
-            at=now_iso(),
-            state=blob,
-            status=status,
+            at=step.at,
+            state=step.blob,
+            status=step.status,
             phase=extra.get("phase"),
             salts=extra.get("salts"),
             opened=extra.get("opened"),
             private=bool(extra.get("private")),
             seed_digest=extra.get("seed_digest"),
-            seed=seed if status == FINISHED else None,
-            server_seed=room.server_seed if status == FINISHED else None,
+            seed=(room.seed or extra.get("seed")) if over else None,
+            server_seed=room.server_seed if over else None,
             contributions=extra.get("contributions"),
             seed_commitment=extra.get("seed_commitment"),
-            deadline=due,
+            deadline=step.due,
             undoes=undoes,
-            game_id=f"{room.id}-{room.game_no or 1}"
-            if kind == START or status == FINISHED
-            else None,
+            game_id=f"{room.id}-{room.game_no or 1}" if kind == START or over else None,
+            reason=extra.get("reason"),
         )
-        # What this step will need later goes on the clock before the step exists, so that
-        # it is there even if this node dies right after winning. An attempt that loses the
-        # race (or is never written) leaves a member that fires as a no-op.
-        # When the step ends the game, that includes the rescue of its final record
-        # (``GameEnd.archive_end``).
-        later = [(member(clock_kind, room.id, version), due)] if due is not None else []
-        rescue = self.ending.archive_member(room.id, version)
-        if status == PLAYING:
-            for hook in self.hooks.before_step:
-                later.extend(hook(room, state, version))
-        else:
-            later.append(rescue)
-        if later:
-            await self.store.schedule_many(later)
-        log_fields = to_fields(entry)
-        won = 0
-        self.hooks.writing(room.id, version)
-        try:
-            won = await self.store.write_step(
-                room.id,
-                expected_version=room.version,
-                expected_rev=expected_rev,
-                fields=fields,
-                log_fields=log_fields,
-                new_version=version,
-                payload=step_notice(room.id, version),
-                ttl=self.room_ttl if status == FINISHED else 0,
-                away_seats=away_seats,
-                reveal=reveal,
-            )
-        finally:
-            self.hooks.written(room.id, version, entry if won else None)
-        if not won:
-            self._remember(None, room.id)
-            return False
-        # Before any wait: a reply to this step may be read in the next turn of the loop.
-        if status == PLAYING and kind != START:
-            left = replace(
-                room,
-                version=version,
-                state=blob,
-                status=status,
-                deadline=due,
-                active_at=int(fields["active_at"]),
-                checkpoint=version if checkpoint else room.checkpoint,
-            )
-            self._remember(left, room.id, state)
-        else:
-            self._remember(None, room.id)
-        log.debug(  # every step is in the room's log stream already
-            "step",
-            extra={"room": room.id, "version": version, "kind": kind, "seats": entry.seats},
-        )
-        if room.public and (kind == START or status == FINISHED):  # the public list
-            await self.listing.changed(await self.reader.get(room.id))
-        await self._note_activity(room, status, kind)
-        ending = self.ending
-        if status == FINISHED:
-            ending.later(lambda: ending.archive_end(rescue), first=True)
-        else:
-            if checkpoint:
-                since, read = room.checkpoint + 1, None if kind == START else room
-                ending.later(
-                    lambda: ending.archive(room.id, checkpoint=version, since=since, room=read)
-                )
-            if bots_owe or won == 2:
-                self.hooks.turn(room.id)
-        return True
 
-    async def _note_activity(self, room: Room, status: str, kind: str) -> None:
-        """Keep the seated users' "my rooms" in order: the room's activity time in each
-        user's set, noted at the start, then at most every ``ACTIVITY_NOTE_MS`` by this node
-        (not one write per step), and the room taken out when the game is over."""
-        now = now_ms()
-        if status == FINISHED:
+    def _clock_members(
+        self, room: Room, state: Any, step: _Step, rescue: tuple[str, int] | None
+    ) -> list[tuple[str, int]]:
+        """What this step will need later goes on the clock before the step exists, so that
+        it is there even if this node dies right after winning: the deadline of the prompt
+        it opens, the ``before_step`` members (bots' rescues) or, when it ends the game, the
+        rescue of its final record. An attempt that loses the race (or is never written)
+        leaves a member that fires as a no-op."""
+        later = (
+            [(member(step.clock, room.id, step.version), step.due)] if step.due is not None else []
+        )
+        if rescue is not None:
+            later.append(rescue)
+        else:
+            for hook in self.hooks.before_step:
+                later.extend(hook(room, state, step.version))
+        return later
+
+    def _left(self, room: Room, step: _Step, kind: str) -> Room | None:
+        """The room as the step left it, for ``written``: a game under way past its deal
+        (the deal and the end change more of the room than the step writes)."""
+        if step.over or kind == START:
+            return None
+        return replace(
+            room,
+            version=step.version,
+            state=step.blob,
+            status=step.status,
+            deadline=step.due,
+            active_at=step.now,
+            checkpoint=step.version if step.checkpoint else room.checkpoint,
+        )
+
+    def _activity(self, room: Room, step: _Step, kind: str) -> dict[str, bool] | None:
+        """The seated users' "my rooms" to write after the step, if any: the room's
+        activity time in each user's set, noted at the start, then at most every
+        ``ACTIVITY_NOTE_MS`` by this node (not one write per step), and the room taken out
+        when the game is over."""
+        if step.over:
             self._noted.pop(room.id, None)
-        elif kind != START and now - self._noted.get(room.id, 0) < ACTIVITY_NOTE_MS:
-            return
+        elif kind != START and step.now - self._noted.get(room.id, 0) < ACTIVITY_NOTE_MS:
+            return None
         else:
             if len(self._noted) >= NOTED_ROOMS:
                 self._noted.clear()  # rooms that ended elsewhere; noted again when they move
-            self._noted[room.id] = now
-        await self.store.seat_users(room.id, {u: status != FINISHED for u in room.users()}, now)
+            self._noted[room.id] = step.now
+        return {u: not step.over for u in room.users()}
 
-    def _checkpoint(self, game: AnyGame, state: Any, version: int) -> bool:
+    def _follow(
+        self, room: Room, step: _Step, kind: str, won: int, rescue: tuple[str, int] | None
+    ) -> None:
+        """What follows a step won, after it and in order (``GameEnd.later``): the final
+        record of a game it finished (first in line), or a checkpoint's "playing" record;
+        and the bots, told of the turn when they owe it or a seat was just taken over."""
+        ending = self.ending
+        if rescue is not None:
+            ending.later(lambda: ending.archive_end(rescue), first=True)
+            return
+        if step.checkpoint:
+            version, since = step.version, room.checkpoint + 1
+            read = None if kind == START else room  # the deal changed the room: read afresh
+            ending.later(
+                lambda: ending.archive(room.id, checkpoint=version, since=since, room=read)
+            )
+        if step.bots_owe or won == 2:
+            self.hooks.turn(room.id)
+
+    def _checkpoint(self, sealed: bool, version: int) -> bool:
         """Whether the game under way is archived progressively at ``version`` (a "playing"
-        record): when the new state opens a sealed prompt (a natural break, such as a
-        round's sealed bids, so each round end), and at least every ``archive_every``
-        versions. The server knows no rules: only the prompt and the version."""
+        record): when the new state opens a sealed prompt (``sealed``: a natural break,
+        such as a round's sealed bids, so each round end), and at least every
+        ``archive_every`` versions. The server knows no rules: only the prompt and the
+        version."""
         if self.archive_every > 0 and version % self.archive_every == 0:
             return True
-        return game.prompt(state).sealed
+        return sealed
+
+
+def _log_step(entry: Entry) -> None:
+    """A step written: at debug (every step is in the room's log stream already), but an
+    abandoned game at info."""
+    if entry.kind == ABANDON:
+        where = {"room": entry.room, "version": entry.version, "kind": entry.reason}
+        log.info("abandoned", extra=where)
+    else:
+        where = {"room": entry.room, "version": entry.version, "kind": entry.kind}
+        log.debug("step", extra={**where, "seats": entry.seats})
 
 
 def reveals_nothing(game: AnyGame, before: Any, after: Any, mover: int, players: int) -> bool:
