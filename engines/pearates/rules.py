@@ -2,7 +2,9 @@
 
 Rule decisions, each quoted from ``shared/rules/pearates.md`` or the seed, are listed in
 this folder's README.md. The course of a round is ``flow.py``; Played actions are
-``actions.py``; the end's scoring is ``scoring.py``.
+``actions.py``; the end's scoring is ``scoring.py``; whose move it is, the legal moves and
+what each seat can place are ``standing.py``. This module deals, checks moves and says why
+one is refused, applies them, and answers the information-set questions.
 """
 
 from __future__ import annotations
