@@ -3,8 +3,10 @@
 
 The contracts: ``server/`` imports run one way, from the entry points down to the
 protocol, identity and ops; ``engines/`` imports nothing of ``server/``; the registry sits
-over the games and the games over the shared contract; no game imports another; no
-package's modules import each other in a circle. Imports under ``if TYPE_CHECKING:`` count.
+over the games and the games over the shared base and contract; within a game, its rules
+sit over its views and bots, those over its table (the questions about one state), and
+that over its state and cards; no game imports another; no package's modules import each
+other in a circle. Imports under ``if TYPE_CHECKING:`` count.
 """
 
 from __future__ import annotations

@@ -10,22 +10,13 @@ capture and treasure.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from itertools import combinations
+from typing import ClassVar
 
 import msgspec
 
-from engines.core import (
-    JSON,
-    OVER,
-    BadOptions,
-    IllegalMove,
-    MalformedMove,
-    Outcome,
-    Policy,
-    Prompt,
-)
-from engines.loon_tricks import bots, cards, information, scoring, trick, views
-from engines.loon_tricks import moves as forms
+from engines.core import JSON, BadOptions, IllegalMove, MalformedMove
+from engines.game import TableGame
+from engines.loon_tricks import bots, cards, information, moves, scoring, trick, views
 from engines.loon_tricks.cards import INDEX, NAMES
 from engines.loon_tricks.moves import Award, Bid, Ditch, Move, Pick, Play, Predict
 from engines.loon_tricks.score_cards import CAPTURE, CARDS, DECKS, PREDICTING, RECRUITMENT, TREASURE
@@ -44,6 +35,7 @@ from engines.loon_tricks.state import (
     State,
 )
 from engines.loon_tricks.state import OVER as PHASE_OVER
+from engines.loon_tricks.table import ID, Table
 from engines.rng import Rng
 
 START_LOON = 12
@@ -52,7 +44,6 @@ HAND = 5
 ROW_UP = 5
 ROW_DOWN = 2
 ZERO_TIE_LOON = 2
-TRICKS = 10
 PENDING = -2  # an Offer's taker while the tie-break is still going on
 MIN_ROUNDS, MAX_ROUNDS, DEFAULT_ROUNDS = 3, 5, 3
 
@@ -73,37 +64,30 @@ def _put(
     return (*items[:index], value, *items[index + 1 :])
 
 
-class LoonTricks:
-    id = "loon-tricks"
+class LoonTricks(TableGame[State, Move, Options, Table]):
+    """The engine: the game's data as class attributes, the flow of a round as methods."""
+
+    id = ID
     title = "Pirate Tricks: Loon & Score Cards"
     seats = range(3, 6)
-    bot_levels: tuple[str, ...] = ("random", "heuristic")
+    options_type = Options
+    schema: ClassVar[Mapping[str, JSON]] = {
+        "rounds": {"type": "int", "default": DEFAULT_ROUNDS, "min": MIN_ROUNDS, "max": MAX_ROUNDS}
+    }
+    encoder = ENCODER
+    decoder = DECODER
+    forms = moves
+    views = views
+
+    def __init__(self) -> None:
+        super().__init__(Table(), {"random": bots.uniform, "heuristic": bots.heuristic})
 
     # -- set-up ---------------------------------------------------------------
-    def options(self, raw: Mapping[str, JSON] | None = None) -> Options:
-        if raw is not None and not isinstance(raw, Mapping):
-            raise BadOptions("options are a JSON object")
-        try:
-            opts = msgspec.convert(dict(raw or {}), Options)
-        except msgspec.ValidationError as exc:
-            raise BadOptions(str(exc)) from None
-        if not MIN_ROUNDS <= opts.rounds <= MAX_ROUNDS:
+    def check_options(self, options: Options) -> None:
+        if not MIN_ROUNDS <= options.rounds <= MAX_ROUNDS:
             raise BadOptions(f"rounds is {MIN_ROUNDS}, 4 or {MAX_ROUNDS}")
-        return opts
 
-    def options_schema(self) -> dict[str, JSON]:
-        return {
-            "rounds": {
-                "type": "int",
-                "default": DEFAULT_ROUNDS,
-                "min": MIN_ROUNDS,
-                "max": MAX_ROUNDS,
-            }
-        }
-
-    def start(self, options: Options, players: int, seed: bytes) -> State:
-        if players not in self.seats:
-            raise BadOptions(f"{self.title} is for 3 to 5 players")
+    def first_state(self, options: Options, players: int, seed: bytes) -> State:
         none = tuple(() for _ in range(players))
         minus = tuple(-1 for _ in range(players))
         state = State(
@@ -194,17 +178,13 @@ class LoonTricks:
         return self._next_offer(state)
 
     # -- the row auction --------------------------------------------------------
-    def bidders(self, state: State) -> tuple[int, ...]:
-        """The seats that have no row yet."""
-        return tuple(s for s in range(state.players) if s not in state.row_owner)
-
     def _next_offer(self, state: State) -> State:
         """Offer the next row, or end the auction. "Rows are offered from the top, one at a
         time ... After every row was offered once, rows still unclaimed are offered again
         from the top ... When one player and one row are left, that player takes it for
         free." """
         while True:
-            bidders = self.bidders(state)
+            bidders = self.table.bidders(state)
             if not bidders:
                 return msgspec.structs.replace(
                     state, phase=DITCH, offer=-1, tied=(), tie_bid=0, picker=-1
@@ -321,27 +301,9 @@ class LoonTricks:
         state = msgspec.structs.replace(
             state, hands=hands, ditched=ditched, vague=vague, known=known
         )
-        if self.treasure(state) in PREDICTING:
+        if self.table.treasure(state) in PREDICTING:
             return msgspec.structs.replace(state, phase=PREDICT)
         return self._start_tricks(state)
-
-    def predictor(self, state: State) -> int:
-        """ "from the Go First holder, in turn, each player announces 0-10 tricks"."""
-        for i in range(state.players):
-            seat = (state.go_first + i) % state.players
-            if state.predictions[seat] < 0:
-                return seat
-        return -1
-
-    def recruitment(self, state: State) -> tuple[int, int]:
-        rec = state.scores[-1]
-        return rec[0], rec[1]
-
-    def capture(self, state: State) -> int:
-        return state.scores[-1][2]
-
-    def treasure(self, state: State) -> int:
-        return state.scores[-1][3]
 
     def _start_tricks(self, state: State) -> State:
         """Recruitment, "scored automatically and optimally", then the first trick."""
@@ -349,7 +311,7 @@ class LoonTricks:
         ledger, recruited = list(state.ledger), []
         for seat in range(state.players):
             shown: set[int] = set()
-            for card in self.recruitment(state):
+            for card in self.table.recruitment(state):
                 sets, value = scoring.recruit(CARDS[card], state.hands[seat])
                 recruited.append(Recruited(seat, card, tuple(sets), value))
                 shown.update(c for group in sets for c in group)
@@ -372,9 +334,6 @@ class LoonTricks:
         )
 
     # -- tricks -------------------------------------------------------------------
-    def turn(self, state: State) -> int | None:
-        return state.order[len(state.trick)] if state.phase == PLAY else None
-
     def _play(self, state: State, seat: int, card: int) -> State:
         def without(items: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
             return _put(items, seat, tuple(c for c in items[seat] if c != card))
@@ -404,17 +363,14 @@ class LoonTricks:
             return state
         return self._end_round(state)
 
-    def tricks(self, state: State) -> list[int]:
-        return [state.takers.count(s) for s in range(state.players)]
-
     def _end_round(self, state: State) -> State:
         """Capture and treasure are paid; "A player who owes more than they have pays all
         they have." **house**: a seat collects first and then pays (the two cards net)."""
-        capture = CARDS[self.capture(state)]
-        treasure = CARDS[self.treasure(state)]
+        capture = CARDS[self.table.capture(state)]
+        treasure = CARDS[self.table.treasure(state)]
         owed = zip(
             scoring.capture(capture, state.won),
-            scoring.treasure(treasure, self.tricks(state), state.takers, state.predictions),
+            scoring.treasure(treasure, self.table.tricks(state), state.takers, state.predictions),
             strict=True,
         )
         loon, ledger = list(state.loon), list(state.ledger)
@@ -431,38 +387,6 @@ class LoonTricks:
         return self._begin_round(state, state.round + 1)
 
     # -- whose move -----------------------------------------------------------------
-    def prompt(self, state: State) -> Prompt:
-        phase = state.phase
-        if phase == BID:
-            return Prompt(self.bidders(state), "bid", sealed=True)
-        if phase == PICK:
-            return Prompt(state.tied, "pick", sealed=True)
-        if phase == AWARD:
-            return Prompt((state.picker,), "award")
-        if phase == DITCH:
-            return Prompt(tuple(range(state.players)), "ditch", sealed=True, private=True)
-        if phase == PREDICT:
-            return Prompt((self.predictor(state),), "predict")
-        if phase == PLAY:
-            return Prompt((state.order[len(state.trick)],), "play")
-        return OVER
-
-    def legal(self, state: State, seat: int) -> list[Move]:
-        if seat not in self.prompt(state).seats:
-            return []
-        phase, hand = state.phase, state.hands[seat]
-        if phase == BID:
-            return [Bid(n) for n in range(state.loon[seat] + 1)]
-        if phase == PICK:
-            return [Pick(NAMES[c]) for c in hand]
-        if phase == AWARD:
-            return [Award(s) for s in state.tied]
-        if phase == DITCH:
-            return [Ditch((NAMES[a], NAMES[b])) for a, b in combinations(hand, 2)]
-        if phase == PREDICT:
-            return [Predict(n) for n in range(TRICKS + 1)]
-        return [Play(NAMES[c]) for c in trick.playable(state.trick, hand)]
-
     def validate(self, state: State, seat: int, move: Move) -> None:
         if state.phase == PHASE_OVER:
             raise IllegalMove("the game is over", "game-over")
@@ -472,7 +396,7 @@ class LoonTricks:
         if isinstance(move, Bid):
             if phase != BID:
                 raise IllegalMove("no row is up for bids now", "not-bidding")
-            if seat not in self.bidders(state):
+            if seat not in self.table.bidders(state):
                 raise IllegalMove("you have your row already", "has-a-row")
             if move.loon > state.loon[seat]:
                 raise IllegalMove(
@@ -503,14 +427,14 @@ class LoonTricks:
         elif isinstance(move, Predict):
             if phase != PREDICT:
                 raise IllegalMove("no predictions are made now", "not-predicting")
-            if seat != self.predictor(state):
+            if seat != self.table.predictor(state):
                 raise IllegalMove(
                     "predictions go in turn from the Go First marker", "not-your-turn"
                 )
         elif isinstance(move, Play):
             if phase != PLAY:
                 raise IllegalMove("cards are played once the tricks begin", "not-playing")
-            if self.turn(state) != seat:
+            if self.table.turn(state) != seat:
                 raise IllegalMove("it is not your turn", "not-your-turn")
             card = INDEX[move.card]
             if card not in hand:
@@ -551,54 +475,16 @@ class LoonTricks:
             state = msgspec.structs.replace(
                 state, predictions=_set(state.predictions, seat, move.tricks)
             )
-            return state if self.predictor(state) >= 0 else self._start_tricks(state)
+            return state if self.table.predictor(state) >= 0 else self._start_tricks(state)
         assert isinstance(move, Play)
         return self._play(state, seat, INDEX[move.card])
 
-    def default(self, state: State, seat: int) -> Move:
-        """A timed-out seat gets what the heuristic bot would do (deterministic)."""
-        options = self.legal(state, seat)
-        if not options:
-            raise IllegalMove("this seat owes no move", "not-your-turn")
+    def default_rng(self, state: State, seat: int) -> Rng:
         label = (
             f"default:{state.round}:{state.phase}:{len(state.auction)}:{len(state.takers)}:"
             f"{len(state.trick)}:{seat}"
         )
-        return bots.heuristic(self.view(state, seat), options, Rng(state.seed, label))
-
-    def outcome(self, state: State) -> Outcome | None:
-        if state.phase != PHASE_OVER:
-            return None
-        return Outcome.from_scores(state.loon)
-
-    # -- views ------------------------------------------------------------------------
-    def view(self, state: State, seat: int | None) -> dict[str, JSON]:
-        return views.seat_view(self, state, seat)
-
-    def final_view(self, state: State) -> dict[str, JSON]:
-        return views.full_view(self, state)
-
-    # -- moves as text and JSON -------------------------------------------------------
-    def parse_move(self, text: str) -> Move:
-        return forms.parse(text)
-
-    def decode_move(self, obj: JSON) -> Move:
-        return forms.decode(obj)
-
-    # -- storage ----------------------------------------------------------------------
-    def encode(self, state: State) -> bytes:
-        return ENCODER.encode(state)
-
-    def decode(self, blob: bytes) -> State:
-        return DECODER.decode(blob)
-
-    # -- bots -------------------------------------------------------------------------
-    def bot(self, level: str) -> Policy[Move]:
-        if level == "random":
-            return bots.uniform
-        if level == "heuristic":
-            return bots.heuristic
-        raise BadOptions(f"no bot level {level!r}; choose one of {', '.join(self.bot_levels)}")
+        return Rng(state.seed, label)
 
     # -- information sets -------------------------------------------------------------
     def deck(self, options: Options, players: int) -> list[str]:

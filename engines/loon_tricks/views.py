@@ -11,8 +11,6 @@ total before the game is over.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from engines.core import JSON
 from engines.loon_tricks.cards import NAMES
 from engines.loon_tricks.score_cards import CARDS
@@ -28,11 +26,9 @@ from engines.loon_tricks.state import (
     Played,
     State,
 )
+from engines.loon_tricks.table import ID, Table
 from engines.loon_tricks.trick import winner
 from engines.shown import Shown
-
-if TYPE_CHECKING:
-    from engines.loon_tricks.rules import LoonTricks
 
 PHASES = {
     BID: "bid",
@@ -66,31 +62,31 @@ def _offer(offer: Offer) -> dict[str, JSON]:
     }
 
 
-def seat_view(game: LoonTricks, state: State, seat: int | None) -> dict[str, JSON]:
+def seat_view(table: Table, state: State, seat: int | None) -> dict[str, JSON]:
     """The table as ``seat`` sees it; ``None`` is a spectator: what every viewer may see
     (``_public``), then what only ``seat`` may -- its hand, its ditched cards, its own loon
     total and its legal moves."""
-    view = _shown.view(game, state, lambda: _public(game, state))
+    view = _shown.view(table, state, lambda: _public(table, state))
     if seat is not None and 0 <= seat < state.players:
         view["seat"] = seat
         view["hand"] = _names(state.hands[seat])
         view["ditched"] = _names(state.ditched[seat])
         view["loon"] = state.loon[seat]
-        view["legal"] = [m.to_json() for m in game.legal(state, seat)]
+        view["legal"] = [m.to_json() for m in table.legal(state, seat)]
     return view
 
 
 _shown = Shown()
 
 
-def _public(game: LoonTricks, state: State) -> dict[str, JSON]:
+def _public(table: Table, state: State) -> dict[str, JSON]:
     """What every viewer of ``state`` may see, seated or not (a spectator's view)."""
     n = state.players
     over = state.phase == OVER
-    outcome = game.outcome(state)
+    outcome = table.outcome(state)
     in_auction = state.phase in (BID, PICK, AWARD)
     view: dict[str, JSON] = {
-        "game": game.id,
+        "game": ID,
         "players": n,
         "seat": None,
         "round": state.round,
@@ -136,8 +132,8 @@ def _public(game: LoonTricks, state: State) -> dict[str, JSON]:
         ],
         "order": list(state.order),
         "trick": _plays(state.trick),
-        "turn": game.turn(state),
-        "tricks": game.tricks(state),
+        "turn": table.turn(state),
+        "tricks": table.tricks(state),
         "taken": [_names(w) for w in state.won],
         "last_trick": (
             {"plays": _plays(state.last), "winner": _last_winner(state)} if state.last else None
@@ -150,7 +146,7 @@ def _public(game: LoonTricks, state: State) -> dict[str, JSON]:
             {"round": e.round, "seat": e.seat, "amount": e.amount, "what": e.what}
             for e in state.ledger
         ],
-        "prompt": game.prompt(state).to_json(),
+        "prompt": table.prompt(state).to_json(),
         "legal": [],
         "outcome": outcome.to_json() if outcome else None,
     }
@@ -161,10 +157,10 @@ def _last_winner(state: State) -> int:
     return state.last[winner(state.last)][0]
 
 
-def full_view(game: LoonTricks, state: State) -> dict[str, JSON]:
+def full_view(table: Table, state: State) -> dict[str, JSON]:
     """For replays of a finished game: the spectator's table with every loon total. The
     ditched cards stay hidden for good (the rules page); hands are empty by then."""
-    view = seat_view(game, state, None)
+    view = seat_view(table, state, None)
     view["totals"] = list(state.loon)
     view["hands"] = [_names(h) for h in state.hands]
     return view

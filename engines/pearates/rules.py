@@ -2,21 +2,24 @@
 
 Rule decisions, each quoted from ``shared/rules/pearates.md`` or the seed, are listed in
 this folder's README.md. The course of a round is ``flow.py``; Played actions are
-``actions.py``; the end's scoring is ``scoring.py``.
+``actions.py``; the end's scoring is ``scoring.py``; whose move it is, the legal moves and
+what each seat can place are ``standing.py``. This module deals, checks moves and says why
+one is refused, applies them, and answers the information-set questions.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
-from typing import NoReturn
+from typing import ClassVar, NoReturn
 
 import msgspec
 
-from engines.core import JSON, OVER, BadOptions, IllegalMove, MalformedMove, Outcome, Policy, Prompt
-from engines.pearates import actions, bots, flow, moves, scoring, views
-from engines.pearates.cards import INDEX, KIND_OF, NAMES, VALUES, deck, kind
-from engines.pearates.moves import ENDS, Move
+from engines.core import JSON, BadOptions, IllegalMove, MalformedMove
+from engines.game import TableGame
+from engines.pearates import actions, bots, flow, moves, views
+from engines.pearates.cards import INDEX, KIND_OF, NAMES, deck, kind
+from engines.pearates.moves import Move
+from engines.pearates.standing import ID, Standing, zone_cards
 from engines.pearates.state import (
     ACTION,
     ARRANGE,
@@ -33,7 +36,6 @@ from engines.pearates.state import (
     SABRE,
     TAKE,
     TURN,
-    UNSET,
     WINNER,
     State,
     Table,
@@ -44,15 +46,6 @@ from engines.rng import Rng
 HAND = 5
 MAX_RESHUFFLES = 3
 MAX_REMOVED = 120
-KINDS_OF_PROMPT = {
-    ARRANGE: "arrange",
-    TURN: "turn",
-    BID: "bid",
-    ACTION: "action",
-    PUT: "put",
-    WINNER: "winner",
-    TAKE: "take",
-}
 
 
 class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -67,55 +60,55 @@ class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     no_negatives: bool = False  # friendly, optional: "remove ... the negative numbers"
 
 
-class Pearates:
-    id = "pearates"
+def _flag(what: str) -> dict[str, JSON]:
+    return {"type": "bool", "default": False, "label": what}
+
+
+class Pearates(TableGame[State, Move, Options, Standing]):
+    """The engine: the game's data as class attributes; the course of a round is
+    ``flow.py`` and ``actions.py``, the questions about a state ``standing.py``."""
+
+    id = ID
     title = "Pearates"
     seats = range(2, 8)
-    bot_levels: tuple[str, ...] = ("random", "heuristic")
+    options_type = Options
+    schema: ClassVar[Mapping[str, JSON]] = {
+        "friendly": _flag("Friendly variant"),
+        "strict_ties": _flag("Strict ties"),
+        "reshuffles": {
+            "type": "int",
+            "default": 0,
+            "min": 0,
+            "max": MAX_RESHUFFLES,
+            "label": "Longer game: reshuffles of the discards",
+        },
+        "removed": {
+            "type": "int",
+            "default": 0,
+            "min": 0,
+            "max": MAX_REMOVED,
+            "label": "Shorter game: cards removed (open to all)",
+        },
+        "more_actions": _flag('Expansion "more actions"'),
+        "special_scoring": _flag('Expansion "special scoring"'),
+        "no_negatives": _flag("Friendly: remove the negative cards"),
+    }
+    encoder = ENCODER
+    decoder = DECODER
+    forms = moves
+    views = views
+
+    def __init__(self) -> None:
+        super().__init__(Standing(), {"random": bots.uniform, "heuristic": bots.heuristic})
 
     # -- set-up ---------------------------------------------------------------
-    def options(self, raw: Mapping[str, JSON] | None = None) -> Options:
-        if raw is not None and not isinstance(raw, Mapping):
-            raise BadOptions("options are a JSON object")
-        try:
-            opts = msgspec.convert(dict(raw or {}), Options, strict=True)
-        except msgspec.ValidationError as exc:
-            raise BadOptions(str(exc)) from None
-        if not 0 <= opts.reshuffles <= MAX_RESHUFFLES:
+    def check_options(self, options: Options) -> None:
+        if not 0 <= options.reshuffles <= MAX_RESHUFFLES:
             raise BadOptions(f"reshuffles is from 0 to {MAX_RESHUFFLES}")
-        if not 0 <= opts.removed <= MAX_REMOVED:
+        if not 0 <= options.removed <= MAX_REMOVED:
             raise BadOptions(f"removed is from 0 to {MAX_REMOVED}")
-        return opts
 
-    def options_schema(self) -> dict[str, JSON]:
-        def flag(what: str) -> dict[str, JSON]:
-            return {"type": "bool", "default": False, "label": what}
-
-        return {
-            "friendly": flag("Friendly variant"),
-            "strict_ties": flag("Strict ties"),
-            "reshuffles": {
-                "type": "int",
-                "default": 0,
-                "min": 0,
-                "max": MAX_RESHUFFLES,
-                "label": "Longer game: reshuffles of the discards",
-            },
-            "removed": {
-                "type": "int",
-                "default": 0,
-                "min": 0,
-                "max": MAX_REMOVED,
-                "label": "Shorter game: cards removed (open to all)",
-            },
-            "more_actions": flag('Expansion "more actions"'),
-            "special_scoring": flag('Expansion "special scoring"'),
-            "no_negatives": flag("Friendly: remove the negative cards"),
-        }
-
-    def start(self, options: Options, players: int, seed: bytes) -> State:
-        if players not in self.seats:
-            raise BadOptions(f"{self.title} is for 2 to 7 players")
+    def first_state(self, options: Options, players: int, seed: bytes) -> State:
         cards = deck(options.more_actions, options.special_scoring, options.no_negatives)
         order = Rng(seed, "deal").shuffled(cards)
         hands = [sorted(order[s * HAND : (s + 1) * HAND]) for s in range(players)]
@@ -166,73 +159,6 @@ class Pearates:
         return t.freeze()
 
     # -- whose move ---------------------------------------------------------------
-    def prompt(self, state: State) -> Prompt:
-        phase = state.phase
-        if phase == PHASE_OVER:
-            return OVER
-        # Everyone decides at once: a sealed prompt (private: a seat's choice is its own
-        # business until the views show it). One seat alone has an ordinary open turn.
-        if phase == KEEP:
-            seats = tuple(self.keepers(state))
-            return Prompt(seats, "keep", sealed=len(seats) > 1, private=len(seats) > 1)
-        if phase == SABRE:
-            seats = tuple(s for s in range(state.players) if UNSET in state.types[s])
-            return Prompt(seats, "sabre", sealed=len(seats) > 1)
-        seat = state.start if phase in (ARRANGE, WINNER) else state.turn
-        return Prompt((seat,), KINDS_OF_PROMPT[phase])
-
-    def keepers(self, state: State) -> list[int]:
-        return flow.keepers(state)
-
-    def legal(self, state: State, seat: int) -> list[Move]:
-        if not 0 <= seat < state.players or seat not in self.prompt(state).seats:
-            return []
-        phase = state.phase
-        if phase == ARRANGE:
-            rest = state.treasure[state.arranged :]
-            out = [Move("arrange", card=NAMES[c]) for c in rest] if len(rest) > 1 else []
-            return [*out, Move("hide")]
-        if phase == TURN:
-            return self._turn_moves(state, seat)
-        if phase == BID:
-            out = [Move("bid", card=NAMES[c]) for c in state.hands[seat]]
-            need = flow.outbid_needed(state, seat)
-            if len(state.bids[seat]) > need or not state.hands[seat]:
-                out.append(Move("stop"))
-            return out
-        if phase == ACTION:
-            return actions.choice_moves(state, seat)
-        if phase in (PUT, TAKE):
-            verb = "put" if phase == PUT else "take"
-            return [Move(verb, end=end) for end in ENDS]
-        if phase == WINNER:
-            return [Move("winner", seat=s) for s in flow.tied_highest(state)]
-        if phase == KEEP:
-            keep = flow.can_keep(state, seat)
-            if state.flags & PER_CARD:
-                card = NAMES[state.received[seat][len(state.choices[seat])]]
-                return [*([Move("keep", card=card)] if keep else []), Move("score", card=card)]
-            return [*([Move("keep")] if keep else []), Move("score")]
-        if phase == SABRE:
-            return [Move("sabre", value=v) for v in VALUES]
-        return []
-
-    def _turn_moves(self, state: State, seat: int) -> list[Move]:
-        """ "each player Passes (out for the round), Bids (puts one or more cards face down;
-        each is worth 1; no need to outbid) or Plays an action card"."""
-        if state.forced == MUST_PASS:
-            return [Move("pass")]
-        hand = state.hands[seat]
-        bids: list[Move] = []
-        need = flow.outbid_needed(state, seat)
-        if len(hand) + len(state.bids[seat]) > need:
-            bids = [Move("bid", card=NAMES[c]) for c in hand]
-        plays: list[Move] = []
-        if need < 0:  # Pedestal Cabbage: "from now on, bid more than the previous player or pass"
-            plays = [Move("play", card=NAMES[c]) for c in hand if kind(c).playable]
-        passes = [] if state.forced == MUST_ACT and (bids or plays) else [Move("pass")]
-        return [*passes, *bids, *plays]
-
     def validate(self, state: State, seat: int, move: Move) -> None:
         if state.phase == PHASE_OVER:
             raise IllegalMove("the game is over", "game-over")
@@ -363,52 +289,8 @@ class Pearates:
             t.event(seat, flow.EV_BID)
         actions.into_bid(t, seat, card)
 
-    def default(self, state: State, seat: int) -> Move:
-        """A timed-out seat gets what the heuristic bot would do (deterministic)."""
-        legal = self.legal(state, seat)
-        if not legal:
-            raise IllegalMove("this seat owes no move", "not-your-turn")
-        rng = Rng(state.seed, f"default:{state.round}:{len(state.log)}:{seat}")
-        return bots.heuristic(self.view(state, seat), legal, rng)
-
-    def outcome(self, state: State) -> Outcome | None:
-        if state.phase != PHASE_OVER:
-            return None
-        scores = self.totals(state)
-        hands = [len(h) for h in state.hands]
-        return Outcome(tuple(scores), scoring.ranks(scores, hands))
-
-    def totals(self, state: State) -> list[int]:
-        return list(_totals(state.scored, state.types, state.friendly))
-
-    # -- views ------------------------------------------------------------------
-    def view(self, state: State, seat: int | None) -> dict[str, JSON]:
-        return views.seat_view(self, state, seat)
-
-    def final_view(self, state: State) -> dict[str, JSON]:
-        return views.full_view(self, state)
-
-    # -- moves as text and JSON ---------------------------------------------------
-    def parse_move(self, text: str) -> Move:
-        return moves.parse(text)
-
-    def decode_move(self, obj: JSON) -> Move:
-        return moves.decode(obj)
-
-    # -- storage --------------------------------------------------------------------
-    def encode(self, state: State) -> bytes:
-        return ENCODER.encode(state)
-
-    def decode(self, blob: bytes) -> State:
-        return DECODER.decode(blob)
-
-    # -- bots -------------------------------------------------------------------
-    def bot(self, level: str) -> Policy[Move]:
-        if level == "random":
-            return bots.uniform
-        if level == "heuristic":
-            return bots.heuristic
-        raise BadOptions(f"no bot level {level!r}; choose one of {', '.join(self.bot_levels)}")
+    def default_rng(self, state: State, seat: int) -> Rng:
+        return Rng(state.seed, f"default:{state.round}:{len(state.log)}:{seat}")
 
     # -- information sets ---------------------------------------------------------
     def deck(self, options: Options, players: int) -> list[str]:
@@ -416,21 +298,14 @@ class Pearates:
         return [NAMES[c] for c in cards]
 
     def zones(self, state: State) -> dict[str, list[str]]:
-        return {name: [NAMES[c] for c in cards] for name, cards in zone_cards(state).items()}
-
-    def seen(self, state: State, seat: int | None) -> frozenset[int]:
-        """The cards whose place ``seat`` knows (None: what every seat knows)."""
-        common = set(state.known[state.players])
-        if seat is not None and 0 <= seat < state.players:
-            common.update(state.known[seat])
-        return frozenset(common)
+        return self.table.zones(state)
 
     def hidden(self, state: State, seat: int | None) -> frozenset[str]:
         """Once the game is over nothing is hidden (the seed is out; the view shows each
         reshuffle's cards for the verified badge)."""
         if state.phase == PHASE_OVER:
             return frozenset()
-        seen = self.seen(state, seat)
+        seen = self.table.seen(state, seat)
         return frozenset(
             NAMES[c] for cards in zone_cards(state).values() for c in cards if c not in seen
         )
@@ -439,7 +314,7 @@ class Pearates:
         """Every card ``seat`` cannot place is re-dealt over the places such cards hold;
         the other seats' knowledge follows the places (who knew the card there now knows
         the card put there)."""
-        seen = self.seen(state, seat)
+        seen = self.table.seen(state, seat)
         t = Table.of(state)
         places = [
             t.pile,
@@ -460,28 +335,3 @@ class Pearates:
                 t.known[s] = {moved.get(c, c) for c in t.known[s]}
         t.seed = b"".join(rng.next_u64().to_bytes(8, "big") for _ in range(4))
         return t.freeze()
-
-
-@functools.lru_cache(maxsize=256)
-def _totals(
-    scored: tuple[tuple[int, ...], ...], types: tuple[tuple[int, ...], ...], friendly: bool
-) -> tuple[int, ...]:
-    """Scores change only when a card is scored or a Sabre declared: cached by the piles."""
-    piles = [scoring.Pile(cards, stacks) for cards, stacks in zip(scored, types, strict=True)]
-    return tuple(scoring.totals(piles, friendly))
-
-
-def zone_cards(state: State) -> dict[str, tuple[int, ...]]:
-    out: dict[str, tuple[int, ...]] = {
-        "pile": state.pile,
-        "discard": state.discard,
-        "removed": state.removed,
-        "treasure": state.treasure,
-        "action": state.action,
-    }
-    for s in range(state.players):
-        out[f"hand:{s}"] = state.hands[s]
-        out[f"bid:{s}"] = state.bids[s]
-        out[f"received:{s}"] = state.received[s]
-        out[f"scored:{s}"] = state.scored[s]
-    return out

@@ -2,7 +2,7 @@
 
 Public to all: sizes of every zone, the removed cards, scored cards, the card being
 Played, the public events, whose turn it is and the round's effects. A seat adds the cards
-whose place it knows (``Pearates.seen``): its own hand, bid and received cards, the
+whose place it knows (``Standing.seen``): its own hand, bid and received cards, the
 treasure cards it arranged, looked at or added, and whatever was revealed. A spectator
 sees what every seat knows. The log names kinds of cards, never a card, so it never tells
 where a card is.
@@ -11,10 +11,10 @@ where a card is.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from engines.core import JSON
 from engines.pearates.cards import KINDS, NAMES
+from engines.pearates.standing import ID, Standing
 from engines.pearates.state import (
     ACTION,
     ARRANGE,
@@ -41,9 +41,6 @@ from engines.pearates.state import (
     Event,
     State,
 )
-
-if TYPE_CHECKING:
-    from engines.pearates.rules import Pearates
 
 PHASES = {
     ARRANGE: "arrange",
@@ -142,15 +139,15 @@ def _draws(state: State, seen: frozenset[int]) -> dict[str, JSON]:
     return out
 
 
-def seat_view(game: Pearates, state: State, seat: int | None) -> dict[str, JSON]:
+def seat_view(table: Standing, state: State, seat: int | None) -> dict[str, JSON]:
     """The table as ``seat`` sees it; ``None`` (or a non-seat) is a spectator."""
     players = state.players
     me = seat if seat is not None and 0 <= seat < players else None
-    seen = game.seen(state, me)
-    outcome = game.outcome(state)
-    prompt = game.prompt(state)
+    seen = table.seen(state, me)
+    outcome = table.outcome(state)
+    prompt = table.prompt(state)
     return {
-        "game": game.id,
+        "game": ID,
         "players": players,
         "seat": me,
         "round": state.round,
@@ -192,17 +189,17 @@ def seat_view(game: Pearates, state: State, seat: int | None) -> dict[str, JSON]
         ],
         "passed": list(state.passed),
         "plays": list(state.plays),
-        "scores": game.totals(state),
+        "scores": table.totals(state),
         "log": _events(state.log),
         "last_log": _events(state.last_log),
         "prompt": prompt.to_json(),
-        "legal": [m.to_json() for m in game.legal(state, me)] if me is not None else [],
+        "legal": [m.to_json() for m in table.legal(state, me)] if me is not None else [],
         "outcome": outcome.to_json() if outcome else None,
     }
 
 
-def full_view(game: Pearates, state: State) -> dict[str, JSON]:
+def full_view(table: Standing, state: State) -> dict[str, JSON]:
     """Every card where it is: for replays once the game is over."""
-    view = seat_view(game, state, None)
-    view["zones"] = game.zones(state)
+    view = seat_view(table, state, None)
+    view["zones"] = table.zones(state)
     return view

@@ -1,7 +1,10 @@
 """Pirate King! (seed 001): the ``Game`` contract.
 
-The flow lives in ``table.py`` (reveals, effects, sinking, battle, loot, rounds); this
-module says who owes which move, checks moves, and answers the information-set questions.
+The flow lives in ``table.py`` (reveals, sinking, battle, loot, rounds) over
+``effects.py`` (what a revealed card does) and ``holdings.py`` (what each seat holds and
+shows); who owes which move and the legal moves are ``standing.py``. This module checks
+moves and says why one is refused, hands them to the table, and answers the
+information-set questions.
 Rule decisions, each quoted from ``shared/rules/pirate-king.md`` or the seed, are listed in
 this folder's README.md.
 """
@@ -9,35 +12,19 @@ this folder's README.md.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from itertools import permutations
 
 import msgspec
 
-from engines.core import (
-    JSON,
-    OVER,
-    BadOptions,
-    IllegalMove,
-    MalformedMove,
-    Outcome,
-    Policy,
-    Prompt,
-)
+from engines.core import IllegalMove, MalformedMove, Prompt
+from engines.game import TableGame
 from engines.pirate_king import bots, moves, views
-from engines.pirate_king.cards import (
-    INDEX,
-    LOOT_IDS,
-    MONSTER_IDS,
-    NAMES,
-    PIRATE_IDS,
-    starting_deck,
-)
+from engines.pirate_king.cards import INDEX, LOOT_IDS, MONSTER_IDS, NAMES, PIRATE_IDS, starting_deck
 from engines.pirate_king.moves import CardMove, Do, Move, Order, Pick, SeatMove, Stack, Take
+from engines.pirate_king.standing import ID, Standing
 from engines.pirate_king.state import (
     BATTLE,
     CHOOSE,
     CROWN,
-    DECISION_NAMES,
     DECODER,
     ENCODER,
     FLIP,
@@ -47,14 +34,12 @@ from engines.pirate_king.state import (
     PICK,
     PLAY,
     RECLAIM,
-    RECLAIM_CARD,
     RETRIEVE,
-    REVEALING,
     STOPPED,
     State,
 )
 from engines.pirate_king.state import OVER as PHASE_OVER
-from engines.pirate_king.table import Table, first_picker, new_state
+from engines.pirate_king.table import Table, new_state
 from engines.rng import Rng
 
 
@@ -62,97 +47,27 @@ class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Pirate King! has no options: 7 rounds, the house card list."""
 
 
-class PirateKing:
-    id = "pirate-king"
+class PirateKing(TableGame[State, Move, Options, Standing]):
+    """The engine: the game's data as class attributes; the course of a round is
+    ``table.py``, the questions about a state ``standing.py``."""
+
+    id = ID
     title = "Pirate King!"
     seats = range(2, 6)
-    bot_levels: tuple[str, ...] = ("random", "heuristic")
+    options_type = Options
+    encoder = ENCODER
+    decoder = DECODER
+    forms = moves
+    views = views
 
     def __init__(self) -> None:
-        self._memo: tuple[State, int, Prompt, list[Move], frozenset[Move]] | None = None
+        super().__init__(Standing(), {"random": bots.uniform, "heuristic": bots.heuristic})
 
     # -- set-up ---------------------------------------------------------------------
-    def options(self, raw: Mapping[str, JSON] | None = None) -> Options:
-        if raw is not None and not isinstance(raw, Mapping):
-            raise BadOptions("options are a JSON object")
-        try:
-            return msgspec.convert(dict(raw or {}), Options)
-        except msgspec.ValidationError as exc:
-            raise BadOptions(str(exc)) from None
-
-    def options_schema(self) -> dict[str, JSON]:
-        return {}
-
-    def start(self, options: Options, players: int, seed: bytes) -> State:
-        if players not in self.seats:
-            raise BadOptions("Pirate King! is for 2 to 5 players")
+    def first_state(self, options: Options, players: int, seed: bytes) -> State:
         return new_state(players, seed)
 
     # -- whose move -------------------------------------------------------------------
-    def prompt(self, state: State) -> Prompt:
-        phase = state.phase
-        if phase == PICK:
-            return Prompt((first_picker(state),), "pick")
-        if phase in (PLAY, RECLAIM):
-            owing = tuple(s for s, d in enumerate(state.pending) if d is not None)
-            if owing:
-                kinds = {DECISION_NAMES[d.kind] for d in state.pending if d is not None}
-                kind = kinds.pop() if len(kinds) == 1 else "effects"
-                several = len(owing) > 1
-                return Prompt(owing, kind, sealed=several, private=several)
-            if phase == PLAY:
-                revealing = tuple(s for s, st in enumerate(state.status) if st == REVEALING)
-                # Several players choose in secret and reveal together; the last one
-                # still revealing has nobody to hide from.
-                return Prompt(revealing, "reveal", sealed=len(revealing) > 1)
-        if phase in (BATTLE, LOOT):
-            table = Table(state)
-            if table.tie() is not None:
-                return Prompt((state.captain,), "tie")
-            return Prompt((table.chooser(),), "monster" if phase == BATTLE else "loot")
-        if phase == CROWN:
-            return Prompt((state.captain,), "crown")
-        return OVER
-
-    def legal(self, state: State, seat: int) -> list[Move]:
-        if seat not in self.prompt(state).seats:
-            return []
-        phase = state.phase
-        if phase == PICK:
-            taken = set(state.pirates)
-            return [Pick(NAMES[c]) for c in PIRATE_IDS if c not in taken]
-        decision = state.pending[seat] if phase in (PLAY, RECLAIM) else None
-        if decision is not None:
-            return self._decision_moves(state, seat, decision.kind, decision.card, decision.n)
-        if phase == PLAY:
-            return [Do("reveal"), Do("stop")]
-        if phase in (BATTLE, LOOT):
-            table = Table(state)
-            tie = table.tie()
-            if tie is not None:
-                return [Order(p) for p in permutations(sorted(tie))]
-            return [Take(NAMES[c], None if d is None else NAMES[d]) for c, d in table.options()]
-        if phase == CROWN:
-            return [SeatMove("crown", s) for s in Table(state).tied_for_win()]
-        return []  # pragma: no cover - every prompted phase is above
-
-    def _decision_moves(self, state: State, seat: int, kind: int, card: int, n: int) -> list[Move]:
-        pile = state.piles[seat]
-        if kind == LOOK:
-            return [Stack(tuple(NAMES[c] for c in p)) for p in permutations(pile[:n])]
-        if kind == FLIP:
-            return [CardMove("flip", NAMES[c]) for c in Table(state).flippable(seat)]
-        if kind == CHOOSE:
-            return [CardMove("choose", NAMES[c]) for c in pile[:2]]
-        if kind == RETRIEVE:
-            if state.discards[seat]:
-                return [CardMove("retrieve", NAMES[c]) for c in state.discards[seat]]
-            return [Do("reveal"), Do("pass")]
-        if kind == GIVE:
-            return [SeatMove("give", t) for t in Table(state).targets(seat)]
-        assert kind == RECLAIM_CARD
-        return [CardMove("reclaim", NAMES[card]), CardMove("leave", NAMES[card])]
-
     def validate(self, state: State, seat: int, move: Move) -> None:
         if state.phase == PHASE_OVER:
             raise IllegalMove("the game is over", "game-over")
@@ -160,24 +75,12 @@ class PirateKing:
             raise IllegalMove(f"there is no seat {seat}", "no-such-seat")
         if not isinstance(move, Pick | Do | Stack | CardMove | SeatMove | Order | Take):
             raise MalformedMove("not a move of Pirate King!")
-        prompt, legal, allowed = self._legal_now(state, seat)
+        prompt, legal, allowed = self.table.legal_now(state, seat)
         if move in allowed:
             return
         if not legal:
             raise IllegalMove("you owe no move now", "not-your-turn")
         raise self._why(state, seat, move, legal, prompt)
-
-    def _legal_now(self, state: State, seat: int) -> tuple[Prompt, list[Move], frozenset[Move]]:
-        """The prompt and ``seat``'s legal moves, remembered for the last state asked about
-        (states are immutable values, so the same object always has the same answer)."""
-        memo = self._memo
-        if memo is not None and memo[0] is state and memo[1] == seat:
-            return memo[2], memo[3], memo[4]
-        prompt = self.prompt(state)
-        legal = self.legal(state, seat)
-        allowed = frozenset(legal)
-        self._memo = (state, seat, prompt, legal, allowed)
-        return prompt, legal, allowed
 
     def _why(
         self, state: State, seat: int, move: Move, legal: list[Move], prompt: Prompt
@@ -314,52 +217,8 @@ class PirateKing:
             assert isinstance(move, CardMove)
             table.reclaim(seat, decision.card, move.verb == "reclaim")
 
-    def default(self, state: State, seat: int) -> Move:
-        """A timed-out seat gets what the heuristic bot would do (deterministic)."""
-        options = self.legal(state, seat)
-        if not options:
-            raise IllegalMove("this seat owes no move", "not-your-turn")
-        rng = Rng(state.seed, f"default:{state.round}:{state.beat}:{state.picks}:{seat}")
-        return bots.heuristic(self.view(state, seat), options, rng)
-
-    def outcome(self, state: State) -> Outcome | None:
-        if state.phase != PHASE_OVER:
-            return None
-        table = Table(state)
-        scores = [table.crowns(s) for s in range(state.players)]
-        # Five map fragments: "You won!"; a tie for the most crowns: the Captain decides.
-        keys = [(table.maps(s) >= 5, scores[s], s == state.winner) for s in range(state.players)]
-        ranks = [1 + sum(other > mine for other in keys) for mine in keys]
-        return Outcome(tuple(scores), tuple(ranks))
-
-    # -- views ------------------------------------------------------------------------
-    def view(self, state: State, seat: int | None) -> dict[str, JSON]:
-        return views.seat_view(self, state, seat)
-
-    def final_view(self, state: State) -> dict[str, JSON]:
-        return views.full_view(self, state)
-
-    # -- moves as text and JSON -------------------------------------------------------
-    def parse_move(self, text: str) -> Move:
-        return moves.parse(text)
-
-    def decode_move(self, obj: JSON) -> Move:
-        return moves.decode(obj)
-
-    # -- storage ------------------------------------------------------------------------
-    def encode(self, state: State) -> bytes:
-        return ENCODER.encode(state)
-
-    def decode(self, blob: bytes) -> State:
-        return DECODER.decode(blob)
-
-    # -- bots -----------------------------------------------------------------------------
-    def bot(self, level: str) -> Policy[Move]:
-        if level == "random":
-            return bots.uniform
-        if level == "heuristic":
-            return bots.heuristic
-        raise BadOptions(f"no bot level {level!r}; choose one of {', '.join(self.bot_levels)}")
+    def default_rng(self, state: State, seat: int) -> Rng:
+        return Rng(state.seed, f"default:{state.round}:{state.beat}:{state.picks}:{seat}")
 
     # -- information sets ---------------------------------------------------------------
     def deck(self, options: Options, players: int) -> list[str]:

@@ -1,47 +1,32 @@
-"""The table during one step: a mutable working copy of a ``State``.
+"""The table during one step: a mutable working copy of a ``State`` that runs the course of
+a round.
 
 ``Table(state)`` thaws a state into lists, the rules mutate it, ``freeze()`` gives the next
-state (states themselves are frozen values and never change). Everything the seed says
-happens on its own -- reveals, the effects that ask nothing, sinking, reshuffles, the next
-round -- happens here; ``advance`` runs the table until somebody owes a decision.
-
-Effects are resolved from the card data (``cards.Effect``), never per card.
+state. Everything the seed says happens on its own -- reveals, the effects that ask
+nothing (effects.py), sinking, reshuffles, the battle and the loot, the next round --
+happens here; ``advance`` runs the table until somebody owes a decision. What each seat
+holds and shows (swords, gold, crowns) is holdings.py.
 """
 
 from __future__ import annotations
 
 import msgspec
 
-from engines.pirate_king.cards import (
-    CARDS,
-    CROWNS,
-    LOOT,
-    LOOT_IDS,
-    MAPS,
-    MONSTER_IDS,
-    Card,
-    Effect,
-    map_crowns,
-    starting_deck,
-)
+from engines.pirate_king.cards import CARDS, LOOT_IDS, MONSTER_IDS, starting_deck
+from engines.pirate_king.effects import Effects
+from engines.pirate_king.holdings import loot_row_size, monster_row_size
 from engines.pirate_king.state import (
     BATTLE,
-    CHOOSE,
     CROWN,
-    FLIP,
-    GIVE,
-    LOOK,
     OVER,
     PICK,
     PLAY,
     RECLAIM,
     RECLAIM_CARD,
-    RETRIEVE,
     REVEALING,
     STOPPED,
     SUNK,
     Decision,
-    Entry,
     State,
 )
 from engines.pirate_king.state import LOOT as LOOT_STEP
@@ -51,283 +36,8 @@ ROUNDS = 7
 SINK_AT = 3  # "SINK: when you reveal a third Curse"
 
 
-def symbols(entry: Entry) -> Card | None:
-    """The card whose symbols an entry shows: None when face down ("loses ALL its
-    properties"), the copied card for a Copy card."""
-    if not entry.up:
-        return None
-    return CARDS[entry.copy if entry.copy >= 0 else entry.card]
-
-
-def entry_swords(entry: Entry) -> int:
-    card = symbols(entry)
-    return 0 if card is None else card.swords + entry.swords
-
-
-def entry_gold(entry: Entry) -> int:
-    card = symbols(entry)
-    return 0 if card is None else card.gold + entry.gold
-
-
-def entry_curses(entry: Entry) -> int:
-    card = symbols(entry)
-    return 0 if card is None else card.curses
-
-
-def monster_row_size(players: int) -> int:
-    return 2
-
-
-def loot_row_size(players: int) -> int:
-    """ "as many Loot cards as there are players" (2 players: "4 Loot cards")."""
-    return 4 if players == 2 else players
-
-
-class Table:
-    def __init__(self, s: State) -> None:
-        self.players = s.players
-        self.seed = s.seed
-        self.round = s.round
-        self.phase = s.phase
-        self.captain = s.captain
-        self.beat = s.beat
-        self.pirates = list(s.pirates)
-        self.piles = [list(p) for p in s.piles]
-        self.known = list(s.known)
-        self.shuffles = list(s.shuffles)
-        self.discards = [list(d) for d in s.discards]
-        self.zones = [list(z) for z in s.zones]
-        self.status = list(s.status)
-        self.draws = list(s.draws)
-        self.pending: list[Decision | None] = list(s.pending)
-        self.others = list(s.others)
-        self.monster_pile = list(s.monster_pile)
-        self.monster_row = list(s.monster_row)
-        self.loot_pile = list(s.loot_pile)
-        self.loot_row = list(s.loot_row)
-        self.box = list(s.box)
-        self.ranking = list(s.ranking)
-        self.picks = s.picks
-        self.winner = s.winner
-        self.made: list[tuple[int, ...]] = list(s.made) or [() for _ in range(s.players)]
-        self.tallies = list(s.tallies)
-        self.loot_at = s.loot_at
-
-    def freeze(self) -> State:
-        return State(
-            players=self.players,
-            seed=self.seed,
-            round=self.round,
-            phase=self.phase,
-            captain=self.captain,
-            beat=self.beat,
-            pirates=tuple(self.pirates),
-            piles=tuple(tuple(p) for p in self.piles),
-            known=tuple(self.known),
-            shuffles=tuple(self.shuffles),
-            discards=tuple(tuple(d) for d in self.discards),
-            zones=tuple(tuple(z) for z in self.zones),
-            status=tuple(self.status),
-            draws=tuple(self.draws),
-            pending=tuple(self.pending),
-            others=tuple(self.others),
-            monster_pile=tuple(self.monster_pile),
-            monster_row=tuple(self.monster_row),
-            loot_pile=tuple(self.loot_pile),
-            loot_row=tuple(self.loot_row),
-            box=tuple(self.box),
-            ranking=tuple(self.ranking),
-            picks=self.picks,
-            winner=self.winner,
-            made=tuple(self.made),
-            tallies=tuple(self.tallies),
-            loot_at=self.loot_at,
-        )
-
-    # -- seats -------------------------------------------------------------------------
-    def clockwise(self) -> list[int]:
-        """Every seat, clockwise (increasing seat numbers) from the Captain."""
-        return [(self.captain + i) % self.players for i in range(self.players)]
-
-    def swords(self, seat: int) -> int:
-        """Visible swords; a sunk player "is considered to have -1 sword"."""
-        if self.status[seat] == SUNK:
-            return -1
-        return sum(entry_swords(e) for e in self.zones[seat])
-
-    def gold(self, seat: int) -> int:
-        if self.status[seat] == SUNK:
-            return -1
-        return sum(entry_gold(e) for e in self.zones[seat])
-
-    def curses(self, seat: int) -> int:
-        return sum(entry_curses(e) for e in self.zones[seat])
-
-    def at(self, seat: int, card: int) -> int:
-        """Where ``card`` is in ``seat``'s zone."""
-        return next(i for i, e in enumerate(self.zones[seat]) if e.card == card)
-
-    # -- piles ---------------------------------------------------------------------------
-    def top_up(self, seat: int, need: int) -> None:
-        """ "When you have no more cards to draw, shuffle your discard pile and use it as your
-        new pile." Each new pile is shuffled by a stream of its own, ``pile:<seat>:<n>``,
-        from the discard in card order (its face-up order tells nothing about the pile)."""
-        pile, discard = self.piles[seat], self.discards[seat]
-        if len(pile) >= need or not discard:
-            return
-        order = Rng(self.seed, f"pile:{seat}:{self.shuffles[seat]}").shuffled(sorted(discard))
-        self.shuffles[seat] += 1
-        self.made[seat] = tuple(order)
-        pile.extend(order)
-        discard.clear()
-
-    def reveal(self, seat: int, by_effect: bool = False) -> int | None:
-        """The top card of the pile, face up into the zone (not resolved yet); ``by_effect``:
-        an effect made the seat reveal it (FAQ 1: it goes in a column)."""
-        self.top_up(seat, 1)
-        if not self.piles[seat]:
-            return None
-        card = self.piles[seat].pop(0)
-        self.known[seat] = max(0, self.known[seat] - 1)
-        self.zones[seat].append(Entry(card, effect=by_effect))
-        return card
-
-    # -- effects ---------------------------------------------------------------------------
-    def resolve(self, seat: int, card: int) -> None:
-        """Resolve the effect of ``card``, just placed in ``seat``'s zone."""
-        effect = CARDS[card].effect
-        if effect is not None and effect.kind == "copy":
-            # "This card copies the previously revealed card, including all its symbols
-            # and effects."
-            index = self.at(seat, card)
-            before = self.zones[seat][index - 1] if index > 0 else None
-            if before is None or not before.up:
-                return
-            base = before.copy if before.copy >= 0 else before.card
-            if (CARDS[base].effect or Effect("")).kind == "copy":
-                return  # a Copy card that copied nothing shows nothing to copy
-            self.zones[seat][index] = msgspec.structs.replace(self.zones[seat][index], copy=base)
-            effect = CARDS[base].effect
-            if effect is None:
-                return
-            self.apply(seat, card, base, effect)
-            return
-        if effect is not None:
-            self.apply(seat, card, card, effect)
-
-    def apply(self, seat: int, card: int, base: int, effect: Effect) -> None:
-        """``card`` (in ``seat``'s zone) resolves ``effect`` (``base``'s, which ``card``
-        shows or copies)."""
-        if effect.others:
-            # "These effects are resolved after all other effects around the table."
-            self.others.append((seat, base))
-            return
-        kind = effect.kind
-        if kind == "reveal":
-            self.draws[seat] += effect.n
-        elif kind == "look":
-            seen = min(effect.n, len(self.piles[seat]))
-            self.known[seat] = max(self.known[seat], seen)
-            if seen >= 2:  # one card has only one order
-                self.pending[seat] = Decision(LOOK, card, seen)
-        elif kind == "flip":
-            options = self.flippable(seat)
-            if len(options) == 1:
-                self.flip(seat, options[0])
-            elif options:
-                self.pending[seat] = Decision(FLIP, card)
-        elif kind == "gain":
-            count = self.count(seat, effect.per) * effect.n
-            index = self.at(seat, card)
-            entry = self.zones[seat][index]
-            if effect.gain == "swords":
-                entry = msgspec.structs.replace(entry, swords=entry.swords + count)
-            else:
-                entry = msgspec.structs.replace(entry, gold=entry.gold + count)
-            self.zones[seat][index] = entry
-        elif kind == "captain":
-            self.captain = seat
-        elif kind == "choose":
-            self.top_up(seat, 2)
-            seen = min(2, len(self.piles[seat]))
-            if seen == 1:
-                self.resolve_reveal(seat)
-            elif seen == 2:
-                self.known[seat] = max(self.known[seat], 2)
-                self.pending[seat] = Decision(CHOOSE, card)
-        elif kind == "retrieve":
-            discard = self.discards[seat]
-            if len(discard) == 1:
-                self.retrieve(seat, discard[0])
-            elif discard or self.piles[seat]:
-                self.pending[seat] = Decision(RETRIEVE, card)
-        elif kind == "give":
-            targets = self.targets(seat)
-            if len(targets) == 1:
-                self.give(seat, card, targets[0])
-            elif targets:
-                self.pending[seat] = Decision(GIVE, card)
-        elif kind == "loot":
-            # "Draw the top card of the Loot pile and place it face up in your play zone. If
-            # this card has an effect, resolve it immediately."
-            if self.loot_pile:
-                drawn = self.loot_pile.pop(0)
-                self.zones[seat].append(Entry(drawn, effect=True))
-                self.resolve(seat, drawn)
-        else:  # pragma: no cover - cards.py checks the kinds
-            raise AssertionError(kind)
-
-    def count(self, seat: int, per: str) -> int:
-        """Gain: the symbols "present in your personal play zone" (face up)."""
-        if per == "curse":
-            return self.curses(seat)
-        return sum(1 for e in self.zones[seat] if e.up and CARDS[e.card].type == LOOT)
-
-    def resolve_reveal(self, seat: int) -> None:
-        """An effect makes the seat reveal its top card, and it is resolved."""
-        card = self.reveal(seat, by_effect=True)
-        if card is not None:
-            self.resolve(seat, card)
-
-    def flippable(self, seat: int) -> list[int]:
-        """Flip: "a card in your personal play zone that contains the symbol" (a curse)."""
-        return [e.card for e in self.zones[seat] if entry_curses(e) > 0]
-
-    def flip(self, seat: int, card: int) -> None:
-        index = self.at(seat, card)
-        self.zones[seat][index] = msgspec.structs.replace(self.zones[seat][index], up=False)
-
-    def retrieve(self, seat: int, card: int) -> None:
-        """ "Place a card of your choice from your discard pile into your personal play
-        zone" -- placed, not revealed: its symbols count, its effect does not resolve (the
-        seed resolves "a revealed card", and says so of a placed one only for Loot: "If this
-        card has an effect, resolve it immediately")."""
-        self.discards[seat].remove(card)
-        self.zones[seat].append(Entry(card, effect=True))
-
-    def targets(self, seat: int) -> list[int]:
-        """Give: "another pirate's play zone" -- any other player who has not sunk."""
-        return [t for t in self.clockwise() if t != seat and self.status[t] != SUNK]
-
-    def give(self, seat: int, card: int, target: int) -> None:
-        entry = self.zones[seat].pop(self.at(seat, card))
-        self.zones[target].append(msgspec.structs.replace(entry, giver=seat, effect=True))
-
-    def choose(self, seat: int, card: int) -> None:
-        """ "Look at the top two cards of your pile: reveal one in your personal play zone
-        and discard the other." """
-        pile = self.piles[seat]
-        top = pile[:2]
-        del pile[:2]
-        self.known[seat] = max(0, self.known[seat] - 2)
-        other = top[1] if top[0] == card else top[0]
-        self.discards[seat].append(other)
-        self.zones[seat].append(Entry(card, effect=True))
-        self.resolve(seat, card)
-
-    def stack(self, seat: int, order: tuple[int, ...]) -> None:
-        """Look: "put them back on top in the order of your choice"."""
-        self.piles[seat][: len(order)] = order
+class Table(Effects):
+    """A thawed state that plays on until a seat owes a decision."""
 
     # -- the beat ------------------------------------------------------------------------
     def flip_together(self, seats: list[int], by_effect: bool = False) -> None:
@@ -553,32 +263,6 @@ class Table:
         self.end_game()
 
     # -- the end -------------------------------------------------------------------------
-    def owned(self, seat: int) -> list[int]:
-        cards = [*self.piles[seat], *self.discards[seat]]
-        cards += [e.card for z in self.zones for e in z if e.giver == seat]
-        cards += [e.card for e in self.zones[seat] if e.giver < 0]
-        return cards
-
-    def maps(self, seat: int) -> int:
-        return sum(MAPS[c] for c in self.owned(seat))
-
-    def crowns(self, seat: int) -> int:
-        """Crowns on all the player's cards, the map-fragment set, and the Captain token
-        ("worth 1 crown to its holder at the end of the game")."""
-        cards = self.owned(seat)
-        total = sum(CROWNS[c] for c in cards) + map_crowns(sum(MAPS[c] for c in cards))
-        return total + (1 if self.captain == seat else 0)
-
-    def tied_for_win(self) -> list[int]:
-        """The players tied for the most crowns, when nobody wins outright (and the
-        Captain must decide)."""
-        if any(self.maps(s) >= 5 for s in range(self.players)):
-            return []
-        scores = [self.crowns(s) for s in range(self.players)]
-        best = max(scores)
-        tied = [s for s in range(self.players) if scores[s] == best]
-        return tied if len(tied) > 1 else []
-
     def end_game(self) -> None:
         self.phase = CROWN if self.tied_for_win() else OVER
 
@@ -592,8 +276,6 @@ def first_picker(state: State) -> int:
 def new_state(players: int, seed: bytes) -> State:
     """The game before anyone has picked a Pirate: the Monster and Loot piles shuffled,
     the Captain drawn (**house** for "the person who last touched water")."""
-    from engines.pirate_king.cards import LOOT_IDS
-
     empty: tuple[tuple[int, ...], ...] = tuple(() for _ in range(players))
     zero = tuple(0 for _ in range(players))
     return State(

@@ -10,10 +10,9 @@ card a player owns was seen when it was taken), so a pile's profile by curses is
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from engines.core import JSON
 from engines.pirate_king.cards import CURSES, NAMES, PIRATE_IDS
+from engines.pirate_king.standing import ID, Standing
 from engines.pirate_king.state import (
     DECISION_NAMES,
     PICK,
@@ -23,9 +22,6 @@ from engines.pirate_king.state import (
 )
 from engines.pirate_king.table import ROUNDS, Table
 from engines.shown import Shown
-
-if TYPE_CHECKING:
-    from engines.pirate_king.rules import PirateKing
 
 PHASES = ("pick", "play", "battle", "loot", "reclaim", "crown", "over")
 STATUS = ("revealing", "stopped", "sunk")
@@ -69,11 +65,11 @@ def _made(state: State, seat: int) -> JSON:
     }
 
 
-def seat_view(game: PirateKing, state: State, seat: int | None) -> dict[str, JSON]:
+def seat_view(standing: Standing, state: State, seat: int | None) -> dict[str, JSON]:
     """The table as ``seat`` sees it; ``None`` is a spectator: what every viewer may see
     (``_public``), then what only ``seat`` may -- the top cards of its pile it has looked
     at, its decision and its legal moves."""
-    view = _shown.view(game, state, lambda: _public(game, state))
+    view = _shown.view(standing, state, lambda: _public(standing, state))
     if seat is not None and 0 <= seat < state.players:
         decision = state.pending[seat]
         view["seat"] = seat
@@ -87,19 +83,19 @@ def seat_view(game: PirateKing, state: State, seat: int | None) -> dict[str, JSO
             if decision is not None
             else None
         )
-        view["legal"] = [m.to_json() for m in game.legal(state, seat)]
+        view["legal"] = [m.to_json() for m in standing.legal(state, seat)]
     return view
 
 
 _shown = Shown()
 
 
-def _public(game: PirateKing, state: State) -> dict[str, JSON]:
+def _public(standing: Standing, state: State) -> dict[str, JSON]:
     """What every viewer of ``state`` may see, seated or not (a spectator's view)."""
     players = state.players
     table = Table(state)
-    outcome = game.outcome(state)
-    prompt = game.prompt(state)
+    outcome = standing.outcome(state)
+    prompt = standing.prompt(state)
     tie = table.tie() if state.phase in (2, 3) else None
     seats: list[JSON] = []
     for s in range(players):
@@ -121,7 +117,7 @@ def _public(game: PirateKing, state: State) -> dict[str, JSON]:
             }
         )
     view: dict[str, JSON] = {
-        "game": game.id,
+        "game": ID,
         "players": players,
         "seat": None,
         "round": state.round,
@@ -156,9 +152,9 @@ def _public(game: PirateKing, state: State) -> dict[str, JSON]:
     return view
 
 
-def full_view(game: PirateKing, state: State) -> dict[str, JSON]:
+def full_view(standing: Standing, state: State) -> dict[str, JSON]:
     """Every pile in order, and the Monster and Loot piles: for replays once it is over."""
-    view = seat_view(game, state, None)
+    view = seat_view(standing, state, None)
     view["piles"] = [[NAMES[c] for c in pile] for pile in state.piles]
     view["monster_pile_cards"] = [NAMES[c] for c in state.monster_pile]
     view["loot_pile_cards"] = [NAMES[c] for c in state.loot_pile]

@@ -7,18 +7,12 @@ this folder's README.md.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import ClassVar
 
 import msgspec
 
-from engines.core import (
-    JSON,
-    BadOptions,
-    IllegalMove,
-    MalformedMove,
-    Outcome,
-    Policy,
-    Prompt,
-)
+from engines.core import JSON, BadOptions, IllegalMove, MalformedMove
+from engines.game import TableGame
 from engines.rng import Rng
 from engines.skull_king import bots, moves, trick, views
 from engines.skull_king.cards import AS_CODES, AS_ESCAPE, AS_NONE, CHOICE, Deck, Edition
@@ -36,25 +30,30 @@ class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     rounds: int = MAX_ROUNDS
 
 
-class SkullKing:
-    """The engine of both editions; an instance per edition is registered."""
+class SkullKing(TableGame[State, Move, Options, Table]):
+    """The engine of both editions; an instance per edition is registered (the edition
+    gives the id, the title, the seats and the deck)."""
 
-    bot_levels: tuple[str, ...] = ("random", "heuristic")
+    options_type = Options
+    schema: ClassVar[Mapping[str, JSON]] = {
+        "rounds": {"type": "int", "default": MAX_ROUNDS, "min": 1, "max": MAX_ROUNDS}
+    }
+    encoder = ENCODER
+    decoder = DECODER
+    views = views
 
     def __init__(self, edition: Edition) -> None:
         self.edition = edition
         self.cards = Deck.of(edition)
-        self.table = table = Table(self.cards)
+        table = Table(self.cards)
+        super().__init__(table, {"random": bots.uniform, "heuristic": bots.heuristic(self.cards)})
         self._known = table.known
         self._suit = self.cards.suit
         # What a state says (whose move, the legal moves, the scores) is the table's to
         # answer; its methods are bound here rather than wrapped: they run on every turn.
-        self.prompt: Callable[[State], Prompt] = table.prompt
-        self.legal: Callable[[State, int], list[Move]] = table.legal
         self.turn: Callable[[State], int | None] = table.turn
         self.cards_per_hand: Callable[[int, int], int] = table.cards_per_hand
         self.totals: Callable[[State], list[int]] = table.totals
-        self.outcome: Callable[[State], Outcome | None] = table.outcome
         # Trick orders without the ghost, by player count and leader: clockwise from the
         # leader.
         self._clockwise = {
@@ -66,31 +65,16 @@ class SkullKing:
         self.id = edition.id
         self.title = edition.title
         self.seats = range(2, edition.max_players + 1)
-        self.Options = Options
 
     # -- set-up ---------------------------------------------------------------
-    def options(self, raw: Mapping[str, JSON] | None = None) -> Options:
-        if raw is not None and not isinstance(raw, Mapping):
-            raise BadOptions("options are a JSON object")
-        try:
-            opts = msgspec.convert(dict(raw or {}), Options)
-        except msgspec.ValidationError as exc:
-            raise BadOptions(str(exc)) from None
-        if not 1 <= opts.rounds <= MAX_ROUNDS:
+    def check_options(self, options: Options) -> None:
+        if not 1 <= options.rounds <= MAX_ROUNDS:
             raise BadOptions(f"rounds is from 1 to {MAX_ROUNDS}")
-        return opts
-
-    def options_schema(self) -> dict[str, JSON]:
-        return {"rounds": {"type": "int", "default": MAX_ROUNDS, "min": 1, "max": MAX_ROUNDS}}
 
     def dealer(self, state: State, round_: int | None = None) -> int:
         return self.table.dealer(state, round_)
 
-    def start(self, options: Options, players: int, seed: bytes) -> State:
-        if players not in self.seats:
-            raise BadOptions(
-                f"{self.title} is for {self.seats.start} to {self.seats.stop - 1} players"
-            )
+    def first_state(self, options: Options, players: int, seed: bytes) -> State:
         # The first dealer is drawn; with two players only the two players deal.
         first = Rng(seed, "dealer").below(players)
         hands = players + 1 if players == 2 else players
@@ -324,42 +308,15 @@ class SkullKing:
         state = self._deal(state, state.round + 1)
         return msgspec.structs.replace(state, last=last, last_winner=last_winner)
 
-    def default(self, state: State, seat: int) -> Move:
-        """A timed-out seat gets what the heuristic bot would do (deterministic)."""
-        options = self.legal(state, seat)
-        if not options:
-            raise IllegalMove("this seat owes no move", "not-your-turn")
-        rng = Rng(state.seed, f"default:{state.round}:{len(state.hands[seat])}:{seat}")
-        return bots.heuristic(self.cards)(self.view(state, seat), options, rng)
+    def default_rng(self, state: State, seat: int) -> Rng:
+        return Rng(state.seed, f"default:{state.round}:{len(state.hands[seat])}:{seat}")
 
-    # -- views ------------------------------------------------------------------
-    def view(self, state: State, seat: int | None) -> dict[str, JSON]:
-        return views.seat_view(self.table, state, seat)
-
-    def final_view(self, state: State) -> dict[str, JSON]:
-        return views.full_view(self.table, state)
-
-    # -- moves as text and JSON ---------------------------------------------------
+    # -- moves as text and JSON: the names are the edition's ----------------------
     def parse_move(self, text: str) -> Move:
         return moves.parse(self.cards, text)
 
     def decode_move(self, obj: JSON) -> Move:
         return moves.decode(self.cards, obj)
-
-    # -- storage --------------------------------------------------------------------
-    def encode(self, state: State) -> bytes:
-        return ENCODER.encode(state)
-
-    def decode(self, blob: bytes) -> State:
-        return DECODER.decode(blob)
-
-    # -- bots -------------------------------------------------------------------
-    def bot(self, level: str) -> Policy[Move]:
-        if level == "random":
-            return bots.uniform
-        if level == "heuristic":
-            return bots.heuristic(self.cards)
-        raise BadOptions(f"no bot level {level!r}; choose one of {', '.join(self.bot_levels)}")
 
     # -- information sets ---------------------------------------------------------
     def deck(self, options: Options, players: int) -> list[str]:

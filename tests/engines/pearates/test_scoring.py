@@ -84,7 +84,7 @@ def test_banana_sabre_counts_as_the_value_you_choose() -> None:
     # "counts as any value you choose": any printed value, -4 .. 8
     assert legal(state, 0) == [f"sabre {v}" for v in range(-4, 9)]
     state = do(state, 0, "sabre 8")
-    assert state.phase == OVER and G.totals(state)[0] == 8
+    assert state.phase == OVER and G.table.totals(state)[0] == 8
     # the table reads the declaration in the log: who declared which value
     assert G.view(state, None)["log"][-1] == {"seat": 0, "what": "sabre", "kind": None, "n": 8}
 

@@ -1,11 +1,11 @@
 """Who sees what: the treasure, bids, hands, scored cards, and what a seat once saw.
 
-The issue: "the treasure is hidden except to whoever may look (the start player; Ruby Rum;
-Bread Booty's added cards only to their adder; Egg Bag reveals to all); bids are face down
-(their owner sees them; Infested Bread opens them); scored cards are public; hands hidden.
-What a player once saw stays known to that player ... and nobody else learns that they saw
-it beyond what the table would show." (Bread Booty, Egg Bag and Infested Bread: see
-test_actions.py.)"""
+The treasure is hidden except to whoever may look (the start player; Ruby Rum; Bread
+Booty's added cards only to their adder; Egg Bag reveals to all); bids are face down (their
+owner sees them; Infested Bread opens them); scored cards are public; hands hidden. What a
+player once saw stays known to that player, and nobody else learns that they saw it beyond
+what the table would show. (Bread Booty, Egg Bag and Infested Bread: see test_actions.py.)
+"""
 
 from __future__ import annotations
 

@@ -460,13 +460,14 @@ def test_gain_the_seeds_example_two_gold_per_skull(monkeypatch: pytest.MonkeyPat
     (``{"kind": "gain", "gain": "gold", "per": "curse", "n": 2}``): the same code resolves
     it from the data -- two curses in the zone, four gold -- and Cannon's "1 sword per
     curse" is the seed's "1 sword" icon read per curse."""
-    from engines.pirate_king import cards, table
+    from engines.pirate_king import cards, effects, holdings, table
 
     rossy = cards.CARDS[c("rossy")]
     example = cards._effect({"kind": "gain", "gain": "gold", "per": "curse", "n": 2})
     patched = list(cards.CARDS)
     patched[rossy.id] = dataclasses.replace(rossy, effect=example)
-    monkeypatch.setattr(table, "CARDS", tuple(patched))
+    for module in (holdings, effects, table):  # every module that reads the card data
+        monkeypatch.setattr(module, "CARDS", tuple(patched))
     s = arrange(zones={0: ["cutlass-1", "gold-tooth-1"]}, piles={0: ["rossy"]})
     s = beat(s)
     assert Table(s).gold(0) == 2 + (1 + 2 * 2)  # Gold Tooth, Rossy's own gold, 2 x 2 curses

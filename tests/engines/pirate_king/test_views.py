@@ -77,7 +77,7 @@ def test_a_reshuffle_is_unknown_to_its_owner() -> None:
 
 
 def test_a_reshuffle_lets_nobody_infer_the_new_order() -> None:
-    """The issue: "a reshuffle must not let anyone infer the new order". Mid-round, seat 0's
+    """A reshuffle lets nobody infer the new order. Mid-round, seat 0's
     pile runs out and its discard becomes a new pile; whatever order that pile really has,
     every seat's view (the owner's, the others', a spectator's) is the same: the views are
     identical for the real state and for states with the pile re-dealt -- and so are the

@@ -158,7 +158,7 @@ def test_final_view_shows_every_hand(game: SkullKing) -> None:
 def test_the_view_names_the_suit_to_follow(
     game_id: str, trick: tuple[str, ...], led: str | None, led_open: bool
 ) -> None:
-    """The client shows the suit to follow (issue 9, item 7) from the view, never deciding it."""
+    """The client shows the suit to follow from the view, never deciding it."""
     game = next(g for g in GAMES if g.id == game_id)
     hands = [["yellow-2"], ["yellow-4"], ["yellow-6"], ["yellow-8"]]
     state = table(game, hands, bids=[0, 0, 0, 0], trick=trick)
