@@ -131,7 +131,7 @@ class FanOut:
         if pending is not None and not pending.done():
             pending.set_result(None)
 
-    def forget(self, room_id: str) -> None:
+    def forget_room(self, room_id: str) -> None:
         """No socket of this node follows ``room_id`` any more."""
         self._reading.pop(room_id, None)
 

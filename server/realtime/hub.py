@@ -36,8 +36,11 @@ __all__ = ["Connection", "Hub"]
 log = logging.getLogger("tortuga.hub")
 
 
-class Hub:
+class Hub(FanOut):
     """The sockets of this node, by room, and the one pub/sub connection that feeds them.
+
+    A ``FanOut`` too (server/realtime/fanout.py): its sockets share the entries and
+    renderings it keeps, and look them up on it for every socket of a room at each step.
 
     A socket's id is ``<instance>:<n>``: the instance names this process (its node id and a
     random suffix), so presence entries can be told apart by node, and a dead node's
@@ -51,8 +54,8 @@ class Hub:
         resume_max: int,
         sockets_per_user: int = 0,
     ) -> None:
+        super().__init__(rooms)
         self.redis = redis
-        self.rooms = rooms
         self.instance = instance
         self.resume_max = resume_max
         self.sockets_per_user = sockets_per_user  # 0: no cap
@@ -70,12 +73,6 @@ class Hub:
         self._tasks: set[asyncio.Task[Any]] = set()
         # room -> (the version this node is writing, the publications that came first).
         self._early: dict[str, tuple[int, list[Published]]] = {}
-        # Entries and renderings shared by this node's sockets; the lookups a step's fan-out
-        # makes for every socket of its room, bound once (no call in between).
-        self.fanout = FanOut(rooms)
-        self.cached = self.fanout.cached
-        self.rendered = self.fanout.rendered
-        self.entries = self.fanout.entries
 
     @property
     def keys(self) -> Any:
@@ -156,14 +153,14 @@ class Hub:
         """This node is about to try to write ``version`` of ``room_id`` (``Hooks``): its
         sockets of the room wait for the entry rather than read it (``FanOut.entries``)."""
         if room_id in self.by_room:
-            self.fanout.expect(room_id, version)
+            self.expect(room_id, version)
 
     def written(self, room_id: str, version: int, entry: Entry | None) -> None:
         """This node's try at ``version`` of ``room_id`` is over (``entry``: it won with
         it; None: lost or failed): the entry is kept for this node's sockets of the room,
         as if read from the log, and whoever waited for it goes on; a notice of that
         version that came first (``_held_back``) is handed to the sockets now."""
-        self.fanout.keep(room_id, version, entry if room_id in self.by_room else None)
+        self.keep(room_id, version, entry if room_id in self.by_room else None)
         early = self._early.get(room_id)
         if early is not None and early[0] == version:
             del self._early[room_id]
@@ -183,7 +180,7 @@ class Hub:
             early[1].append(message)
             return True
         version = (message.data or {}).get("version") if message.k == "step" else None
-        if not isinstance(version, int) or not self.fanout.expecting(room_id, version):
+        if not isinstance(version, int) or not self.expecting(room_id, version):
             return False
         self._early[room_id] = (version, [message])
         return True
@@ -208,7 +205,7 @@ class Hub:
                 conns.discard(conn)
                 if not conns:
                     del self.by_room[room_id]
-                    self.fanout.forget(room_id)
+                    self.forget_room(room_id)
                     self._subscribed.pop(channel, None)
                     await self.pubsub.unfollow(channel)
 
