@@ -249,7 +249,7 @@ class _Node(Starlette):
     A socket's handler stays suspended for the whole life of the socket, and so does every
     ASGI layer above it: Starlette's error and exception middleware, its router and its
     route each keep a coroutine frame and a few closures alive (about 4.5 KB per idle
-    socket, measured with tracemalloc; issue 15's budget is 10 KB for everything). None of
+    socket, measured with tracemalloc, of a budget of 10 KB for everything). None of
     them does anything for a websocket that raises (they re-raise to uvicorn, which closes
     it), so the socket skips them. ``/ws`` stays a route too (the same handler), should a
     scope ever reach the router. A trusted proxy's X-Forwarded-For is applied here too
@@ -281,7 +281,7 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
       compression window with text an attacker chose (chat), or the compressed sizes would
       tell the hand (CRIME/BREACH-style); frames are small JSON anyway.
     - ``ws``: uvicorn's sans-I/O websockets protocol (no task of its own per socket), in
-      the lighter form of server/realtime/socket_protocol.py (memory per idle socket, issue 15).
+      the lighter form of server/realtime/socket_protocol.py (memory per idle socket).
     - ``interface``: ASGI 3, said rather than guessed (the node's ``__call__`` is a plain
       function returning a coroutine, which uvicorn would take for ASGI 2).
     - ``proxy_headers``: off; the node applies a trusted proxy's X-Forwarded-For itself

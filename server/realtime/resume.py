@@ -5,8 +5,8 @@ read from the room's log and rendered for its seat, then ``resumed``; one too fa
 (more than ``resume_max_versions``, or older than the log holds), or new to the room, gets
 a ``snapshot`` of the room as it is. Either way the sealed phase under way follows (who
 committed, who opened, the deadlines): a lost ``open`` would leave players waiting.
-The socket's own writer sends these in turn (``Connection.sync``, server/realtime/
-connection.py); this module only builds them.
+The socket's own writer sends these in turn (``Connection.sync``,
+server/realtime/connection.py); this module only builds them.
 """
 
 from __future__ import annotations

@@ -230,7 +230,7 @@ async def test_a_lost_deadline_is_armed_again(
 async def test_pirate_king_deadlines_play_the_engines_defaults(
     start: Any, redis_client: Any, redis_prefix: str
 ) -> None:
-    """Issue 12: deadlines and defaults work for Pirate King! with nothing of it in server/.
+    """Deadlines and defaults work for Pirate King! with nothing of it in server/.
     Nobody moves: each Pirate pick's move deadline plays the engine's default (the heuristic
     bot's pick), then any decision a picked Pirate asks for at the start (a Look, about one
     deal in five), then the first sealed beat's commit deadline defaults both "reveal or

@@ -1,4 +1,4 @@
-"""An admin pushes a game's deadline (issue 14, "extend a deadline"): ``POST
+"""An admin pushes a game's deadline ("extend a deadline"): ``POST
 /admin/api/rooms/{id}/extend {seconds, reason}``. Refused without a reason, for unknown
 rooms and for rooms not playing (nothing changes, nothing audited); otherwise audited, the
 room's recorded deadline moves, every player on either node gets a ``deadline`` frame, and
@@ -99,7 +99,7 @@ async def test_pause_stops_the_clocks_on_every_node_and_resume_gives_back_the_ti
     redis_client: Any,
     redis_prefix: str,
 ) -> None:
-    """Issue 14: "pause and resume a room's clocks". A deadline that comes due during the
+    """ "Pause and resume a room's clocks". A deadline that comes due during the
     pause does not fire (on either node); the pause lives in Redis (any node resumes it);
     on resume the deadline is the time it had left, counted from the resume."""
     nodes = [

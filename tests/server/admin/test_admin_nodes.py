@@ -1,4 +1,4 @@
-"""Issue 14, "See nodes: which are alive (heartbeats in Redis), their socket and room
+""" "See nodes: which are alive (heartbeats in Redis), their socket and room
 counts, versions and uptime."
 
 Two in-process nodes share one Redis. Node b holds a player's socket in a room; node a's
@@ -90,7 +90,7 @@ async def test_nodes_show_sockets_rooms_version_uptime_and_death(
 async def test_an_admin_drains_a_node_from_another_node(
     start: Any, admin_url: str, admin_name: str, admin_db: Any
 ) -> None:
-    """Issue 14, "drain a node (it tells its sockets to reconnect elsewhere and takes no new
+    """ "Drain a node (it tells its sockets to reconnect elsewhere and takes no new
     ones)": the request reaches node a; node b sees its field of ``nodes:draining`` within a
     heartbeat (server/realtime/drain.py), sends its socket ``reconnect``, turns a new socket away
     (``reconnect``, then 1012) and says it is not ready; node a still serves. Audited."""
