@@ -1,12 +1,12 @@
 """``create_app(settings)``: one node of Tortuga -- routes, lifespan and wiring.
 
-The lifespan connects to Redis, starts this node's hub (pub/sub fan-out), bot driver and
-clock (deadlines, grace times, heartbeat: server/realtime/clock.py), and, when
-``settings.database_url`` is set, the history: it migrates the schema (or refuses
-to start on an old one when ``migrate_on_start`` is off), opens the database, starts the
-archiver and serves ``/api/history``. Everything is closed on shutdown. ``settings`` must be
-resolved: ``redis_url`` set (the CLI starts the embedded servers when none is configured),
-``secret`` non-empty.
+The lifespan connects to Redis, starts this node's hub (pub/sub fan-out), bot driver,
+clock (deadlines, grace times: server/table/deadlines.py) and heartbeat
+(server/realtime/heartbeat.py), and, when ``settings.database_url`` is set, the history: it
+migrates the schema (or refuses to start on an old one when ``migrate_on_start`` is off),
+opens the database, starts the archiver and serves ``/api/history``. Everything is closed
+on shutdown. ``settings`` must be resolved: ``redis_url`` set (the CLI starts the embedded
+servers when none is configured), ``secret`` non-empty.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ from server.ops.busy import Lag
 from server.ops.metrics import NodeMetrics
 from server.ops.version import version
 from server.realtime import homes
-from server.realtime.clock import Clock
 from server.realtime.drain import Drain
+from server.realtime.heartbeat import Heartbeat
 from server.realtime.hub import Hub
 from server.realtime.session import Floodgate, Services, serve
 from server.realtime.socket_protocol import LeanWebSocketProtocol
@@ -52,6 +52,7 @@ from server.redis.pool import Client
 from server.redis.store import Keys, Store
 from server.settings import Settings
 from server.table.bots import BotDriver
+from server.table.deadlines import Clock
 from server.table.quotas import Limits, Quotas
 from server.table.reveal import Sealing
 from server.table.rooms import RoomService
@@ -116,7 +117,8 @@ def create_app(settings: Settings) -> Starlette:
             settings.bot_rescue_seconds,
             settings.bot_concurrency,
         )
-        clock = Clock(rooms, sealing, bots, hub, settings)
+        clock = Clock(rooms, sealing, bots, settings)
+        heartbeat = Heartbeat(rooms, clock, hub, settings)
         rooms.hooks.on_turn.append(bots.schedule)
         rooms.hooks.before_step.append(bots.before_step)
         rooms.hooks.on_started.append(clock.started)
@@ -140,6 +142,7 @@ def create_app(settings: Settings) -> Starlette:
         app.state.identity = identity  # the history routes' reader
         app.state.leaderboard_min_games = settings.leaderboard_min_games
         app.state.clock = clock
+        app.state.heartbeat = heartbeat
         app.state.bots = bots
         app.state.redis = redis
         app.state.drain = drain = Drain(hub, store, settings)
@@ -152,6 +155,7 @@ def create_app(settings: Settings) -> Starlette:
             if settings.database_read_url:
                 app.state.read_db = await Database.connect(settings.database_read_url)
         await hub.start()
+        await heartbeat.start()  # this node is announced before it serves a socket
         await clock.start()
         flushing = asyncio.create_task(metrics.keep_flushing())
         freezing = asyncio.create_task(heap.keep())
@@ -181,6 +185,8 @@ def create_app(settings: Settings) -> Starlette:
                 await app.state.read_db.close()
             if app.state.db is not None:
                 await app.state.db.close()
+            await clock.stop()
+            await heartbeat.close()  # its sockets leave: their grace times go on the clock
             await clock.close()
             await bots.close()
             await hub.close()

@@ -1,6 +1,6 @@
-"""Deadlines on the clock (server/realtime/clock.py): the default move when time runs out, for open
-moves, commits and openings -- each deadline fired exactly once with two nodes' clocks
-looking, and a deadline whose moment passed doing nothing.
+"""Deadlines on the clock (server/table/deadlines.py): the default move when time runs out,
+for open moves, commits and openings -- each deadline fired exactly once with two nodes'
+clocks looking, and a deadline whose moment passed doing nothing.
 
 Deadlines here are a fraction of a second; the waits for them are generous.
 """
@@ -16,14 +16,19 @@ import pytest
 from test_protocol import started
 from tortuga_client import Node, advance, latest, salted
 
-from server.realtime.clock import APPLIED, STALE, Clock
+from server.realtime.heartbeat import Heartbeat
 from server.redis.store import Keys
+from server.table.deadlines import APPLIED, STALE, Clock
 
 FAST = {"clock_poll_seconds": 0.05}
 
 
 def clock_of(node: Node) -> Clock:
     return node.server.config.app.state.clock  # type: ignore[attr-defined,no-any-return]
+
+
+def heartbeat_of(node: Node) -> Heartbeat:
+    return node.server.config.app.state.heartbeat  # type: ignore[attr-defined,no-any-return]
 
 
 def applied(nodes: list[Node]) -> collections.Counter[str]:

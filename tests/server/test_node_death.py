@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from test_clock import APPLIED, applied, clock_of, fired, log_of
+from test_clock import APPLIED, applied, clock_of, fired, heartbeat_of, log_of
 from tortuga_client import (
     SECRET,
     Client,
@@ -219,7 +219,7 @@ async def test_a_node_taken_for_dead_announces_its_sockets_again(
     nodes = [await start("a", heartbeat_seconds=0.1), await start("b", heartbeat_seconds=0.1)]
     table = await started(nodes, 2)
     watcher = table.clients[1]  # on b
-    instance = clock_of(nodes[0]).instance
+    instance = heartbeat_of(nodes[0]).instance
     presence = f"{redis_prefix}room:{{{table.id}}}:presence"
     mine = [k for k in await redis_client.hkeys(presence) if k.decode().startswith(instance)]
     assert len(mine) == 1

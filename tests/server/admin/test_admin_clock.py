@@ -19,8 +19,8 @@ from tortuga_client import Client
 
 from server.admin import audit
 from server.archive.db import Database
-from server.realtime.clock import APPLIED, LATER
 from server.redis.store import Keys
+from server.table.deadlines import APPLIED, LATER
 from server.table.room import now_ms
 
 

@@ -18,7 +18,7 @@ import httpx
 import pytest
 import websockets
 from admin_helpers import admin_token, bearer
-from test_clock import clock_of
+from test_clock import clock_of, heartbeat_of
 from tortuga_client import Client, Node, seat_players
 
 from server.ops.version import version
@@ -67,6 +67,7 @@ async def test_nodes_show_sockets_rooms_version_uptime_and_death(
 
     # Node b stops beating but keeps serving: after its heartbeat expired it is dead.
     clock_of(b)._stop.set()
+    heartbeat_of(b)._stop.set()
     nodes = await _until(a, token, lambda n: "b" in n and not n["b"]["alive"])
     assert nodes["a"]["alive"] is True
     dead = nodes["b"]

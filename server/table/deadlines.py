@@ -1,4 +1,4 @@
-"""Deadlines, grace times, bot rescues and node heartbeats: the clock every node runs.
+"""The table's clock: deadlines, grace times, rescues and idle games, on every node.
 
 Everything that must happen *later* is a member of a Redis sorted set (the bucket of its
 room among ``Keys.clock_buckets``: spread over a cluster's primaries), scored by its due
@@ -42,18 +42,13 @@ deadline member that comes early is moved to the time the room recorded (``deadl
 What is added after a write (a reveal deadline, a grace time, a bot run after a phase
 opened) could be lost if the node died between the two; every ``sweep_seconds`` each node
 re-arms the rooms it has sockets in (``arm``: the current deadline, the grace times of
-dropped seats, and the bots' turn), and so does any join. The same goes for the step that
+dropped seats, and the bots' turn; the node's heartbeat asks for the ``sweep``,
+server/realtime/heartbeat.py), and so does any join. The same goes for the step that
 resolves a sealed phase, written after the last opening by the node that stored it: a
 phase found open with every opening in is resolved by ``arm`` (``Sealing.resolve``).
 
-Presence survives node death through heartbeats: every node instance scores itself in
-``Keys.nodes`` with the time its heartbeat expires (``node_ttl_seconds`` ahead, refreshed
-every ``heartbeat_seconds``). The same claim finds instances past their time; the claimer
-drops their sockets from every room they were in (``node:<instance>:rooms``) as if each had
-closed, so their seats start the grace period. A node that finds itself reaped while alive
-(it stalled) announces its sockets again. Each heartbeat also says what the node is (its
-version, when it started, its socket and room counts: ``node:<instance>:info``); that stays
-``DEAD_NODE_SHOWN`` after the last beat, so the admin console shows a dead node as dead.
+The clock knows rooms, not sockets or nodes: which rooms have sockets on this node, and
+which sockets a dead node left, is the heartbeat's to say.
 """
 
 from __future__ import annotations
@@ -66,7 +61,6 @@ import logging
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
-from server.ops.version import version
 from server.redis.store import member, stamp
 from server.table.reveal import DEFAULT, Sealing, opened_all
 from server.table.room import (
@@ -82,15 +76,12 @@ from server.table.room import (
 from server.table.rooms import RoomService
 
 if TYPE_CHECKING:
-    from server.realtime.hub import Hub
     from server.settings import Settings
     from server.table.bots import BotDriver
 
 log = logging.getLogger("tortuga.clock")
 
 BATCH = 100  # members claimed per look
-NODE_ROOMS_KEEP = 24 * 3600  # seconds a node's room index outlives its last heartbeat
-DEAD_NODE_SHOWN = 3600  # seconds the console still shows a node after its last heartbeat
 APPLIED, STALE, LATER = "applied", "stale", "later"  # what firing a member did
 EARLY_MS = 50  # a deadline member this early (clocks of nodes differ) fires anyway
 PAUSED_LOOK_MS = 5000  # a member of a paused room is looked at again this much later
@@ -106,29 +97,21 @@ class Clock:
         rooms: RoomService,
         sealing: Sealing,
         bots: BotDriver,
-        hub: Hub,
         settings: Settings,
     ) -> None:
         self.rooms = rooms
         self.sealing = sealing
         self.bots = bots
-        self.hub = hub
         self.store = rooms.store
-        self.keys = rooms.store.keys
-        self.instance = hub.instance
-        self.node_id = settings.node_id
-        self.started_ms = now_ms()
         self.grace = settings.grace_seconds
         self.poll = settings.clock_poll_seconds
         self.lease_ms = int(settings.clock_lease_seconds * 1000)
-        self.beat = settings.heartbeat_seconds
-        self.ttl_ms = int(settings.node_ttl_seconds * 1000)
         self.sweep_ms = int(settings.sweep_seconds * 1000)
         self.abandon_after = settings.abandon_after_seconds
         self.archive_rescue_ms = int(settings.archive_rescue_seconds * 1000)
         # What this node fired, in order: (member, APPLIED | STALE | LATER), for tests.
         self.fired: collections.deque[tuple[str, str]] = collections.deque(maxlen=10_000)
-        self._loops: list[asyncio.Task[None]] = []
+        self._loop: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._limit = asyncio.Semaphore(64)
         # Rooms re-armed at once (joins, the game's start, the sweep): the rest wait.
@@ -138,30 +121,27 @@ class Clock:
 
     # -- life -------------------------------------------------------------------------------
     async def start(self) -> None:
-        """Announce this node (before it serves a socket) and start both loops."""
-        await self._heartbeat()
-        self._loops = [
-            asyncio.create_task(self._ticks(), name="clock"),
-            asyncio.create_task(self._beats(), name="heartbeat"),
-        ]
+        """Start the loop that claims and fires due members."""
+        self._loop = asyncio.create_task(self._ticks(), name="clock")
 
-    async def close(self) -> None:
-        """Stop the loops; this node's sockets (if any are left) leave, its heartbeat goes.
+    async def stop(self) -> None:
+        """Stop the loop (and a sweep under way): nothing more is claimed or re-armed.
 
-        The loops stop on an event, not by cancellation alone: a cancel that lands inside a
+        The loop stops on an event, not by cancellation alone: a cancel that lands inside a
         Redis call can be swallowed by the client library, and the loop would go on."""
         self._stop.set()
         if self._sweeping is not None:
             self._sweeping.cancel()
-        if self._loops:
-            _, late = await asyncio.wait(self._loops, timeout=5)
+        if self._loop is not None:
+            _, late = await asyncio.wait([self._loop], timeout=5)
             for task in late:
                 task.cancel()
-        try:
-            await self._reap(self.instance)  # their grace times start (spawned below)
-            await self.store.forget_node(self.instance)
-        except Exception:
-            log.exception("could not sign off", extra={"conn": self.instance})
+            self._loop = None
+
+    async def close(self) -> None:
+        """Stop, then let what the clock set going finish (the grace times of the seats
+        whose sockets left as the node signed off, among others)."""
+        await self.stop()
         if self._tasks:
             await asyncio.wait(list(self._tasks), timeout=5)
 
@@ -196,6 +176,16 @@ class Clock:
     async def _arm_in_turn(self, room_id: str, *, nudge: bool) -> None:
         async with self._arming:
             await self.arm(room_id, nudge=nudge)
+
+    def sweep(self, room_ids: list[str]) -> bool:
+        """Re-arm ``room_ids`` (the rooms this node has sockets in) in the background: a
+        safety net for what a node that died between two writes left undone (a reveal
+        deadline, a bot's turn). False, and nothing done, while the last sweep is still
+        under way or the clock is stopping."""
+        if self._stop.is_set() or (self._sweeping is not None and not self._sweeping.done()):
+            return False
+        self._sweeping = asyncio.create_task(self._logged(self._sweep(room_ids)))
+        return True
 
     async def _sweep(self, room_ids: list[str]) -> None:
         """Re-arm the rooms this node has sockets in, ``visit_concurrency`` at a time and
@@ -434,73 +424,3 @@ class Clock:
         for seat in owing:
             applied = await self.sealing.default(room_id, seat, phase) or applied
         return applied
-
-    # -- heartbeats and dead nodes ----------------------------------------------------------
-    def _info(self, now: int) -> dict[str, str]:
-        """What this node says of itself in each heartbeat (the admin console's nodes)."""
-        self.store.metrics.rooms_followed(len(self.hub.by_room))
-        return {
-            "node": self.node_id,
-            "version": version(),
-            "started_ms": str(self.started_ms),
-            "beat_ms": str(now),
-            "sockets": str(sum(self.hub.sockets_of.values())),
-            "rooms": str(len(self.hub.by_room)),
-        }
-
-    async def _heartbeat(self) -> None:
-        await self.store.adopt_legacy_clock()  # left by a node of an older version
-        now = now_ms()
-        known = await self.store.heartbeat(
-            self.instance,
-            now + self.ttl_ms,
-            NODE_ROOMS_KEEP + int(self.ttl_ms / 1000),
-            self._info(now),
-            now_ms=now,
-            shown_seconds=DEAD_NODE_SHOWN,
-        )
-        if not known and self._loops:
-            # Taken for dead while alive (a stall): its sockets were dropped; say they are here.
-            log.warning("node was reaped while alive", extra={"conn": self.instance})
-            await self.hub.announce_all()
-
-    async def _beats(self) -> None:
-        swept = now_ms()
-        while not self._stop.is_set():
-            try:
-                await self._heartbeat()
-                if now_ms() - swept >= self.sweep_ms and (
-                    self._sweeping is None or self._sweeping.done()
-                ):
-                    swept = now_ms()
-                    # A safety net for what a node that died between two writes left
-                    # undone (a reveal deadline, a bot's turn): any room with a socket here.
-                    self._sweeping = asyncio.create_task(
-                        self._logged(self._sweep(list(self.hub.by_room)))
-                    )
-                now = now_ms()
-                dead = await self.store.claim(self.keys.nodes, now, self.lease_ms, 10)
-                for instance in dead:
-                    if instance == self.instance:
-                        continue  # late ourselves; the next heartbeat takes it back
-                    await self._reap(instance)
-                    await self.store.forget_node(instance, lease_end=now + self.lease_ms)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("heartbeat failed")
-            await self._pause(self.beat)
-
-    async def _reap(self, instance: str) -> None:
-        """Every socket of ``instance`` leaves its room (a dead node's, or ours at stop)."""
-        prefix = f"{instance}:"
-        dropped = 0
-        for room_id in await self.store.node_room_ids(instance):
-            seen = await self.store.load_presence(room_id)
-            for conn_id, value in seen.items():
-                if conn_id.startswith(prefix):
-                    seat = None if value == "-" else int(value)
-                    await self.rooms.presence.depart(room_id, conn_id, seat)
-                    dropped += 1
-        if instance != self.instance:
-            log.warning(f"dead node reaped ({dropped} sockets)", extra={"conn": instance})

@@ -1,0 +1,87 @@
+"""Resume and snapshots: what a socket that joins a room, or comes back to it, is sent.
+
+A socket that says which version it saw last is sent the frames of every version since,
+read from the room's log and rendered for its seat, then ``resumed``; one too far behind
+(more than ``resume_max_versions``, or older than the log holds), or new to the room, gets
+a ``snapshot`` of the room as it is. Either way the sealed phase under way follows (who
+committed, who opened, the deadlines): a lost ``open`` would leave players waiting.
+The socket's own writer sends these in turn (``Connection.sync``,
+server/realtime/connection.py); this module only builds them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from server.realtime.render import entry_frames, sealed_frame
+from server.table import moderation
+from server.table.entry import from_fields
+from server.table.room import Room
+
+if TYPE_CHECKING:
+    from server.table.rooms import RoomService
+
+
+async def missed(
+    rooms: RoomService, room: Room, version: int, seat: int | None, resume_max: int
+) -> list[dict[str, Any]] | None:
+    """The frames of versions ``version+1 ..`` for ``seat``, or None if too old."""
+    if room.version - version > resume_max:
+        return None
+    if version == room.version:
+        return []
+    entries = await rooms.store.log_range(room.id, version + 1, room.version)
+    if [v for v, _ in entries] != list(range(version + 1, room.version + 1)):
+        return None  # the log no longer holds them all
+    game = room.game
+    frames: list[dict[str, Any]] = []
+    for _, fields in entries:
+        frames.extend(entry_frames(game, from_fields(fields), seat))
+    return frames
+
+
+async def resumed(rooms: RoomService, room: Room, version: int, seat: int | None) -> dict[str, Any]:
+    """The frame that closes a resume from ``version``, after the missed frames."""
+    return {
+        "type": "resumed",
+        "room": room.id,
+        "version": room.version,
+        "from": version,
+        "missed": room.version - version,
+        "seat": seat,
+        "room_state": room.summary(rooms.base_url),
+        "deadline": room.deadline,
+        "chat": await rooms.chat.history(room.id),
+        "announce": await moderation.announcement(rooms.store, room),
+    }
+
+
+async def snapshot(rooms: RoomService, room: Room, seat: int | None, role: str) -> dict[str, Any]:
+    """The room as it is, viewed from ``seat`` (None: a spectator)."""
+    view = None
+    if room.state is not None:
+        view = room.game.view(room.game.decode(room.state), seat)
+    return {
+        "type": "snapshot",
+        "room": room.id,
+        "version": room.version,
+        "seat": seat,
+        "role": role,
+        "view": view,
+        "room_state": room.summary(rooms.base_url),
+        "seed_digest": room.seed_digest,
+        "seed": room.seed if room.status in ("finished", "abandoned") else None,
+        "deadline": room.deadline,
+        "chat": await rooms.chat.history(room.id),
+        "announce": await moderation.announcement(rooms.store, room),
+    }
+
+
+async def seal_status(rooms: RoomService, room: Room) -> dict[str, Any] | None:
+    """The sealed phase under way (``sealed``), if the game is in one."""
+    if room.state is None or room.status != "playing":
+        return None
+    game = room.game
+    seal = await rooms.store.load_seal(room.id)
+    state = game.decode(room.state)
+    return sealed_frame(game, state, room.id, room.version, seal, room.deadline)
