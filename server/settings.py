@@ -112,7 +112,7 @@ class Settings:
     lobby_idle_seconds: int = 3600  # a lobby with no change and no socket for this long goes
     forwarded_allow_ips: str = "127.0.0.1"  # proxies trusted for X-Forwarded-For (addresses)
     bot_delay: float = 0.6  # seconds a bot "thinks" (0 in tests)
-    # Clocks and nodes (server/realtime/clock.py).
+    # Clocks (server/table/deadlines.py) and nodes (server/realtime/heartbeat.py).
     bot_rescue_seconds: float = 5.0  # a bot move not made by then (its node died) is made
     clock_poll_seconds: float = 0.25  # how often a node looks for due deadlines
     clock_lease_seconds: float = 15.0  # a claimed deadline comes due again after (claimer died)

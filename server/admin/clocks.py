@@ -4,7 +4,7 @@ stops the room's clocks and ``resume`` starts them again.
 A pause is two fields of the room hash (``paused_at``, ``paused_by``: ``Store.pause``), so
 it holds on every node and survives any of them. While they are there the clock fires
 nothing of the room (a deadline, grace or idle member that comes due is looked at again
-later: server/realtime/clock.py) and bots and stand-ins do not move (server/table/bots.py); players
+later: server/table/deadlines.py) and bots and stand-ins do not move (server/table/bots.py); players
 may
 still make their own moves. On resume the current deadline gets the time it had left when
 the pause began -- ``min(deadline - paused_at, the stage's full time)``: a prompt opened
@@ -12,7 +12,7 @@ during the pause (a player moved) gets its full time, counted from the resume.
 
 The room's own record of the deadline (``deadline`` of the room, or the seal's ``open_by``
 in the reveal stage) is what the clock obeys: a clock member that comes due before it is
-moved to it (server/realtime/clock.py), so moving the record is enough. The move is one
+moved to it (server/table/deadlines.py), so moving the record is enough. The move is one
 compare-and-set (``Store.extend_deadline``): if the game moved on since the deadline was
 read, nothing changes and the admin is told to try again.
 """

@@ -4,7 +4,7 @@ Every key of one room carries the room's id as a hash tag, ``room:{ID}...``, so 
 Redis Cluster keeps a room on one shard and multi-key scripts stay legal. A prefix gives
 tests (or several sites on one Redis) key spaces of their own.
 
-The clock (server/realtime/clock.py) lives in ``CLOCK_BUCKETS`` sorted sets, ``clock:{c<i>...}``:
+The clock (server/table/deadlines.py) lives in ``CLOCK_BUCKETS`` sorted sets, ``clock:{c<i>...}``:
 members are deadlines (``kind|room|...``), each in the bucket of its room, scores are due
 times in epoch milliseconds. Nodes announce themselves in the sorted set ``nodes`` (score:
 when their heartbeat expires); what each node said in its last heartbeat

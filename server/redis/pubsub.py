@@ -19,7 +19,8 @@ When a slot moves to another primary (resharding, a failover), Redis ends the
 subscriptions of its channels (an ``sunsubscribe`` the hub did not ask for) or the
 connection fails: the subscriber reads the slot map again and subscribes on the new owner.
 The hub is told ``subscribe`` again, as after a reconnect, and catches its sockets up from
-the rooms' logs (server/realtime/hub.py): what was published in between is not lost to a player.
+the rooms' logs (server/realtime/connection.py): what was published in between is not lost to a
+player.
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ class _Pushes(asyncio.Protocol):
 class WireSubscriber:
     """One pub/sub connection to one Redis, kept up: lost, it is made again (backoff 50 ms
     doubling to 1 s) and every channel subscribed again -- the hub is told ``subscribe``
-    once more and catches the room's sockets up from the log (server/realtime/hub.py)."""
+    once more and catches the room's sockets up from the log (server/realtime/connection.py)."""
 
     def __init__(self, endpoint: Endpoint, connect_timeout: float = 5.0) -> None:
         self.endpoint = endpoint

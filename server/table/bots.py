@@ -8,7 +8,7 @@ for the same moment. That is what lets a bot commit on one node and reveal on an
 without its move being stored anywhere before everyone has committed.
 
 Who the driver plays for: bot seats, and seats taken over after their player's grace time
-(``away``, server/realtime/clock.py): the room's ``absent`` option says whether a heuristic bot
+(``away``, server/table/deadlines.py): the room's ``absent`` option says whether a heuristic bot
 plays
 them or the engine's default move. A player who comes back takes the seat back at once (the
 driver reads presence right before it acts); if the bot had committed for them in a sealed

@@ -4,7 +4,8 @@ An ``Entry`` is appended to the room's log stream (as flat fields, readable with
 ``XRANGE``). The room's channel carries only a notice that the version exists
 (``step_notice``): the state blob holds the seed and the entry may hold a private phase's
 moves, and a Redis shared with another site must not hand those to whoever subscribes.
-Every node reads the entry from the log once (server/realtime/hub.py) and renders it per recipient
+Every node reads the entry from the log once (server/realtime/fanout.py) and renders it per
+recipient
 (server/realtime/render.py); nothing in it is sent as is.
 """
 

@@ -211,7 +211,7 @@ class Sealing:
         if others is not None:
             # Every other seat's opening is in the seal as read (each is written once): this
             # one completes the phase, and the step that resolves it is written with it, in
-            # one script (server/redis/store.py, _REVEAL_STEP): the phase's fan-out does not wait
+            # one script (server/redis/scripts/reveal_step.lua): the phase's fan-out does not wait
             # for a second round trip. The script refuses it as a reveal alone would.
             openings = {s: opening if s == seat else others[s] for s in prompt.seats}
             stored = Opening(room.version, phase, seat, text, owed, secrets.token_hex(8))

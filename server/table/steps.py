@@ -3,7 +3,7 @@
 ``advance`` is the only writer of a step: the moves, defaults and take-backs here, the
 deal (server/table/seats.py), the sealed phase's resolution (server/table/reveal.py) and the
 abandon (server/table/game_end.py) all write through it. Players, bots and the clock
-(server/realtime/clock.py) all reach the game through ``act``, ``play_default``,
+(server/table/deadlines.py) all reach the game through ``act``, ``play_default``,
 ``takeback`` and the sealed-phase service, with the same checks. Every change goes through
 Redis (server/redis/store.py) as a compare-and-set and is retried on a lost race with the
 fresh room, so any node may serve any room and nothing lives only in a node's memory.
