@@ -32,7 +32,6 @@ from server.table.room import (
     now_ms,
     playing,
 )
-from server.table.room_list import PublicList
 
 CROWD = 64  # jobs waiting beyond which ``later`` no longer waits for a calm loop
 
@@ -60,17 +59,13 @@ class GameEnd:
     def __init__(
         self,
         reader: RoomReader,
-        listing: PublicList,
         *,
-        room_ttl: int = 0,
-        archive_rescue: float = 5.0,
-        lease: float = 15.0,
+        archive_rescue: float,
+        lease: float,
         pace: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.reader = reader
         self.store = reader.store
-        self.listing = listing
-        self.room_ttl = room_ttl
         self.archive_rescue_ms = int(archive_rescue * 1000)
         self.lease_ms = int(lease * 1000)
         self.pace = pace  # awaited before each job of ``later`` (server/ops/busy.py)

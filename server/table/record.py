@@ -133,9 +133,6 @@ class GameRecord(msgspec.Struct, Generic[Time], kw_only=True):
     def last_version(self) -> int:
         return max((e.version for e in self.events), default=0)
 
-    def seed_bytes(self) -> bytes | None:
-        return bytes.fromhex(self.seed) if self.seed is not None else None
-
 
 def encode_record(record: GameRecord[str]) -> bytes:
     """The record as it goes on the archive stream."""

@@ -51,14 +51,7 @@ class RoomService(RoomReader):
         self.quotas = quotas
         self.hooks = Hooks()
         self.listing = PublicList(self)
-        self.ending = GameEnd(
-            self,
-            self.listing,
-            room_ttl=room_ttl,
-            archive_rescue=archive_rescue,
-            lease=lease,
-            pace=pace,
-        )
+        self.ending = GameEnd(self, archive_rescue=archive_rescue, lease=lease, pace=pace)
         self.steps = Steps(
             self,
             self.hooks,

@@ -98,7 +98,7 @@ class Steps:
         ending: GameEnd,
         *,
         room_ttl: int = 0,
-        archive_every: int = 50,
+        archive_every: int,
     ) -> None:
         self.reader = reader
         self.store = reader.store

@@ -16,7 +16,7 @@ from server.table.game_end import CROWD, GameEnd
 
 
 def ending(pace: Any = None) -> GameEnd:
-    return GameEnd(SimpleNamespace(store=None), None, pace=pace)  # type: ignore[arg-type]
+    return GameEnd(SimpleNamespace(store=None), archive_rescue=5.0, lease=15.0, pace=pace)  # type: ignore[arg-type]
 
 
 def noting(seen: list[Any], item: Any) -> Any:
