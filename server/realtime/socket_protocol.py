@@ -1,4 +1,4 @@
-"""uvicorn's sans-I/O websocket protocol, lighter per idle socket (the budget: 10 KB each).
+"""uvicorn's sans-I/O websocket protocol, lighter per idle socket (at most 10 KB each).
 
 uvicorn serves a node's websockets with ``WebSocketsSansIOProtocol`` (no task of its own
 per socket: keepalive pings are timers). Measured with tracemalloc, an idle socket of it

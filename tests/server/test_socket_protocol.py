@@ -1,4 +1,4 @@
-"""What an idle websocket holds on a node (the budget: 10 KB per idle connected socket).
+"""What an idle websocket holds on a node ("≤ 10 KB per idle connected socket").
 
 The memory itself is measured by ``tortuga loadtest --idle`` (README, Speed); these tests
 check, on a real node, the things that measurement rests on: the lighter protocol of
