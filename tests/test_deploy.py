@@ -9,11 +9,16 @@ no YAML dependency of its own.
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import re
 import shutil
+import socket
 import subprocess
+import threading
+import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -207,29 +212,120 @@ def test_nginx_access_log_has_no_query_strings_or_tokens() -> None:
             assert leak not in fmt, (name, leak)
 
 
-def test_nginx_accepts_the_config(tmp_path: Path) -> None:
-    """``nginx -t`` on the config as the image includes it (inside ``http {}``), with the
-    node names replaced by addresses (nginx resolves upstreams when it loads a config).
-    Skipped where nginx is not installed (Debian: nginx-light)."""
+def test_nginx_sends_a_rooms_sockets_to_one_node() -> None:
+    """The upstream hashes on the room (consistent hashing), and the room is the code of a
+    room's socket (``/ws?room=CODE``, web-client/js/conn.js), nothing for other requests."""
+    conf = _nginx()
+    upstream = re.search(r"upstream\s+tortuga\s*\{([^}]*)\}", conf)
+    assert upstream, "no upstream tortuga"
+    assert re.search(r"^\s*hash\s+\$room\s+consistent;", upstream.group(1), re.M)
+    room_map = re.search(r"map\s+\$uri\s+\$room\s*\{([^}]*)\}", conf)
+    assert room_map, "no map from the request's path to $room"
+    entries = dict(re.findall(r"^\s*(\S+)\s+(\S+);", room_map.group(1), re.M))
+    assert entries == {"default": '""', "/ws": "$arg_room"}, entries
+
+
+def _nginx_binary() -> str:
     nginx = shutil.which("nginx") or (
         "/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None
     )
     if nginx is None:
         pytest.skip("nginx is not installed")
+    return nginx
+
+
+def _nginx_config(tmp_path: Path, ports: list[int], listen: int = 80) -> Path:
+    """The config as the image includes it (inside ``http {}``), with the node names
+    replaced by the addresses given (nginx resolves upstreams when it loads a config)."""
     conf = (ROOT / "deploy" / "nginx.conf").read_text()
-    for i, node in enumerate(NODES):
-        conf = conf.replace(f"{node}:8000", f"127.0.0.1:{8001 + i}")
+    for node, port in zip(NODES, ports, strict=True):
+        conf = conf.replace(f"{node}:8000", f"127.0.0.1:{port}")
     conf = conf.replace("/var/log/nginx/access.log", str(tmp_path / "access.log"))
+    conf = re.sub(r"listen\s+80;", f"listen 127.0.0.1:{listen};", conf)
     (tmp_path / "default.conf").write_text(conf)
     (tmp_path / "nginx.conf").write_text(
         f"pid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/error.log;\nevents {{}}\n"
         f"http {{\n    include {tmp_path}/default.conf;\n}}\n"
     )
+    return tmp_path / "nginx.conf"
+
+
+def test_nginx_accepts_the_config(tmp_path: Path) -> None:
+    """``nginx -t`` on the config as the image includes it. Skipped where nginx is not
+    installed (Debian: nginx-light)."""
+    nginx = _nginx_binary()
+    config = _nginx_config(tmp_path, [8001, 8002])
     done = subprocess.run(
-        [nginx, "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")],
+        [nginx, "-t", "-p", str(tmp_path), "-c", str(config)],
         capture_output=True,
         text=True,
         timeout=30,
     )
     assert done.returncode == 0, done.stderr
     assert "syntax is ok" in done.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def test_nginx_routes_by_room(tmp_path: Path) -> None:
+    """nginx itself, in front of two stand-in nodes that answer with their name: every
+    request for a room's socket reaches one node, the rooms spread over both, and requests
+    naming no room go round-robin. Skipped where nginx is not installed."""
+    nginx = _nginx_binary()
+
+    class Named(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = self.server.name.encode()  # type: ignore[attr-defined]
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    nodes = []
+    for name in NODES:
+        node = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Named)
+        node.name = name  # type: ignore[attr-defined]
+        threading.Thread(target=node.serve_forever, daemon=True).start()
+        nodes.append(node)
+    listen = _free_port()
+    config = _nginx_config(tmp_path, [n.server_address[1] for n in nodes], listen)
+    proxy = subprocess.Popen(
+        [nginx, "-p", str(tmp_path), "-c", str(config), "-g", "daemon off;"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+    def served_by(path: str) -> str:
+        with urllib.request.urlopen(f"http://127.0.0.1:{listen}{path}", timeout=5) as reply:
+            return str(reply.read().decode())
+
+    try:
+        for _ in range(100):
+            try:
+                served_by("/")
+                break
+            except OSError:
+                assert proxy.poll() is None, proxy.stderr.read() if proxy.stderr else ""
+                time.sleep(0.05)
+        rooms = [f"R{k:04d}" for k in range(40)]
+        homes = {room: served_by(f"/ws?room={room}") for room in rooms}
+        for room in rooms:
+            for path in (f"/ws?room={room}", f"/ws?v=2&room={room}"):
+                assert {served_by(path) for _ in range(3)} == {homes[room]}, room
+        assert set(homes.values()) == set(NODES), homes
+        assert {served_by("/ws") for _ in range(4)} == set(NODES)
+        assert {served_by(f"/rooms?room={rooms[0]}") for _ in range(4)} == set(NODES)
+    finally:
+        proxy.terminate()
+        proxy.wait(timeout=10)
+        for node in nodes:
+            node.shutdown()
+            node.server_close()

@@ -21,6 +21,11 @@ pace), where pausing only once messages pile up bounds what a socket holds just 
 
 Everything else (framing, limits, ping timers, close codes) is uvicorn's and websockets'
 own, unchanged: ``ws_max_size`` still closes with 1009, and so on (tests/server).
+
+This builds on internals of both: the attributes uvicorn's constructor sets, and the
+generator websockets parses with. pyproject.toml pins both to the minor versions tested,
+and tests/server/test_socket_protocol_upstream.py fails when either changes what is relied
+on here.
 """
 
 from __future__ import annotations
@@ -163,6 +168,12 @@ def _from_shared(name: str) -> Any:
     return property(lambda self: getattr(self._shared, name))
 
 
+CLASS_LEVEL = (*_Shared.__slots__, "close_timeout", "ping_interval", "ping_timeout")
+"""The attributes uvicorn's constructor sets on every socket that ``LeanWebSocketProtocol``
+holds on the class instead (read through ``_shared``, or the same value for every socket);
+its ``__init__`` sets all the others, as uvicorn's does."""
+
+
 class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
     """``WebSocketsSansIOProtocol`` without what an idle socket need not hold (above).
 
@@ -170,7 +181,7 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
     is the same for every socket of a server is read through ``_shared``: with fewer than
     30 attributes of its own, CPython keeps an instance's attributes in a small split
     dictionary (about 1.3 KB less per socket than uvicorn's 37). A uvicorn that names its
-    attributes differently fails tests/server/test_socket_protocol.py."""
+    attributes differently fails tests/server/test_socket_protocol_upstream.py."""
 
     config = _from_shared("config")
     app = _from_shared("app")

@@ -1,8 +1,11 @@
 """How a node talks to Redis: one bounded pool whose commands survive a Redis restart.
 
-- A pool of ``settings.redis_pool_size`` connections (``WaitingPool``): when every
-  connection is busy a command *waits* (up to ``redis_pool_wait_seconds``) instead of failing
-  at once, as redis-py's default pool does when it runs dry.
+- A pool of ``settings.redis_pool_size`` connections (redis-py's own
+  ``BlockingConnectionPool``, ``blocking_pool``): when every connection is busy a command
+  *waits* (up to ``redis_pool_wait_seconds``) instead of failing at once, as redis-py's
+  default pool does when it runs dry. A move's commands do not come this way (they go over
+  server/redis/wire.py): this pool serves blocking stream reads, pub/sub, transactions and
+  the admin's pipelines.
 - Every command is retried on a connection error or timeout, with exponential backoff
   (``redis_retries`` times, 50 ms doubling up to 1 s): after a Redis restart the first
   command on each stale pooled connection fails, reconnects and runs again, instead of
@@ -34,6 +37,7 @@ from urllib.parse import unquote, urlsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode, ClusterPipeline, RedisCluster
+from redis.asyncio.connection import parse_url
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError, TimeoutError
@@ -66,7 +70,7 @@ def connect(url: str, *, size: int, wait_seconds: float, retries: int) -> Client
     retry = Retry(ExponentialBackoff(cap=1.0, base=0.05), retries)
     if is_cluster(url):
         return _connect_cluster(url, size=size, wait_seconds=wait_seconds, retry=retry)
-    pool = WaitingPool.from_url(
+    pool = blocking_pool(
         url,
         max_connections=size,
         timeout=wait_seconds,
@@ -76,12 +80,22 @@ def connect(url: str, *, size: int, wait_seconds: float, retries: int) -> Client
     return aioredis.Redis(connection_pool=pool)
 
 
+def blocking_pool(url: str, **options: Any) -> aioredis.BlockingConnectionPool:
+    """redis-py's ``BlockingConnectionPool.from_url(url, **options)`` (the URL's options
+    win, as there), its connections writing as ``_PlainSend`` does."""
+    options.update(parse_url(url))
+    plain = options.get("connection_class", aioredis.Connection)
+    options["connection_class"] = _PLAIN_SEND.get(plain, plain)
+    return aioredis.BlockingConnectionPool(**options)
+
+
 class _PlainSend:
     """A connection that writes a command without a task and a timer around the write.
 
-    redis-py (8.x) wraps every write in ``asyncio.wait_for`` when the connection has a
+    redis-py (8.1) wraps every write in ``asyncio.wait_for`` when the connection has a
     ``socket_timeout`` (5 s by default): a task, a timer and two more turns of the event
-    loop per command -- about 8 % of a node's CPU under load (py-spy). A write the socket
+    loop per command -- about 8 % of a node's CPU under load (py-spy) when every command
+    went through redis-py, and still one task per command of the pool's. A write the socket
     takes at once cannot time out, so it is not wrapped; only a write that left bytes in
     the transport's buffer waits for it to drain within ``socket_timeout``, as before.
     Errors are handled as redis-py does (the connection dropped, redis-py's errors raised),
@@ -140,61 +154,6 @@ _PLAIN_SEND: dict[type, type] = {
     aioredis.SSLConnection: _SslConnection,
     aioredis.UnixDomainSocketConnection: _UnixConnection,
 }
-
-
-class WaitingPool(aioredis.ConnectionPool):
-    """redis-py's connection pool, but a command waits (up to ``timeout`` seconds) for a free
-    connection when all ``max_connections`` are in use, as ``BlockingConnectionPool`` does
-    -- with one semaphore instead of a condition, a lock and a timeout scope on every
-    command, and without redis-py's per-command pool observability (connection counts and
-    wait times recorded through its event machinery), which the node does not use: the
-    pool is on every command's path."""
-
-    def __init__(self, *, timeout: float = 20.0, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.connection_class = _PLAIN_SEND.get(self.connection_class, self.connection_class)
-        self.timeout = timeout
-        self._permits: asyncio.Semaphore | None = None
-
-    def _gate(self) -> asyncio.Semaphore:
-        if self._permits is None:
-            self._permits = asyncio.Semaphore(self.max_connections)
-        return self._permits
-
-    async def get_connection(self, command_name: Any = None, *keys: Any, **options: Any) -> Any:
-        permits = self._gate()
-        if permits.locked():
-            # Every connection is busy (a node under load: often). ``asyncio.timeout`` is a
-            # timer only; ``wait_for`` would add a task per waiting command.
-            try:
-                async with asyncio.timeout(self.timeout):
-                    await permits.acquire()
-            except builtins.TimeoutError:  # (``TimeoutError`` here is redis-py's)
-                raise ConnectionError("No connection available.") from None
-        else:
-            await permits.acquire()  # a free permit: returns without suspending
-        try:
-            connection = self._available_connections.pop()
-        except IndexError:
-            connection = self.make_connection()  # type: ignore[no-untyped-call]
-        self._in_use_connections.add(connection)
-        try:
-            await self.ensure_connection(connection)
-        except BaseException:
-            await self.release(connection)
-            raise
-        return connection
-
-    async def release(self, connection: Any) -> None:
-        if connection not in self._in_use_connections:
-            return  # released twice, or from before a reset
-        self._in_use_connections.remove(connection)
-        try:
-            if connection.should_reconnect():
-                await connection.disconnect()
-        finally:
-            self._available_connections.append(connection)
-            self._gate().release()
 
 
 def _connect_cluster(url: str, *, size: int, wait_seconds: float, retry: Retry) -> RedisCluster:

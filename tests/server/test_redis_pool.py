@@ -1,22 +1,24 @@
-"""The node's Redis pool (server/redis/pool.py): at most ``size`` connections; a command
-finding them all busy waits for one instead of failing, up to the wait limit."""
+"""The node's Redis pool (server/redis/pool.py, redis-py's ``BlockingConnectionPool``): at
+most ``size`` connections; a command finding them all busy waits for one instead of failing,
+up to the wait limit."""
 
 from __future__ import annotations
 
 import asyncio
 
 import pytest
+from redis.asyncio import BlockingConnectionPool
 from redis.exceptions import ConnectionError
 
-from server.redis.pool import WaitingPool, connect, is_cluster
+from server.redis.pool import blocking_pool, connect, is_cluster
 
 
 async def test_commands_wait_for_a_free_connection(redis_url: str, redis_prefix: str) -> None:
     if is_cluster(redis_url):
-        pytest.skip("TORTUGA_TEST_REDIS_URL names a cluster: WaitingPool is the one-Redis pool")
+        pytest.skip("TORTUGA_TEST_REDIS_URL names a cluster: the blocking pool is one Redis's")
     client = connect(redis_url, size=2, wait_seconds=30, retries=0)
     pool = client.connection_pool
-    assert isinstance(pool, WaitingPool)
+    assert isinstance(pool, BlockingConnectionPool)
     try:
         # Six blocking pops (each gives up after half a second) on two connections: four
         # wait their turn, none fails, and no third connection is ever made.
@@ -30,7 +32,7 @@ async def test_commands_wait_for_a_free_connection(redis_url: str, redis_prefix:
 
 async def test_a_command_gives_up_after_the_wait(redis_url: str, redis_prefix: str) -> None:
     if is_cluster(redis_url):
-        pytest.skip("TORTUGA_TEST_REDIS_URL names a cluster: WaitingPool is the one-Redis pool")
+        pytest.skip("TORTUGA_TEST_REDIS_URL names a cluster: the blocking pool is one Redis's")
     client = connect(redis_url, size=1, wait_seconds=0.1, retries=0)
     try:
         holder = asyncio.create_task(client.blpop([f"{redis_prefix}pool:held"], timeout=2))
@@ -50,7 +52,7 @@ async def test_a_write_the_socket_takes_needs_no_task(
     timer per command) when the socket takes it at once, and a command waiting for a busy
     pool's connection waits without one either; replies are the same."""
     if is_cluster(redis_url):
-        pytest.skip("TORTUGA_TEST_REDIS_URL names a cluster: WaitingPool is the one-Redis pool")
+        pytest.skip("TORTUGA_TEST_REDIS_URL names a cluster: the blocking pool is one Redis's")
     client = connect(redis_url, size=1, wait_seconds=5, retries=0)
     try:
         await client.ping()  # connected before wait_for is watched
@@ -101,7 +103,7 @@ async def test_a_write_redis_does_not_read_times_out() -> None:
 
     server = await asyncio.start_server(server_side, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
-    pool = WaitingPool.from_url(f"redis://127.0.0.1:{port}/0", socket_timeout=0.5)
+    pool = blocking_pool(f"redis://127.0.0.1:{port}/0", socket_timeout=0.5)
     conn = pool.make_connection()
     try:
         await conn.connect_check_health(check_health=False)
