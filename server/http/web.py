@@ -143,4 +143,4 @@ def routes(web_root: Path) -> list[BaseRoute]:
 
 def default_root() -> Path:
     """``web-client/`` next to the ``server`` package (a source checkout)."""
-    return Path(__file__).resolve().parent.parent / "web-client"
+    return Path(__file__).resolve().parents[2] / "web-client"
