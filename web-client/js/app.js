@@ -35,7 +35,7 @@ async function route() {
     const { PlayerPage } = await import("./player.js");
     window.tortuga = new PlayerPage(el, decodeURIComponent(m[1]));
   } else if (/^\/admin\/?$/.test(path)) {
-    const { AdminPage } = await import("./admin.js");
+    const { AdminPage } = await import("./admin/page.js");
     window.tortuga = new AdminPage(el);
   } else {
     const { LobbyPage } = await import("./lobby.js");
