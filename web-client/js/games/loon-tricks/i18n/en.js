@@ -1,5 +1,5 @@
-// English texts of Pirate Tricks: Loon & Score Cards: one JSON object after "export default", like js/i18n/en.js
-// (the shell's catalogue); i18n.js adds them to it.
+// English texts of Pirate Tricks: Loon & Score Cards.
+// One JSON object after "export default", like the shell's js/i18n/en.js; i18n.js joins them.
 export default {
   "games.loon-tricks.title": "Pirate Tricks: Loon & Score Cards",
   "games.loon-tricks.blurb": "Bid loon for a row of cards, then win tricks to claim the score cards. Most loon wins. 3–5 players.",

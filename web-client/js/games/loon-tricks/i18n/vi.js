@@ -1,5 +1,5 @@
-// Tiếng Việt of Pirate Tricks: Loon & Score Cards: the same keys as en.js beside it, one JSON object after
-// "export default" like js/i18n/vi.js (the shell's catalogue); i18n.js adds them to it.
+// Tiếng Việt of Pirate Tricks: Loon & Score Cards: the same keys as en.js beside it.
+// One JSON object after "export default", like the shell's js/i18n/vi.js; i18n.js joins them.
 export default {
   "games.loon-tricks.title": "Pirate Tricks: Loon & Score Cards",
   "games.loon-tricks.blurb": "Trả giá bằng loon để giành một hàng bài, rồi thắng mánh để lấy thẻ điểm. Ai nhiều loon nhất thì thắng. 3–5 người chơi.",

@@ -1,5 +1,5 @@
-// English texts of Pearates: one JSON object after "export default", like js/i18n/en.js
-// (the shell's catalogue); i18n.js adds them to it.
+// English texts of Pearates.
+// One JSON object after "export default", like the shell's js/i18n/en.js; i18n.js joins them.
 export default {
   "games.pearates.title": "Pearates",
   "games.pearates.blurb": "Hide a treasure, bid cards for it, bluff and split the spoils. 2–7 players.",

@@ -1,5 +1,5 @@
-// Tiếng Việt of Pearates: the same keys as en.js beside it, one JSON object after
-// "export default" like js/i18n/vi.js (the shell's catalogue); i18n.js adds them to it.
+// Tiếng Việt of Pearates: the same keys as en.js beside it.
+// One JSON object after "export default", like the shell's js/i18n/vi.js; i18n.js joins them.
 export default {
   "games.pearates.title": "Pearates",
   "games.pearates.blurb": "Giấu kho báu, trả giá bằng lá bài, lừa nhau rồi chia chiến lợi phẩm. 2–7 người chơi.",

@@ -1,5 +1,5 @@
-// English texts of Pirate King!: one JSON object after "export default", like js/i18n/en.js
-// (the shell's catalogue); i18n.js adds them to it.
+// English texts of Pirate King!.
+// One JSON object after "export default", like the shell's js/i18n/en.js; i18n.js joins them.
 export default {
   "games.pirate-king.title": "Pirate King!",
   "games.pirate-king.blurb": "Push your luck: flip cards for swords and gold, beat monsters, grab loot — but three curses sink you. 2–5 players.",

@@ -1,5 +1,5 @@
-// Tiếng Việt of Pirate King!: the same keys as en.js beside it, one JSON object after
-// "export default" like js/i18n/vi.js (the shell's catalogue); i18n.js adds them to it.
+// Tiếng Việt of Pirate King!: the same keys as en.js beside it.
+// One JSON object after "export default", like the shell's js/i18n/vi.js; i18n.js joins them.
 export default {
   "games.pirate-king.title": "Pirate King!",
   "games.pirate-king.blurb": "Thử vận may: lật bài lấy kiếm và vàng, hạ quái vật, giành chiến lợi phẩm — nhưng ba lời nguyền là chìm tàu. 2–5 người chơi.",

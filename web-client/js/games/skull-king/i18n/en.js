@@ -1,5 +1,5 @@
-// English texts of Skull King and Pirate Tricks: Bid & Make It: one JSON object after "export default", like js/i18n/en.js
-// (the shell's catalogue); i18n.js adds them to it.
+// English texts of Skull King and Pirate Tricks: Bid & Make It.
+// One JSON object after "export default", like the shell's js/i18n/en.js; i18n.js joins them.
 export default {
   "games.skull-king.title": "Skull King",
   "games.skull-king.blurb": "Bid exactly how many tricks you will win — pirates, mermaids and the Skull King upset every plan. 2–6 players.",

@@ -1,5 +1,5 @@
-// Tiếng Việt of Skull King and Pirate Tricks: Bid & Make It: the same keys as en.js beside it, one JSON object after
-// "export default" like js/i18n/vi.js (the shell's catalogue); i18n.js adds them to it.
+// Tiếng Việt of Skull King and Pirate Tricks: Bid & Make It: the same keys as en.js beside it.
+// One JSON object after "export default", like the shell's js/i18n/vi.js; i18n.js joins them.
 export default {
   "games.skull-king.title": "Skull King",
   "games.skull-king.blurb": "Đoán đúng số mánh mình sẽ thắng — cướp biển, người cá và Skull King luôn làm đảo lộn mọi tính toán. 2–6 người chơi.",
