@@ -31,7 +31,7 @@ import { myTurn } from "./my-turn.js";
 import { openMoves } from "./moves.js";
 import { operators } from "./operators.js";
 import { sealedMoves } from "./sealed.js";
-import { seats } from "./seats.js";
+import { beforeStart } from "./seats.js";
 import { verification } from "./verify.js";
 
 export class RoomPage {
@@ -179,6 +179,7 @@ export class RoomPage {
     this.render();
   }
 
+  // -- the socket ----------------------------------------------------------------------------
   onOpen() {
     if (this.version !== null && this.joined) {
       this.conn.send({ type: "resume", room: this.code, version: this.version, as: this.as });
@@ -225,6 +226,7 @@ export class RoomPage {
     this.render();
   }
 
+  // -- drawing -------------------------------------------------------------------------------
   renderSoon() {
     if (this.pending) return;
     this.pending = requestAnimationFrame(() => { this.pending = null; this.render(); });
@@ -364,5 +366,5 @@ export class RoomPage {
 }
 
 // The room's life, one module per part (each a set of RoomPage methods sharing its state).
-Object.assign(RoomPage.prototype, frames, seats, sealedMoves, openMoves, myTurn, heldMoments,
-  clock, chat, operators, verification, gameEnd);
+Object.assign(RoomPage.prototype, frames, beforeStart, sealedMoves, openMoves, myTurn,
+  heldMoments, clock, chat, operators, verification, gameEnd);

@@ -9,7 +9,7 @@ import { nameNode } from "../names.js";
 import { myRooms } from "../store.js";
 import { contributionFor } from "../seeding.js";
 
-export const seats = {
+export const beforeStart = {
   /** The host who just created the room sits down at once (in the first empty seat; after
    * "Play again": in the seat they had, with the same bots around them). */
   autoSit() {
@@ -47,6 +47,8 @@ export const seats = {
     } else if (myRooms.get(this.code)) myRooms.remove(this.code);
   },
 
+  /** The seats panel before the start: who sits where, the buttons each seat offers me (sit,
+   * a bot and its level for the host, ready, stand up, kick) and the host's Start. */
   lobby() {
     const r = this.room;
     const me = this.me;
