@@ -1,9 +1,10 @@
-"""The client's text catalogues (web-client/js/i18n/en.js and vi.js).
+"""The client's text catalogues: the shell's (web-client/js/i18n/en.js and vi.js) and each
+game's beside its module (web-client/js/games/<folder>/i18n/en.js and vi.js).
 
-Issue 9 (languages): every page in English and Vietnamese; "a test fails when a key is
-missing in either catalogue or a t() key used in the code is missing"; the server's error
-codes are shown to players as catalogue texts. This reads the catalogues as JSON (each is
-one object after ``export default``) and the client's sources as text.
+Every page is in English and Vietnamese: a test fails when a key is missing in either
+language or a t() key used in the code is missing from both; the server's error codes are
+shown to players as catalogue texts. This reads the catalogues as JSON (each file is one
+object after ``export default``) and the client's sources as text.
 """
 
 from __future__ import annotations
@@ -20,18 +21,32 @@ from server import protocol
 ROOT = Path(__file__).resolve().parents[1]
 WEB = ROOT / "web-client"
 CATALOGUES = WEB / "js" / "i18n"
+GAMES = WEB / "js" / "games"
 LANGS = ("en", "vi")
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
-def load(lang: str) -> dict[str, Any]:
-    text = (CATALOGUES / f"{lang}.js").read_text(encoding="utf-8")
+def read(path: Path) -> dict[str, Any]:
+    text = path.read_text(encoding="utf-8")
     body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
     body = body.strip()
-    assert body.startswith("export default"), f"{lang}.js is 'export default {{...}};'"
+    assert body.startswith("export default"), f"{path} is 'export default {{...}};'"
     body = body.removeprefix("export default").strip().removesuffix(";")
     data = json.loads(body)
     assert isinstance(data, dict)
+    return data
+
+
+def files(lang: str) -> list[Path]:
+    """The catalogue files of ``lang``: the shell's, then each game folder's."""
+    return [CATALOGUES / f"{lang}.js", *sorted(GAMES.glob(f"*/i18n/{lang}.js"))]
+
+
+def load(lang: str) -> dict[str, Any]:
+    """Every text of ``lang``, as the client joins them (i18n.js)."""
+    data: dict[str, Any] = {}
+    for path in files(lang):
+        data.update(read(path))
     return data
 
 
@@ -41,17 +56,37 @@ def catalogues() -> dict[str, dict[str, Any]]:
 
 
 def sources() -> list[Path]:
-    return sorted(p for p in (WEB / "js").rglob("*.js") if CATALOGUES not in p.parents)
+    """The client's code: every module but the catalogues."""
+    catalogues = {p for lang in LANGS for p in files(lang)}
+    return sorted(p for p in (WEB / "js").rglob("*.js") if p not in catalogues)
 
 
 def forms(value: Any) -> list[str]:
     return list(value.values()) if isinstance(value, dict) else [value]
 
 
+def test_each_game_folder_has_both_languages_and_no_key_is_written_twice() -> None:
+    """A game's texts are beside its module in every language, and a key lives in one file
+    only: joined, a later file would silently replace an earlier file's text."""
+    folders = sorted(p.parent.name for p in GAMES.glob("*/module.js"))
+    assert folders, "the scan finds the game folders"
+    for lang in LANGS:
+        assert sorted(p.parent.parent.name for p in files(lang)[1:]) == folders, lang
+        seen: dict[str, Path] = {}
+        for path in files(lang):
+            for key in read(path):
+                assert key not in seen, f"{key} is in both {seen[key]} and {path}"
+                seen[key] = path
+
+
 def test_both_catalogues_have_the_same_keys(catalogues: dict[str, dict[str, Any]]) -> None:
     en, vi = catalogues["en"], catalogues["vi"]
     assert sorted(set(en) - set(vi)) == [], "keys missing in vi.js"
     assert sorted(set(vi) - set(en)) == [], "keys missing in en.js"
+    # ... and each file's twin (the shell's, a game's) has the same keys as it.
+    for en_file, vi_file in zip(files("en"), files("vi"), strict=True):
+        assert en_file.parent == vi_file.parent
+        assert sorted(read(en_file)) == sorted(read(vi_file)), f"{en_file.parent}: keys differ"
 
 
 def test_texts_are_non_empty_and_plurals_have_the_forms_of_their_language(
@@ -151,7 +186,7 @@ def test_every_error_code_has_a_text_for_players(catalogues: dict[str, dict[str,
     assert {"seat-taken", "must-follow-suit", "bad-name", "not-over"} <= codes
     for lang, data in catalogues.items():
         missing = sorted(c for c in codes if f"error.{c}" not in data)
-        assert missing == [], f"add error.<code> texts to web-client/js/i18n/{lang}.js"
+        assert missing == [], f"add error.<code> texts to {lang}.js (the shell's or the game's)"
 
 
 def test_vietnamese_texts_are_translated(catalogues: dict[str, dict[str, Any]]) -> None:

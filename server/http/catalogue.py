@@ -1,8 +1,11 @@
-"""The client's text catalogues (web-client/js/i18n/<lang>.js), read by the server for the
-few texts it renders itself (an invite link's preview card), and the language of a request.
+"""The client's text catalogues, read by the server for the few texts it renders itself (an
+invite link's preview card), and the language of a request.
 
-A catalogue is one JSON object after ``export default`` (comment lines start with ``//``),
-so the browser imports it as a module and the server reads it as JSON: one source of texts.
+A language's catalogue is the shell's (web-client/js/i18n/<lang>.js) joined with every game's,
+kept beside the game's module (web-client/js/games/<folder>/i18n/<lang>.js): the server finds
+the game folders, so adding a game touches nothing here. Each file is one JSON object after
+``export default`` (comment lines start with ``//``), so the browser imports it as a module and
+the server reads it as JSON: one source of texts.
 """
 
 from __future__ import annotations
@@ -27,11 +30,20 @@ def read(path: Path) -> dict[str, Any]:
     return data
 
 
+def game_files(folder: Path, lang: str) -> list[Path]:
+    """The games' catalogues of ``lang`` for the shell's ``folder`` (``web-client/js/i18n``):
+    ``../games/<folder>/i18n/<lang>.js``, one per game folder that has one."""
+    return sorted(folder.parent.glob(f"games/*/i18n/{lang}.js"))
+
+
 class Catalogues:
-    """Every language of a ``web-client/js/i18n`` folder."""
+    """Every language of a ``web-client/js/i18n`` folder, each with its games' texts."""
 
     def __init__(self, folder: Path) -> None:
         self.texts = {p.stem: read(p) for p in sorted(folder.glob("*.js"))}
+        for lang, texts in self.texts.items():
+            for path in game_files(folder, lang):
+                texts.update(read(path))
         if DEFAULT not in self.texts:
             self.texts[DEFAULT] = {}
 

@@ -1,5 +1,5 @@
 """axe-core on the lobby, a room before the start and the table in play: no serious or
-critical violation (issue 9, finishing touches). axe-core is vendored for the tests only
+critical violation. axe-core is vendored for the tests only
 (tests/browser/vendor/, MPL-2.0) and injected by the test, never served by the site.
 """
 

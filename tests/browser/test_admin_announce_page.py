@@ -1,4 +1,4 @@
-"""What an admin's actions look like on a player's page (issue 14): an announcement to the
+"""What an admin's actions look like on a player's page: an announcement to the
 room is shown above the table, as text; closing the game ends it for the player with the
 operators named as the reason."""
 

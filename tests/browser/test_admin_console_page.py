@@ -1,4 +1,4 @@
-"""The admin console page (/admin, issue 14 step 5): an admin signs in with an admin account
+"""The admin console page (/admin): an admin signs in with an admin account
 and sees every room of the site, live, filtered and searched, locks and unlocks the lobby,
 reveals a room's hidden state (with a reason), announces, closes it, and reads the audit; a
 wrong password is refused and the console stays closed. The admin's token is kept apart from
@@ -127,10 +127,10 @@ def test_an_admin_sees_the_live_rooms(
 def test_an_admin_reveals_announces_and_closes_from_the_console(
     site: str, chromium: Any, database_url: str, screenshot_dir: Path
 ) -> None:
-    """Issue 14's browser test: "an admin logs in, sees a live room being played by bots,
-    reveals its hidden state (audited, the players' pages say an admin looked), announces a
-    message that the players' browsers display, pauses and resumes the clock, and closes the
-    room; the audit page lists each step."
+    """An admin logs in, sees a live room being played by bots, reveals its hidden state
+    (audited, the players' pages say an admin looked), announces a message that the players'
+    browsers display, pauses and resumes the clock, and closes the room; the audit page lists
+    each step.
 
     Reveal: the reason is required, the audit row comes first, the answer is shown only once
     the server gave it. Pause: the player's clock says paused; resume: it counts again;

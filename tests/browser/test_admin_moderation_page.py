@@ -1,4 +1,4 @@
-"""The console's moderation (issue 14): from a room's page an admin hides a chat line (it
+"""The console's moderation: from a room's page an admin hides a chat line (it
 leaves both players' chat; the audit keeps its text), mutes a player in the room (their
 chat is refused, in their words), kicks them mid-game (their page says why; the other
 player is told a bot took the seat), announces (the other player still sees it after a

@@ -1,7 +1,7 @@
-"""The page adds its own randomness to the deal and shows it (issue 10, item 14): "I'm
-ready" sends 32 random bytes; once the game starts the page says its bytes are in the deal
-(and which seats the server chose bytes for); the seat's contribution on the wire is the one
-the page keeps; at the end the verified badge also checks the seed's derivation."""
+"""The page adds its own randomness to the deal and shows it: "I'm ready" sends 32 random
+bytes; once the game starts the page says its bytes are in the deal (and which seats the
+server chose bytes for); the seat's contribution on the wire is the one the page keeps; at
+the end the verified badge also checks the seed's derivation."""
 
 from __future__ import annotations
 

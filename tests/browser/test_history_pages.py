@@ -1,6 +1,6 @@
-"""The leaderboard of each game and a player's page (issue 9, item 11): "a leaderboard page
-per game, and a player's page (history, rating, recent games with replay links)", in
-English and Vietnamese. Screenshots at 1280x800 and 390x844 in artifacts/screenshots/."""
+"""The leaderboard of each game and a player's page (history, rating, recent games with
+replay links), in English and Vietnamese. Screenshots at 1280x800 and 390x844 in
+artifacts/screenshots/."""
 
 from __future__ import annotations
 
@@ -180,8 +180,8 @@ def test_the_header_links_to_your_own_page(
 def test_a_private_game_is_not_reachable_from_a_profile(
     history: dict[str, Any], site: str, chromium: Any, database_url: str
 ) -> None:
-    """Issue 10, item 1: "a private game is visible only to its participants; public
-    listings never carry a private room's code". Lan and Minh play a private game; Đức, who
+    """A private game is visible only to its participants; public listings never carry a
+    private room's code. Lan and Minh play a private game; Đức, who
     did not sit in it, sees neither the game nor its room code on Minh's page, and its replay
     link answers nothing to him; Minh sees it on his own page."""
     lan, minh, duc = history["people"]

@@ -1,4 +1,4 @@
-"""Pages in the player's language (issue 9, languages): English and Vietnamese, chosen from
+"""Pages in the player's language: English and Vietnamese, chosen from
 navigator.languages, with a switch in the header remembered in localStorage; a Vietnamese
 page shows no English text of the catalogue; plurals through Intl.PluralRules; server error
 codes as catalogue texts. Screenshots at 1280x800 and 390x844 in artifacts/screenshots/."""
@@ -182,7 +182,7 @@ def test_plurals_and_error_codes(web_only_url: str, chromium: Any) -> None:
 
 def test_room_codes_in_the_browser(web_only_url: str, chromium: Any) -> None:
     """codes.js reads a code the way server/table/room_codes.py does: grouped, spaced or lower case
-    is the same new code; an old code stays exactly as written (issue 9, item 9)."""
+    is the same new code; an old code stays exactly as written."""
     ctx, page, errors = new_page(chromium, "desktop", "en-US")
     page.goto(web_only_url + "/")
     page.wait_for_selector(".landing")

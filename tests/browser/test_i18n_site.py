@@ -1,4 +1,4 @@
-"""Pages of the whole site in Vietnamese (issue 9, languages): no English text of the
+"""Pages of the whole site in Vietnamese: no English text of the
 catalogue on them. Screenshots at 1280x800 and 390x844 in artifacts/screenshots/."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A whole game in Vietnamese (issue 9, languages): the room before the start, the bidding,
+"""A whole game in Vietnamese: the room before the start, the bidding,
 the trick, the game over and the replay show no English text of the catalogue -- for the
 player (1280x800) and for a spectator on a phone (390x844). Screenshots in
 artifacts/screenshots/."""

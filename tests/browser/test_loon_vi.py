@@ -1,4 +1,4 @@
-"""Loon & Score Cards in Vietnamese (issue 9, languages): the table at every kind of prompt,
+"""Loon & Score Cards in Vietnamese: the table at every kind of prompt,
 the game over and the replay show no English text of the catalogue and no English words
 written in the code -- for the player (1280x800) and a spectator on a phone (390x844). The
 score cards keep their published titles (like the games' titles); their texts are

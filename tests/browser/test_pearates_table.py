@@ -1,13 +1,13 @@
 """The Pearates table in real browsers (web-client/js/games/pearates/).
 
-The issue: "the treasure as a face-down stack with its size, top and bottom marked, and the
-cards you may see shown to you alone; bids before each player (your own face up to you);
-action prompts (top or bottom, from hand or deck, which bid, which player); the split step
-by step; the hand-or-score choice (a sealed prompt for all at once); scored cards by value
-with the current majorities highlighted". "Deals and promises are not enforced: the room chat
-is the table talk, so the table shows the chat beside the game". "Options the host can set
-(friendly variant, strict ties, longer/shorter game, each expansion on or off) must be
-settable when creating the room".
+The table shows the treasure as a face-down stack with its size, top and bottom marked, and
+the cards you may see shown to you alone; bids before each player (your own face up to you);
+action prompts (top or bottom, from hand or deck, which bid, which player); the split step by
+step; the hand-or-score choice (a sealed prompt for all at once); scored cards by value with
+the current majorities highlighted. Deals and promises are not enforced: the room chat is the
+table talk, so the table shows the chat beside the game. The options the host can set
+(friendly variant, strict ties, longer/shorter game, each expansion on or off) are fields of
+the create form.
 """
 
 from __future__ import annotations

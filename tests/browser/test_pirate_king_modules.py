@@ -94,7 +94,7 @@ def test_the_deal_check_recomputes_the_engines_streams(
 
 
 def test_the_rules_page_in_both_languages(web_only_url: str) -> None:
-    """Issue: "its rules page in English and Vietnamese (house card list marked house)"."""
+    """The rules page in English and Vietnamese, its house card list marked house."""
     import httpx
 
     url = f"{web_only_url}/rules/pirate-king"

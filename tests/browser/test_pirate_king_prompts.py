@@ -320,7 +320,7 @@ def test_the_123_moment_moves_only_without_reduced_motion(
 
 @pytest.mark.parametrize("kind", ["reveal", "look", "loot-drop", "tie"])
 def test_the_table_in_vietnamese(web_only_url: str, chromium: Any, kind: str) -> None:
-    """Issue 9: every text in English and Vietnamese -- a Vietnamese browser gets the table
+    """Every text in English and Vietnamese: a Vietnamese browser gets the table
     without the English words of its prompts and zones."""
     view, prompt = SAMPLES[kind]
     context = chromium.new_context(locale="vi-VN")

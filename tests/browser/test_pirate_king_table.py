@@ -1,9 +1,9 @@
 """The Pirate King! table in real browsers (web-client/js/games/pirate-king/).
 
-The issue: "each player's play zone as a row that grows beat by beat; the "1, 2, 3!" moment
-animated for everyone at once; curses counted, with a clear warning at two; sunk players
-greyed out; swords and gold totals; the Monster and Loot rows with the order of choice;
-effect prompts; crowns and map fragments at the end". The rules page: "The "1, 2, 3!"
+The table shows each player's play zone as a row that grows beat by beat; the "1, 2, 3!"
+moment animated for everyone at once; curses counted, with a clear warning at two; sunk
+players greyed out; swords and gold totals; the Monster and Loot rows with the order of
+choice; effect prompts; crowns and map fragments at the end. The rules page: "The "1, 2, 3!"
 reveal is a sealed phase" -- "every player who has not stopped or sunk chooses, in secret,
 `reveal` or `stop`".
 """
@@ -314,7 +314,7 @@ def _act(person: Person, policy: str, favourite: str) -> str:
 
 
 def test_four_seats_two_people_two_bots(site: str, chromium: Any, screenshot_dir: Path) -> None:
-    """The issue's table at a full table: two people in their own browsers (a desktop and a
+    """The table at a full table: two people in their own browsers (a desktop and a
     phone) and two bots. Each sees whose turn it is, the "1, 2, 3!" held for everyone, their
     own play zone, the curses warning at two, a sunk player greyed out; each answers an
     effect prompt of their own (Violette's Choose, Wilson's Give / reclaim, a Look); at the

@@ -1,5 +1,5 @@
-"""The rules pages in the player's language (issue 9, languages: "including the rules pages
-(web-client/rules/*.html: provide Vietnamese versions)"). The server picks the page: ``?lang=``,
+"""The rules pages in the player's language (web-client/rules/*.html, each with a Vietnamese
+version, <game>.vi.html). The server picks the page: ``?lang=``,
 else the cookie the header's switch sets, else Accept-Language (the browser's languages)."""
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ PIRATE_KING_HOUSE = {
 
 
 def test_pirate_king_every_house_decision_is_marked_in_both_languages() -> None:
-    """Issue 12: "the game's rules page (house rules marked) in both languages". Every
+    """The game's rules page marks its house rules in both languages. Every
     decision the engine's README marks **house** is an item of the rules page, English and
     Vietnamese alike, that carries the mark."""
     readme = (RULES.parents[1] / "engines" / "pirate_king" / "README.md").read_text()

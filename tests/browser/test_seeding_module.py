@@ -1,5 +1,5 @@
 """web-client's seeding.js -- the browser's twin of server/table/seeding.py -- on the same vectors:
-the browser can check that the deal was made from its own bytes (issue 10, item 14)."""
+the browser can check that the deal was made from its own bytes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Sign out everywhere else (issue 10, item 12): a person whose identity is also in another
+"""Sign out everywhere else: a person whose identity is also in another
 browser (a lost phone) signs that one out from the lobby; this browser stays signed in as
 the same player with a fresh token."""
 

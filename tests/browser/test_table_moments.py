@@ -1,5 +1,5 @@
-"""What a new player tripped on at the table (issue 9), against a scripted server: each test
-here failed on the client before its fix."""
+"""Moments at the table, against a scripted server: a won trick held on screen, the Scary
+Mary label, the suit to follow, the phone's layout, texts with plurals."""
 
 from __future__ import annotations
 
@@ -70,9 +70,9 @@ def _event(version: int, view: dict[str, Any], seat: int, card: str) -> dict[str
 
 
 def test_a_won_trick_is_held_until_a_click_while_later_frames_wait(mia: Any) -> None:
-    """Issue 9, item 1: "The client must hold a completed trick (who won, the winning card
-    marked, the cards gathering to the winner) for a readable time -- about 1.5 s, skippable
-    by a click -- while later frames queue." Here the hold is set to ten minutes: only the
+    """The client holds a completed trick (who won, the winning card marked, the cards
+    gathering to the winner) for a readable time -- about 1.5 s, skippable by a click --
+    while later frames queue. Here the hold is set to ten minutes: only the
     click ends it."""
     page, start = mia
     waiting = _view(
@@ -136,8 +136,8 @@ def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
 
 
 def test_the_as_pirate_label_stays_clear_of_the_players_name(mia: Any) -> None:
-    """Issue 9, item 5: "The 'as pirate' label under a played Scary Mary is drawn over the
-    player's name." """
+    """The 'as pirate' label under a played Scary Mary is not drawn over the player's
+    name."""
     page, start = mia
     view = _view(
         trick=[{"seat": 1, "card": "scary-mary", "as": "pirate"}, {"seat": 2, "card": "blue-2"}],
@@ -155,8 +155,8 @@ def test_the_as_pirate_label_stays_clear_of_the_players_name(mia: Any) -> None:
 
 
 def test_the_suit_to_follow_is_shown_and_why_a_card_is_greyed(mia: Any) -> None:
-    """Issue 9, item 7: "show the suit to follow (or 'no suit yet: the first number sets
-    it'), and why a card is disabled (hover / long-press)." The view names the suit
+    """The table shows the suit to follow (or 'no suit yet: the first number sets it'), and
+    why a card is disabled (hover / long-press). The view names the suit
     (engines/skull_king/views.py: led, led_open); the page only shows it."""
     page, start = mia
     view = _view(
@@ -226,9 +226,8 @@ def _in_view(page: Any, selector: str) -> bool:
 def test_on_a_phone_the_bid_and_the_hand_come_into_view_and_the_sheet_scrolls(
     chromium: Any, web_only_url: str
 ) -> None:
-    """Issue 9, item 3: "On a phone (390x844) the hand and the bid buttons are below the fold;
-    the score sheet cuts off the 4th player. On a phone: the hand is pinned at the bottom,
-    your turn brings the bid/hand into view, the score sheet scrolls sideways or condenses." """
+    """On a phone (390x844) the hand is pinned at the bottom, my turn brings the bid or the
+    hand into view, and the score sheet scrolls sideways (a 4th player is not cut off)."""
     context = chromium.new_context(**PHONE)
     identity = json.dumps({"token": "tok", "user": USER})
     context.add_init_script(f"localStorage.setItem('tortuga.identity', {json.dumps(identity)})")
@@ -333,9 +332,9 @@ def test_on_a_phone_the_bid_and_the_hand_come_into_view_and_the_sheet_scrolls(
 def test_a_spectators_badge_counts_one_round_in_the_singular(
     chromium: Any, web_only_url: str
 ) -> None:
-    """Issue 9, item 12: "The spectator badge says 'dealers of 1 rounds'; review every text
-    for grammar and plurals." A one-round game watched from its deal to its end (the engine's
-    own views), then checked against the revealed seed in the browser."""
+    """The spectator's verified badge counts with the right plural ("the dealer of 1
+    round", never "dealers of 1 rounds"). A one-round game watched from its deal to its end
+    (the engine's own views), then checked against the revealed seed in the browser."""
     import hashlib as _hashlib
 
     from engines.registry import GAMES

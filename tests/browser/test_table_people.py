@@ -1,4 +1,4 @@
-"""What a new player tripped on around the table (issue 9), on the real site: the bots'
+"""The people around the table, on the real site: the bots'
 names, my own seat's presence, a chat message being typed while the room changes."""
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ def test_bots_have_pirate_names_my_seat_is_online_and_a_chat_draft_survives(
         hana.choose_name()
         code = hana.create_room(rounds=1, seats=4)
         page = hana.page
-        # Item 6: "Your own seat says 'offline' before the start and after a reload, while
-        # the header says connected."
+        # My own seat is online (not 'offline') before the start and after a reload, as the
+        # header says.
         page.wait_for_selector("#conn[data-state='open']")
         assert "offline" not in page.inner_text("ol.seats li.me")
         page.reload()
@@ -41,8 +41,8 @@ def test_bots_have_pirate_names_my_seat_is_online_and_a_chat_draft_survives(
         page.wait_for_selector("#conn[data-state='open']")
         assert "offline" not in page.inner_text("ol.seats li.me")
 
-        # Item 2: "Both bots are called 'heuristic bot'. Bots get distinct pirate names (with
-        # a bot mark and their level in a tooltip) everywhere."
+        # Bots get distinct pirate names (with a bot mark and their level in a tooltip)
+        # everywhere, not "heuristic bot" twice.
         hana.add_bot("heuristic")
         hana.add_bot("heuristic")
         bots = _bot_names(hana, "ol.seats")
@@ -50,8 +50,8 @@ def test_bots_have_pirate_names_my_seat_is_online_and_a_chat_draft_survives(
         assert all("bot" not in name and "heuristic" not in name for name, _ in bots)
         assert all(tip == "bot · level: heuristic" for _, tip in bots)
 
-        # Item 4: "Unsent chat text is erased by the next game update. Re-rendering must never
-        # touch an input the user is typing in (focus and selection kept too)."
+        # Unsent chat text survives the next game update: re-rendering never touches an input
+        # the user is typing in (focus and selection kept too).
         page.fill("#chat-text", "half a message")
         page.evaluate("() => document.getElementById('chat-text').setSelectionRange(5, 7)")
         ivo.page.goto(f"{site}/r/{code}")
@@ -85,10 +85,10 @@ def test_bots_have_pirate_names_my_seat_is_online_and_a_chat_draft_survives(
 
 
 def test_game_over_play_again_chart_and_the_verify_line(site: str, chromium: Any) -> None:
-    """Issue 9, item 8: "Game over is flat: add 'Play again' (same seats and bots, a new room,
-    the others invited with one click), a score chart (cumulative score per round per player,
-    drawn as SVG), hide the invite panel, open the replay at step 1 and show the game id with
-    the ./tortuga verify GAME_ID line beside the verified badge." """
+    """The game over has 'Play again' (same seats and bots, a new room, the others invited
+    with one click), a score chart (cumulative score per round per player, drawn as SVG), no
+    invite panel, a replay link opening at step 1 and the game id with the
+    ./tortuga verify GAME_ID line beside the verified badge."""
     from players import play_until_over
 
     hana = Person(chromium, site, "Hana", hold_ms=300)

@@ -28,3 +28,9 @@ def test_texts_fill_placeholders_and_plurals() -> None:
     assert TEXTS.text("vi", "og.lobby", count=1, players=4).startswith("Còn 1/4 ghế trống")
     # An unknown key shows itself (the catalogue test keeps the client from using one).
     assert TEXTS.text("vi", "no.such.key") == "no.such.key"
+
+
+def test_a_games_texts_come_from_its_folder() -> None:
+    # The preview card names a game by its title, kept beside the game's client module.
+    assert TEXTS.text("vi", "games.pirate-king.title") == "Pirate King!"
+    assert TEXTS.has("en", "games.pearates.title") and TEXTS.has("vi", "pe.card.goldfish.title")

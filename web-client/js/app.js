@@ -23,7 +23,7 @@ async function route() {
     // A grouped code ("K7QX-MH4P") is the same room as its canonical form.
     const code = canonicalCode(m[1]) || m[1];
     if (code !== m[1]) history.replaceState(null, "", `/r/${code}${location.search}${location.hash}`);
-    const { RoomPage } = await import("./room.js");
+    const { RoomPage } = await import("./room/page.js");
     window.tortuga = new RoomPage(el, code);
   } else if ((m = path.match(/^\/replay\/([^/]+)\/?$/))) {
     const { ReplayPage } = await import("./replay.js");
@@ -35,7 +35,7 @@ async function route() {
     const { PlayerPage } = await import("./player.js");
     window.tortuga = new PlayerPage(el, decodeURIComponent(m[1]));
   } else if (/^\/admin\/?$/.test(path)) {
-    const { AdminPage } = await import("./admin.js");
+    const { AdminPage } = await import("./admin/page.js");
     window.tortuga = new AdminPage(el);
   } else {
     const { LobbyPage } = await import("./lobby.js");

@@ -1,5 +1,6 @@
 // The player's language: every text a page shows comes from one catalogue per language
-// (js/i18n/en.js, js/i18n/vi.js) through t(key, params).
+// through t(key, params): the shell's (js/i18n/en.js, js/i18n/vi.js) joined with each game's,
+// beside its module (js/games/<folder>/i18n/<lang>.js, the folders of games/registry.js).
 //
 //   t("lobby.title")                          a plain text
 //   t("player.games_played", { count: 3 })    a plural: the catalogue value is {one, other}
@@ -15,8 +16,19 @@
 
 import en from "./i18n/en.js";
 import vi from "./i18n/vi.js";
+import { gameFolders } from "./games/registry.js";
 
-export const CATALOGUES = { en, vi };
+export const CATALOGUES = { en: { ...en }, vi: { ...vi } };
+
+// Every game's texts, read before any page uses t() (a module importing this one waits for
+// them): the lobby names every game and an error may come from any game's rules.
+await Promise.all(
+  gameFolders().flatMap((folder) =>
+    Object.entries(CATALOGUES).map(async ([code, texts]) => {
+      Object.assign(texts, (await import(`./games/${folder}/i18n/${code}.js`)).default);
+    }),
+  ),
+);
 /** The languages on offer, each named in itself (for the switch). */
 export const LANGUAGES = { en: "English", vi: "Tiếng Việt" };
 export const DEFAULT_LANG = "en";

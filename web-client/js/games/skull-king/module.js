@@ -1,6 +1,6 @@
 // The client module of Skull King and Pirate Tricks: Bid & Make It (one module, two game
 // ids). It draws the table from a seat's view (engines/skull_king/views.py) and turns clicks
-// into moves taken from view.legal; the shell (room.js, replay.js) does everything else.
+// into moves taken from view.legal; the shell (room/, replay.js) does everything else.
 // The contract is docs/CLIENT.md.
 
 import { h } from "../../dom.js";

@@ -1,0 +1,119 @@
+// Sealed phases (seal.js): my move committed as a digest, revealed once every seat committed,
+// and every opening checked against the digest its seat published. Methods of RoomPage
+// (page.js mixes them in).
+
+import { announce, h } from "../dom.js";
+import { t } from "../i18n.js";
+import * as sealing from "../seal.js";
+import * as sounds from "../sounds.js";
+
+export const sealedMoves = {
+  onSealed(msg, render = true) {
+    if (this.ended) {
+      this.seal = null;
+      if (render) this.render();
+      return;
+    }
+    const same = this.seal && this.seal.phase === msg.phase;
+    this.seal = {
+      phase: msg.phase,
+      version: msg.version,
+      kind: msg.kind,
+      seats: msg.seats || [],
+      committed: { ...(same ? this.seal.committed : {}), ...(msg.committed || {}) },
+      open: !!msg.open,
+      revealed: msg.revealed || [],
+      opened: null,
+      commit_by: msg.commit_by ?? null,
+      open_by: msg.open_by ?? null,
+    };
+    if (!same) this.ui = {};
+    this.afterView();
+    this.syncSeal();
+    if (render) this.render();
+  },
+
+  onCommitted(msg) {
+    if (!this.seal || this.seal.phase !== msg.phase) return;
+    this.seal.committed[msg.seat] = msg.digest || true;
+    if (msg.seat === this.seat) this.sending = false;
+    this.render();
+  },
+
+  onOpenPhase(msg) {
+    if (!this.seal || this.seal.phase !== msg.phase) return;
+    this.seal.open = true;
+    this.seal.open_by = msg.open_by ?? null;
+    this.syncSeal();
+    this.render();
+  },
+
+  async onRevealed(msg) {
+    const committed = this.seal && this.seal.phase === msg.phase ? this.seal.committed : {};
+    const opened = msg.opened || msg.moves || {};
+    const salts = msg.salts || {};
+    // Every opening is checked against the digest published when its seat committed. A seat
+    // whose time ran out before it committed has no digest (the "default" marker) and no salt:
+    // the engine's default was played for it, which the revealed message flags.
+    const bad = [];
+    let checked = 0;
+    for (const [seat, move] of Object.entries(opened)) {
+      const expected = committed[seat];
+      if (typeof expected !== "string" || !/^[0-9a-f]{64}$/.test(expected) || !salts[seat]) continue;
+      checked += 1;
+      if (!(await sealing.check(msg.phase, Number(seat), move, salts[seat], expected))) bad.push(Number(seat));
+    }
+    this.revealCheck = {
+      phase: msg.phase, ok: bad.length === 0 && checked > 0, bad, checked, round: this.view && this.view.round,
+    };
+
+    const moves = msg.moves || {};
+    if (this.seal && this.seal.phase === msg.phase) this.seal.opened = moves;
+    sounds.play("reveal");
+    const text = this.game && this.game.revealText ? this.game.revealText(this.ctx(), moves) : "";
+    if (text) announce(text);
+    sealing.forget(this.code, msg.phase);
+    this.render();
+  },
+
+  mySealSeat() {
+    return this.seal && this.seat !== null && this.seal.seats.includes(this.seat);
+  },
+
+  /** After a reload or a reconnect: reveal (or re-commit) what this tab sealed before. */
+  syncSeal() {
+    if (!this.mySealSeat() || this.ended) return;
+    const stored = sealing.load(this.code, this.seal.phase);
+    if (!stored || stored.seat !== this.seat) return;
+    const mine = this.seal.committed[this.seat];
+    if (mine && typeof mine === "string" && mine !== stored.digest) return;  // not this tab's seal
+    if (!mine && !this.seal.open) {
+      this.conn.send({ type: "commit", phase: stored.phase, digest: stored.digest });
+    } else if (this.seal.open && !this.seal.revealed.includes(this.seat)) {
+      this.conn.send({ type: "reveal", phase: stored.phase, move: stored.move, salt: stored.salt });
+      this.seal.revealed = [...this.seal.revealed, this.seat];
+    }
+  },
+
+  /** Seal my move of the sealed phase: commit its digest now, reveal it once all committed. */
+  async commitSealed(move) {
+    if (!this.mySealSeat() || this.seal.committed[this.seat] || this.sending || this.ended) return;
+    this.sending = true;
+    const phase = this.seal.phase;
+    const sealed = await sealing.seal(this.code, phase, this.seat, move);
+    sealing.forget(this.code, null, { keep: phase });
+    this.conn.send({ type: "commit", phase, digest: sealed.digest });
+    announce(t("room.sealed_announce"));
+    this.render();
+  },
+
+  /** Under the trick: whether the sealed moves just opened match their seals. */
+  revealNote() {
+    const c = this.revealCheck;
+    const v = this.view;
+    if (!c || !c.checked || v.round !== c.round || (v.prompt && v.prompt.sealed)) return null;
+    return h("p", { class: "small", dataset: { check: c.ok ? "ok" : "bad" } },
+      c.ok ? `✓ ${t("room.seals_ok", { count: c.checked })}`
+        : `✗ ${t("room.seals_bad", { who: c.bad.map((s) => this.name(s)).join(", ") })}`);
+  },
+};

@@ -1,0 +1,94 @@
+// The verified badge once the seed is out: the deals this browser saw recomputed by the game
+// module, the seed's derivation from the players' random bytes, and whether the archive has
+// the game (for the replay link). Methods of RoomPage (page.js mixes them in).
+
+import { api } from "../api.js";
+import { h } from "../dom.js";
+import { t } from "../i18n.js";
+import { seenDeals } from "../store.js";
+import { checkDerivation, mineIsIn } from "../seeding.js";
+
+export const verification = {
+  async runVerify() {
+    if (this.verify || this.verifying || !this.room || !this.room.seed || !this.game) return;
+    this.verifying = true;
+    const seen = seenDeals.get(this.code);
+    try {
+      const rounds = {};
+      if (seen) for (const [r, w] of Object.entries(seen.rounds)) rounds[r] = w;
+      // The fingerprint this browser stored when it saw the deal, not the one the end brings.
+      const seedDigest = (seen && seen.seedDigest) || this.room.seed_digest;
+      this.verify = await this.game.verifyDeals({
+        game: this.view.game, seedHex: this.room.seed, seedDigest,
+        players: this.view.players, seat: seen ? seen.seat : this.seat, seen: rounds,
+      });
+      const derivation = await checkDerivation(this.code, this.room);
+      if (!derivation.ok) this.verify = { ...this.verify, ok: false, error: derivation.message };
+    } catch (err) {
+      this.verify = { ok: false, error: err.message, rounds: [], checked: 0 };
+    }
+    this.verifying = false;
+    this.render();
+  },
+
+  /** Whether the archive holds the abandoned game yet (the archiver stores it within
+   * seconds; a site without a database never does): the replay link shows once it does. */
+  async checkArchive() {
+    const gameId = this.room && this.room.game_id;
+    if (!gameId || this.archived !== null) return;
+    this.archived = "checking";
+    for (const wait of [0, 300, 600, 1000, 1500, 2000, 3000, 5000]) {
+      if (wait) await new Promise((r) => setTimeout(r, wait));
+      try {
+        const record = await api.game(gameId);
+        if (record && (record.status === "abandoned" || record.status === "finished")) {
+          this.archived = true;
+          this.render();
+          return;
+        }
+      } catch (err) {
+        if (err.status !== 404) break;  // no history API here, or it failed: no link
+      }
+    }
+    this.archived = false;
+    this.render();
+  },
+
+  /** The deal check's badge once the seed is out (game over or abandoned). */
+  verifyBadge() {
+    if (!this.room.seed) return h("span", { class: "badge" }, t("room.verify.waiting"));
+    if (!this.verify) return h("span", { class: "badge" }, t("room.verify.running"));
+    if (this.verify.ok) {
+      return h("span", { class: "badge ok verified", dataset: { verified: "1" } },
+        `✓ ${t("room.verify.ok", { what: this.game.checkedText(this.verify.checked, this.seat === null) })}`);
+    }
+    const badRounds = (this.verify.rounds || []).filter((r) => !r.ok).map((r) => r.round);
+    // An abandoned game may stop before this browser saw a deal: the seed still checks.
+    const seedOnly = this.ended && !this.verify.error && this.verify.seedOk && this.verify.checked === 0;
+    return h("span", { class: ["badge", seedOnly ? "ok" : "bad", "verified"], dataset: { verified: seedOnly ? "seed" : "0" } },
+      this.verify.error ? `✗ ${t("room.verify.error", { message: this.verify.error })}`
+        : !this.verify.seedOk ? `✗ ${t("room.verify.seed_bad")}`
+          : seedOnly ? `✓ ${t("room.verify.seed_only")}`
+            : this.verify.checked === 0 ? t("room.verify.nothing")
+              : `✗ ${t("room.verify.bad", { what: this.game.badRoundsText(badRounds) })}`);
+  },
+
+  seedLines() {
+    return [
+      this.room.seed ? h("p", { class: "small" }, t("replay.seed"), " ", h("span", { class: "seed" }, this.room.seed)) : null,
+      this.room.seed_digest ? h("p", { class: "small" }, t("room.fingerprint"), " ",
+        h("span", { class: "seed" }, this.room.seed_digest)) : null,
+      this.contributionLine(),
+    ];
+  },
+
+  /** Whether this browser's random bytes went into the deal (and whose the server chose). */
+  contributionLine() {
+    const mine = mineIsIn(this.code, this.room, this.seat);
+    const byServer = (this.room.contributions || []).filter((c) => c.by === "server").map((c) => c.seat);
+    if (mine === null && !byServer.length) return null;
+    return h("p", { class: "small contribution", dataset: { mine: mine === null ? "" : String(mine) } },
+      mine === true ? `✓ ${t("room.bytes_in")} ` : mine === false ? `✗ ${t("room.bytes_out")} ` : "",
+      byServer.length ? t("room.bytes_by_server", { count: byServer.length, seats: byServer.map((s) => s + 1).join(", ") }) : "");
+  },
+};
