@@ -73,12 +73,14 @@ CLOSE_FORBIDDEN_ORIGIN = 4003  # before the upgrade: the client sees HTTP 403
 
 
 class ProtocolError(Exception):
-    """A refused message: ``code`` is stable and machine-readable."""
+    """A refused message: ``code`` is stable and machine-readable; ``ref`` is the message's
+    own ``ref`` when the frame was read far enough to know it (the error echoes it)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, ref: Ref = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.ref = ref
 
 
 def error(code: str, message: str, ref: Ref = None) -> dict[str, Any]:

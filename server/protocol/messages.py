@@ -153,29 +153,34 @@ TYPES: frozenset[str] = frozenset(BY_TYPE)
 
 
 def decode(frame: str | bytes, max_bytes: int, max_depth: int = MAX_DEPTH) -> Inbound:
-    """One client frame as a message, or ProtocolError naming what is wrong with it."""
-    size = len(frame.encode() if isinstance(frame, str) else frame)
-    if size > max_bytes:
+    """One client frame as a message, or ProtocolError naming what is wrong with it (with
+    the frame's ``ref`` once the frame is read as JSON: the text is scanned once)."""
+    data = frame.encode() if isinstance(frame, str) else frame
+    if len(data) > max_bytes:
         raise ProtocolError(FRAME_TOO_LARGE, f"a frame has at most {max_bytes} bytes")
-    obj = parse_json(frame, max_depth)
+    obj = parse_json(data, max_depth)
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
-        raise ProtocolError(BAD_MESSAGE, 'a message is a JSON object with a "type"')
+        raise ProtocolError(BAD_MESSAGE, 'a message is a JSON object with a "type"', _ref(obj))
     struct = BY_TYPE.get(obj["type"])
     if struct is None:
-        raise ProtocolError(UNKNOWN_TYPE, f"no message type {obj['type']!r}"[:200])
+        message = f"no message type {obj['type']!r}"[:200]
+        raise ProtocolError(UNKNOWN_TYPE, message, _ref(obj))
     try:
         return msgspec.convert(obj, struct)  # type: ignore[no-any-return]
     except msgspec.ValidationError as exc:
-        raise ProtocolError(BAD_MESSAGE, str(exc)[:200]) from None
+        raise ProtocolError(BAD_MESSAGE, str(exc)[:200], _ref(obj)) from None
 
 
 def ref_of(frame: str | bytes, max_bytes: int = 64 * 1024) -> Ref:
-    """The ``ref`` of a frame that failed validation, when it can be read at all."""
+    """The ``ref`` of a frame refused before it was read, when it can be read at all."""
     if len(frame) > max_bytes:
         return None
     try:
-        obj = parse_json(frame)
+        return _ref(parse_json(frame))
     except ProtocolError:
         return None
+
+
+def _ref(obj: Any) -> Ref:
     ref = obj.get("ref") if isinstance(obj, dict) else None
     return ref if isinstance(ref, str | int) and not isinstance(ref, bool) else None

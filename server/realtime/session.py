@@ -313,8 +313,7 @@ class Session:
         try:
             inbound = p.decode(frame, settings.max_frame_bytes, settings.max_json_depth)
         except p.ProtocolError as exc:
-            ref = p.ref_of(frame) if exc.code != p.FRAME_TOO_LARGE else None
-            self.error(exc.code, exc.message, ref)
+            self.error(exc.code, exc.message, exc.ref)
             return True
         started = time.perf_counter()
         try:

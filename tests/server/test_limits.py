@@ -89,6 +89,31 @@ async def test_deep_json_is_bad_json_everywhere(
     assert (await c.of("pong"))["t"] == 2 and c.closed is None
 
 
+async def test_text_made_to_be_slow_to_scan_is_refused_everywhere(
+    node: Node, redis_client: Any, redis_prefix: str
+) -> None:
+    """A body or frame of the size limit made of escaped quotes (slow for a scanner that
+    starts again from every quote) is refused as ``bad-json`` by the unauthenticated guest
+    route, the room route and a socket, which goes on working; nothing is written. What it
+    costs is checked in tests/server/test_json_text.py."""
+    worst = ("[" * 40 + '"' + '\\"' * 8200)[: node.settings.max_frame_bytes]
+    token, _ = await guest(node, "Anne")
+    async with httpx.AsyncClient(base_url=node.url) as http:
+        r = await http.post("/api/guest", content=worst)
+        assert r.status_code == 400 and r.json()["error"]["code"] == "bad-json", r.text
+        r = await http.post(
+            "/api/rooms", content=worst, headers={"Authorization": f"Bearer {token}"}
+        )
+        assert r.status_code == 400 and r.json()["error"]["code"] == "bad-json", r.text
+    c = await Client.connect(node, "Ben")
+    before = await dump(redis_client, redis_prefix)
+    await c.send_raw(worst)
+    assert (await c.of("error"))["code"] == "bad-json"
+    assert await dump(redis_client, redis_prefix) == before
+    await c.send("ping", t=3)
+    assert (await c.of("pong"))["t"] == 3 and c.closed is None
+
+
 async def test_one_text_policy_for_names_and_chat(
     node: Node, redis_client: Any, redis_prefix: str
 ) -> None:
