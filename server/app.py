@@ -107,7 +107,12 @@ def create_app(settings: Settings) -> Starlette:
         # restarted under the same id is not mistaken for its dead predecessor.
         instance = f"{settings.node_id}.{secrets.token_hex(3)}"
         hub = Hub(
-            redis, rooms, instance, settings.resume_max_versions, settings.max_sockets_per_user
+            redis,
+            rooms,
+            instance,
+            settings.resume_max_versions,
+            settings.max_sockets_per_user,
+            settings.max_queued_bytes,
         )
         bots = BotDriver(
             rooms,
@@ -285,6 +290,9 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
       the lighter form of server/realtime/socket_protocol.py (memory per idle socket).
     - ``interface``: ASGI 3, said rather than guessed (the node's ``__call__`` is a plain
       function returning a coroutine, which uvicorn would take for ASGI 2).
+    - ``ws_ping_interval`` / ``ws_ping_timeout``: a keepalive ping every ``ping_seconds``;
+      a socket that answers none in as long is cut off (a peer that stopped reading would
+      otherwise keep what waits for it in memory for good).
     - ``proxy_headers``: off; the node applies a trusted proxy's X-Forwarded-For itself
       (server/http/forwarded.py: uvicorn's middleware would keep a frame alive per socket)."""
     return {
@@ -292,6 +300,8 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         "interface": "asgi3",
         "ws_max_size": max(4 * settings.max_frame_bytes, 64 * 1024),
         "ws_per_message_deflate": False,
+        "ws_ping_interval": settings.ping_seconds,
+        "ws_ping_timeout": settings.ping_seconds,
         "proxy_headers": False,
     }
 

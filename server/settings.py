@@ -102,6 +102,12 @@ class Settings:
     chat_burst: int = 5
     chat_history: int = 50  # recent chat messages a room keeps (snapshots and resumes carry them)
     max_sockets_per_user: int = 8  # open websockets of one user on one node
+    # Bytes waiting to be written to one socket (its queue and its unsent buffer) past which
+    # it is cut off as too slow; it comes back with a resume, as after any drop.
+    max_queued_bytes: int = 1024 * 1024
+    # A keepalive ping every this many seconds; a socket that has not answered one this long
+    # after it was sent is cut off, with whatever was waiting to be written to it.
+    ping_seconds: float = 20.0
     # A resume further behind than this gets one snapshot instead of every version missed.
     resume_max_versions: int = 32
     rooms_listed: int = 100  # public rooms in one list
@@ -203,6 +209,8 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "archive_every_versions": ("TORTUGA_ARCHIVE_EVERY_VERSIONS", int),
     "archive_rescue_seconds": ("TORTUGA_ARCHIVE_RESCUE_SECONDS", float),
     "max_frame_bytes": ("TORTUGA_MAX_FRAME_BYTES", int),
+    "max_queued_bytes": ("TORTUGA_MAX_QUEUED_BYTES", int),
+    "ping_seconds": ("TORTUGA_PING_SECONDS", float),
     "flood_cooldown_seconds": ("TORTUGA_FLOOD_COOLDOWN_SECONDS", float),
     "max_json_depth": ("TORTUGA_MAX_JSON_DEPTH", int),
     "chat_per_second": ("TORTUGA_CHAT_PER_SECOND", float),

@@ -4,8 +4,14 @@ A ``Connection`` knows who it is, which room and seat it follows, and the last v
 was sent. Everything it is sent goes through it: written at once when nothing waits before
 it (the usual case), else put on its queue and sent by its writer task, in order. Both the
 queue and the writer exist only while something waits to be written (an idle socket holds
-neither), and the queue is bounded (``MAX_QUEUE``): a socket that cannot keep up is
-closed. ``_put`` is the one place the queue grows.
+neither). ``_put`` is the one place the queue grows, and it keeps the socket's bound: what
+waits for one socket (its queue, and what the transport holds unsent) stays under
+``max_queued_bytes`` and ``MAX_QUEUE`` items, or the socket is cut off as too slow -- at
+once, with no closing handshake, since a peer that reads nothing would never read a close
+frame either; the client comes back with a resume, as after any drop. A frame is encoded as
+it is queued, so its size is known; a publication is shared by every socket of its room,
+so a socket holds only its place in the queue. A new full room list replaces every room
+list still waiting (a socket that asks again and again, and reads nothing, holds one).
 
 The writer sends every publication of the room as rendered for the socket's own seat (the
 hub's fan-out caches, server/realtime/fanout.py). A socket remembers the last version it
@@ -42,6 +48,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("tortuga.hub")
 
 MAX_QUEUE = 2000  # frames waiting for one socket before it is dropped as too slow
+# What a socket's place in the queue costs when what it holds is shared (a publication of
+# its room, the order to send a snapshot): the queue's own entry and a little more.
+SHARED_ITEM_BYTES = 128
+TOO_SLOW = "too slow"
 
 
 class Node(Protocol):
@@ -54,6 +64,9 @@ class Node(Protocol):
 
     @property
     def resume_max(self) -> int: ...
+
+    @property
+    def max_queued_bytes(self) -> int: ...
 
     @property
     def metrics(self) -> NodeMetrics: ...
@@ -100,6 +113,7 @@ class Connection:
     # What waits to be written, and the task writing it: both exist only while there is
     # something to write (an idle socket holds neither: memory per idle socket).
     queue: collections.deque[tuple[str, Any]] | None = None
+    queued: int = 0  # bytes the queue holds (``_weight``)
     writer: asyncio.Task[None] | None = None
     closing: bool = False  # a close is queued: nothing more is
     protocol: LeanWebSocketProtocol | None = None  # to write frames framed once (``Rendered``)
@@ -108,7 +122,15 @@ class Connection:
     def send(self, frame: dict[str, Any]) -> None:
         if self.queue is None and not self.closing and self._write_now(frame):
             return
-        self._put(("frame", frame))
+        if self.closing:
+            return
+        if frame.get("type") == "error":
+            self.hub.metrics.error_sent(str(frame.get("code")))
+        if frame.get("type") == "rooms" and frame.get("full"):
+            self._drop_room_lists()
+            self._put(("list", protocol_encode(frame)))
+        else:
+            self._put(("text", protocol_encode(frame)))
 
     def feed(self, message: Published, framed: bytes | None = None) -> None:
         """A publication of the room this socket follows (or of the room list). ``framed``:
@@ -185,30 +207,72 @@ class Connection:
 
     def _put(self, item: tuple[str, Any]) -> None:
         """Queue ``item`` for the writer task (started if none runs). The one way into a
-        socket's queue, so its bound is kept here: with ``MAX_QUEUE`` items waiting, the
-        socket is closed as too slow instead."""
+        socket's queue, so its bound is kept here: past ``max_queued_bytes`` waiting (the
+        queue and the transport's unsent bytes) or ``MAX_QUEUE`` items, the socket is cut
+        off as too slow instead (``_cut``)."""
         if self.closing:
             return
         if self.queue is None:
             self.queue = collections.deque()
-        if len(self.queue) >= MAX_QUEUE:
-            log.warning("slow socket dropped", extra={"conn": self.id})
-            self.queue.clear()
-            item = ("close", (1013, "too slow"))
+        weight = _weight(item)
+        if (
+            len(self.queue) >= MAX_QUEUE
+            or self.queued + weight + self._unsent() > self.hub.max_queued_bytes
+        ):
+            self._cut()
+            return
         if item[0] == "close":
             self.closing = True
         self.queue.append(item)
+        self.queued += weight
         if self.writer is None or self.writer.done():
             self.writer = asyncio.create_task(self.run_writer())
+
+    def _unsent(self) -> int:
+        """Bytes written to the transport that the peer has not taken yet."""
+        protocol = self.protocol
+        if protocol is None or protocol.transport is None:
+            return 0
+        return protocol.transport.get_write_buffer_size()
+
+    def _cut(self) -> None:
+        """Cut off a socket too slow to take what it is sent: what waits for it is dropped
+        and its connection aborted (its reader then cleans up, as for any socket that
+        goes). Under a server without the node's own protocol it is closed through its
+        queue instead."""
+        log.warning("slow socket dropped", extra={"conn": self.id})
+        queue = self.queue
+        if queue is not None:
+            queue.clear()
+        self.queued = 0
+        self.closing = True
+        protocol = self.protocol
+        if protocol is not None and protocol.transport is not None:
+            protocol.transport.abort()
+        elif queue is not None:
+            queue.append(("close", (1013, TOO_SLOW)))
+
+    def _drop_room_lists(self) -> None:
+        """Forget the room lists still waiting (whole ones and changes to them): a new
+        whole list is about to be queued, and it says all they would have."""
+        queue = self.queue
+        if not queue:
+            return
+        kept = [item for item in queue if not _room_list(item)]
+        if len(kept) != len(queue):
+            queue.clear()
+            queue.extend(kept)
+            self.queued = sum(_weight(item) for item in kept)
 
     # -- the writer task ------------------------------------------------------------------
     async def run_writer(self) -> None:
         """Write what is queued, in order, then end (the next ``_put`` starts another)."""
         try:
             while self.queue:
-                kind, item = self.queue.popleft()
-                if kind == "frame":
-                    await self._write(item)
+                kind, item = entry = self.queue.popleft()
+                self.queued -= _weight(entry)
+                if kind in ("text", "list"):
+                    await self._write_encoded(item)
                 elif kind == "pub":
                     await self._publication(item)
                 elif kind == "sync":
@@ -237,6 +301,15 @@ class Connection:
         ):
             self.hub.metrics.error_sent(str(frame.get("code")))
         await self._write_text(protocol.encode(frame))
+
+    async def _write_encoded(self, payload: bytes) -> None:
+        """A frame encoded as it was queued: framed and written at once if the transport
+        takes it, else sent the usual way (which waits for the transport to drain)."""
+        if self.socket.application_state != WebSocketState.CONNECTED:
+            return
+        if self.protocol is not None and self.protocol.write_frame(text_frame(payload)):
+            return
+        await self.socket.send_text(payload.decode())
 
     async def _write_text(self, text: str) -> None:
         if self.socket.application_state == WebSocketState.CONNECTED:
@@ -375,3 +448,17 @@ class Connection:
                 return
             await self._write_rendered(self.hub.rendered(entry, self.seat))
             self.version = entry.version
+
+
+def _weight(item: tuple[str, Any]) -> int:
+    """What a queued item costs its socket, in bytes: an encoded frame its size; a shared
+    publication, a sync or a close only its place."""
+    kind, payload = item
+    if kind in ("text", "list"):
+        return len(payload) + SHARED_ITEM_BYTES
+    return SHARED_ITEM_BYTES
+
+
+def _room_list(item: tuple[str, Any]) -> bool:
+    kind, payload = item
+    return kind == "list" or (kind == "pub" and payload.k == "rooms")

@@ -53,11 +53,13 @@ class Hub(FanOut):
         instance: str,
         resume_max: int,
         sockets_per_user: int = 0,
+        max_queued_bytes: int = 1024 * 1024,
     ) -> None:
         super().__init__(rooms)
         self.redis = redis
         self.instance = instance
         self.resume_max = resume_max
+        self.max_queued_bytes = max_queued_bytes
         self.sockets_per_user = sockets_per_user  # 0: no cap
         self.sockets_of: collections.Counter[str] = collections.Counter()
         # Room channels sharded on a Redis Cluster; one Redis: parsed as the wire parses.

@@ -31,7 +31,9 @@ on here.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import socket
 import weakref
 from asyncio import TimerHandle
 from typing import Any, Literal
@@ -54,6 +56,8 @@ def text_frame(payload: bytes) -> bytes:
 
 
 HELD_FRAMES = 2  # messages waiting for the app before a socket's reading pauses
+# The kernel's send buffer of a socket (Linux doubles it): a few steps of a game.
+SEND_BUFFER_BYTES = 64 * 1024
 
 
 class Inbox:
@@ -244,6 +248,17 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
         self.frames: list[bytes] = []
         self.curr_msg_data_type: Literal["text", "bytes"] = "bytes"
 
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        """uvicorn's, and the kernel's send buffer for the socket bounded: left to itself
+        it grows to megabytes for a peer that stops reading (all of it memory of the
+        machine); a game's frames are a few KB, and what waits beyond the buffer is the
+        node's to bound (server/realtime/connection.py)."""
+        super().connection_made(transport)
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)
+
     def handle_connect(self, event: Request) -> None:
         super().handle_connect(event)
         self.request = None  # type: ignore[assignment]  # the scope has what it holds
@@ -253,6 +268,14 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
         if message["type"] == "websocket.accept":
             self.response = None  # type: ignore[assignment]  # sent: no longer read
             self._forget_request()
+        elif message["type"] == "websocket.close" and not self.disconnected:
+            # A closed transport first sends what it holds: a peer that reads nothing
+            # would keep it open, and its bytes in memory, for good. Cut it after a while.
+            self.loop.call_later(self.close_timeout, self._cut_if_open)
+
+    def _cut_if_open(self) -> None:
+        if not self.disconnected and self.transport is not None:
+            self.transport.abort()
 
     def _forget_request(self) -> None:
         """websockets' server parser is a generator that reads the handshake request, then
@@ -266,6 +289,14 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
         if conn.state is State.OPEN and conn.parser_exc is None and not conn.reader.buffer:
             conn.parser = Protocol.parse(conn)
             next(conn.parser)
+
+    def keepalive_timeout(self) -> None:
+        """uvicorn's (a close frame, then the transport closed), but the connection is cut
+        at once: a peer that answered no ping reads nothing either, and a closed transport
+        waits to send what it holds first -- for good, holding it in memory."""
+        super().keepalive_timeout()
+        if self.transport is not None and not self.disconnected:
+            self.transport.abort()
 
     def write_frame(self, frame: bytes) -> bool:
         """Write a frame made by ``text_frame`` at once, without uvicorn's per-message send
