@@ -86,8 +86,10 @@ async def test_what_waits_for_a_socket_that_reads_nothing_is_bounded_in_bytes(
     protocol = conn.protocol
     assert protocol is not None
     most = 0
-    for sent in range(1, 201):
+    sent = 0
+    while sent < 200:
         sleeper.send({"type": "ping", "t": "x" * 15000})
+        sent += 1
         await asyncio.sleep(0.005)
         if conn.closing:
             break
