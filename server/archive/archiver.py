@@ -22,10 +22,6 @@ or refused by the schema, or failing ``max_strikes`` times while the database an
 to its stream's dead-letter stream (``Keys.archive_dead``, in the stream's slot) with the
 reason, so it does not block the others.
 
-Upgrade: older versions had one stream (``Keys.archive_legacy``). One more lane reads it
-whenever it exists (looked for every ``legacy_poll`` seconds, never created), so what an
-older node left there, or still puts there during a rolling upgrade, is archived too.
-
 Wiring (in the app's lifespan):
 
     archiver = Archiver(redis, app.state.db, settings.redis_prefix, consumer=settings.node_id)
@@ -104,11 +100,9 @@ class Lane:
 
     stream: str
     dead: str  # its dead letters, in its slot
-    legacy: bool = False  # the older versions' stream: read while it exists, never created
-    ready: bool = False  # the group exists (for the legacy lane: the stream exists)
+    ready: bool = False  # the group exists
     reading: bool = False  # in a blocking XREADGROUP: safe to cancel at once
     failures: int = 0  # consecutive failed passes
-    looked_at: float = 0.0  # the legacy lane: when it last looked for the stream (monotonic)
 
 
 def _entries(response: Any) -> list[tuple[bytes, dict[bytes, bytes] | None]]:
@@ -139,7 +133,6 @@ class Archiver:
         backoff_min: float = 0.5,
         backoff_max: float = 30.0,
         max_strikes: int = 5,
-        legacy_poll: float = 10.0,
         rules: RatingRules | None = None,
         pace: Callable[[], Awaitable[None]] | None = None,
         gap_wait: float = GAP_WAIT,
@@ -152,8 +145,6 @@ class Archiver:
         self.lanes = [
             Lane(stream, self.keys.archive_dead(stream)) for stream in self.keys.archive_streams
         ]
-        legacy = self.keys.archive_legacy
-        self.lanes.append(Lane(legacy, self.keys.archive_dead(legacy), legacy=True))
         self.consumer = consumer or default_consumer()
         self.batch = batch
         self.block_ms = block_ms
@@ -161,7 +152,6 @@ class Archiver:
         self.backoff_min = backoff_min
         self.backoff_max = backoff_max
         self.max_strikes = max_strikes
-        self.legacy_poll = legacy_poll
         self.rules = rules or RatingRules()
         # Awaited before each record: the node's players first (server/ops/busy.py).
         self.pace = pace
@@ -181,28 +171,20 @@ class Archiver:
 
     # -- the streams -------------------------------------------------------------------
     async def ensure_group(self) -> None:
-        """Create every stream's consumer group (and the stream) if missing; find the
-        legacy stream's group if that stream exists."""
+        """Create every stream's consumer group (and the stream) if missing."""
         for lane in self.lanes:
             await self._ensure(lane)
 
-    async def _ensure(self, lane: Lane) -> bool:
-        """Whether ``lane``'s stream can be read (its group made if need be)."""
+    async def _ensure(self, lane: Lane) -> None:
+        """Make ``lane``'s stream and its consumer group if need be."""
         if lane.ready:
-            return True
-        if lane.legacy:
-            lane.looked_at = time.monotonic()
+            return
         try:
-            await self.redis.xgroup_create(
-                lane.stream, self.group, id="0", mkstream=not lane.legacy
-            )
+            await self.redis.xgroup_create(lane.stream, self.group, id="0", mkstream=True)
         except ResponseError as exc:
-            if lane.legacy and "requires the key to exist" in str(exc):
-                return False  # no older node left records: nothing to read
             if "BUSYGROUP" not in str(exc):
                 raise
         lane.ready = True
-        return True
 
     async def _claim(self, lane: Lane) -> int:
         """Take over entries other consumers left pending too long; how many."""
@@ -240,7 +222,7 @@ class Archiver:
                 block=block_ms,
             )
         except ResponseError as exc:
-            if "NOGROUP" in str(exc):  # the stream was deleted: make it again (or wait)
+            if "NOGROUP" in str(exc):  # the stream was deleted: make it again
                 lane.ready = False
                 await self._ensure(lane)
                 return []
@@ -277,7 +259,7 @@ class Archiver:
     ) -> None:
         """Write one entry; raise (leaving it pending) if it should be retried. With a
         ``pace``, the node's lanes write one record at a time, each once the loop is calm:
-        nine lanes finding it calm at once would write nine records into the next wave."""
+        every lane finding it calm at once would write a record each into the next wave."""
         out.read += 1
         if self.pace is None:
             await self._write(lane, entry_id, fields, out)
@@ -371,8 +353,7 @@ class Archiver:
         stay pending."""
         out = Pass()
         try:
-            if not await self._ensure(lane):
-                return out
+            await self._ensure(lane)
             await self._claim(lane)
             pending = _entries(await self._read(lane, "0", None))
             if pending:
@@ -403,15 +384,9 @@ class Archiver:
         return total
 
     async def _run_lane(self, lane: Lane) -> None:
-        """Archive one stream until ``stop()``; back off while Postgres (or Redis) fails.
-        The legacy lane looks for its stream every ``legacy_poll`` seconds until found."""
+        """Archive one stream until ``stop()``; back off while Postgres (or Redis) fails."""
         delay = self.backoff_min
         while not self._stopping.is_set():
-            if lane.legacy and not lane.ready:
-                wait = lane.looked_at + self.legacy_poll - time.monotonic()
-                if wait > 0:
-                    await self._rest(wait)
-                    continue
             try:
                 error = (await self.pass_of(lane, self.block_ms)).error
             except asyncio.CancelledError:

@@ -55,10 +55,9 @@ TICK = 0.05  # seconds between looks at the sockets left
 
 
 def kind_of(info: dict[str, Any]) -> str:
-    """Why a node drains, from its ``nodes:draining`` entry: ``ADMIN`` (it can be lifted)
-    or ``SHUTDOWN`` (it is stopping). An entry written before entries said (no ``kind``)
-    is an admin's unless its ``by`` is ``SHUTDOWN``."""
-    return str(info.get("kind") or (SHUTDOWN if info.get("by") == SHUTDOWN else ADMIN))
+    """Why a node drains, from its ``nodes:draining`` entry (its ``kind``): ``ADMIN`` (it
+    can be lifted) or ``SHUTDOWN`` (it is stopping)."""
+    return str(info["kind"])
 
 
 class Drain:

@@ -96,7 +96,6 @@ class Heartbeat:
         }
 
     async def _heartbeat(self) -> None:
-        await self.store.adopt_legacy_clock()  # left by a node of an older version
         now = now_ms()
         known = await self.store.heartbeat(
             self.instance,

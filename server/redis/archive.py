@@ -18,12 +18,11 @@ class ArchiveStore(StorePart):
         await self.wire.call("XADD", self.keys.archive_of(room_id), "*", "record", record)
 
     async def archive_backlog(self) -> tuple[int, int | None, int]:
-        """The records not yet in Postgres, over every archive stream and the legacy one
-        (the archivers delete each once written), when the oldest of them was added (epoch
-        ms, None if none), and the records in the streams' dead letters."""
-        streams = (*self.keys.archive_streams, self.keys.archive_legacy)
+        """The records not yet in Postgres, over every archive stream (the archivers delete
+        each once written), when the oldest of them was added (epoch ms, None if none), and
+        the records in the streams' dead letters."""
         commands: list[tuple[Any, ...]] = []
-        for stream in streams:
+        for stream in self.keys.archive_streams:
             commands.append(("XLEN", stream))
             commands.append(("XRANGE", stream, "-", "+", "COUNT", 1))
             commands.append(("XLEN", self.keys.archive_dead(stream)))

@@ -85,15 +85,3 @@ class ClockStore(StorePart):
     async def done(self, key: str, name: str, lease_end: int) -> None:
         """Remove a claimed member (unless re-armed or claimed again since)."""
         await self._run(DONE, [key], [name, lease_end])
-
-    async def adopt_legacy_clock(self, limit: int = 100) -> int:
-        """Move members that a node of an older version put on its one ``clock`` key to
-        their buckets (their scores, leases included, kept); how many. A member moved while
-        an old node handles it may fire twice: every member's handler is idempotent."""
-        legacy = self.keys.clock_legacy
-        raw = await self.wire.call("ZRANGE", legacy, 0, limit - 1, "WITHSCORES")
-        for name, score in zip(raw[::2], raw[1::2], strict=True):
-            member_name = name.decode()
-            await self.wire.call("ZADD", self.keys.clock_of(member_name), "NX", score, member_name)
-            await self.wire.call("ZREM", legacy, member_name)
-        return len(raw) // 2

@@ -175,12 +175,6 @@ class Keys:
         return self.clock_buckets[zlib.crc32(room_id.encode()) % CLOCK_BUCKETS]
 
     @property
-    def clock_legacy(self) -> str:
-        """Sorted set: the one clock of older versions (members found there are moved to
-        their buckets: see ``Store.adopt_legacy_clock``)."""
-        return f"{self.prefix}clock"
-
-    @property
     def nodes(self) -> str:
         """Sorted set: live node instances (score: when their heartbeat expires, epoch ms)."""
         return f"{self.prefix}nodes"
@@ -202,8 +196,8 @@ class Keys:
 
     @property
     def draining(self) -> str:
-        """Hash: node instances draining (server/realtime/drain.py) -> JSON ``{by, reason, at}``:
-        asked by an admin (the node watches its field) or draining on SIGTERM."""
+        """Hash: node instances draining (server/realtime/drain.py) -> JSON ``{by, kind,
+        reason, at}``: asked by an admin (the node watches its field) or draining on SIGTERM."""
         return f"{self.prefix}nodes:draining"
 
     @property
@@ -223,17 +217,11 @@ class Keys:
         """The archive stream of a room's records (all of one room in one stream, in order)."""
         return self.archive_streams[zlib.crc32(room_id.encode()) % ARCHIVE_STREAMS]
 
-    @property
-    def archive_legacy(self) -> str:
-        """Stream: the one archive stream of older versions. The archivers still read it
-        while it exists (records an older node left or still puts there)."""
-        return f"{self.prefix}archive"
-
     def archive_dead(self, stream: str) -> str:
         """Stream: the records of archive stream ``stream`` that could not be archived, in
-        that stream's slot (an entry moves from one to the other in one transaction): the
-        stream's own hash tag, or for the legacy stream its whole name as the tag."""
-        return f"{stream}:dead" if "{" in stream else f"{{{stream}}}:dead"
+        that stream's slot (its hash tag: an entry moves from one to the other in one
+        transaction)."""
+        return f"{stream}:dead"
 
     archive_group: str = "archivers"
 

@@ -47,16 +47,13 @@ def test_the_archive_streams_fall_in_equal_ranges_and_a_room_keeps_to_one() -> N
     assert keys.archive_of("ROOM1") == keys.archive_of("ROOM1")
     used = {keys.archive_of(f"R{i:04d}") for i in range(200)}
     assert used == set(keys.archive_streams)
-    assert keys.archive_legacy not in used
 
 
 def test_each_archive_stream_and_its_dead_letters_share_a_slot() -> None:
-    """The archiver moves an entry to the dead letters in one transaction: one slot (the
-    older versions' single stream too)."""
+    """The archiver moves an entry to the dead letters in one transaction: one slot."""
     keys = Keys("site:")
-    for stream in (*keys.archive_streams, keys.archive_legacy):
+    for stream in keys.archive_streams:
         assert key_slot(stream.encode()) == key_slot(keys.archive_dead(stream).encode())
-    assert keys.archive_dead(keys.archive_legacy) == "{site:archive}:dead"  # as it was
 
 
 def test_a_prefix_with_braces_is_refused() -> None:

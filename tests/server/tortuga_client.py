@@ -433,11 +433,11 @@ async def dump(redis: Any, prefix: str) -> dict[str, Any]:
 
 
 async def archive_entries(redis: Any, prefix: str) -> list[tuple[bytes, dict[bytes, bytes]]]:
-    """The entries of every archive stream (and of the older versions' one), by entry id:
-    a room's records are all in one stream, in the order they were added."""
+    """The entries of every archive stream, by entry id: a room's records are all in one
+    stream, in the order they were added."""
     keys = Keys(prefix)
     out: list[tuple[bytes, dict[bytes, bytes]]] = []
-    for stream in (*keys.archive_streams, keys.archive_legacy):
+    for stream in keys.archive_streams:
         out.extend(await redis.xrange(stream))
     return sorted(out, key=lambda e: tuple(int(x) for x in e[0].split(b"-")))
 

@@ -202,10 +202,4 @@ async def test_an_admin_lifts_a_drain_and_the_node_serves_again(
     assert json.loads(await store.draining_of(instance)) == stopping
     assert len(await audit.search(admin_db, admin=admin_name, action="undrain")) == 1
     assert (await _nodes(a, token))["b"]["draining"]["kind"] == "shutdown"  # the console's word
-    # An entry written before entries said their kind: an admin's, and it can be lifted.
-    await store.mark_draining(instance, json.dumps({"by": admin_name, "reason": "old", "at": 1}))
-    assert (await _nodes(a, token))["b"]["draining"]["kind"] == "admin"
-    async with httpx.AsyncClient(base_url=a.url) as http:
-        r = await http.post(lift, json={"reason": "old one"}, headers=bearer(token))
-        assert r.status_code == 200, r.text
     await store.lift_draining(instance)

@@ -181,16 +181,10 @@ async def put(redis: Any, prefix: str, record: dict[str, Any] | bytes) -> bytes:
     return await push(redis, stream, record)
 
 
-def every_stream(prefix: str) -> list[str]:
-    """Every archive stream, the older versions' one last."""
-    keys = Keys(prefix)
-    return [*keys.archive_streams, keys.archive_legacy]
-
-
 async def stream_state(redis: Any, prefix: str) -> tuple[int, int]:
     """(entries in the archive streams, entries pending in their groups)."""
     length = pending = 0
-    for stream in every_stream(prefix):
+    for stream in Keys(prefix).archive_streams:
         if not await redis.exists(stream):
             continue
         length += await redis.xlen(stream)
@@ -204,7 +198,7 @@ async def dead_letters(redis: Any, prefix: str) -> list[tuple[str, dict[bytes, b
     keys = Keys(prefix)
     return [
         (stream, fields)
-        for stream in every_stream(prefix)
+        for stream in keys.archive_streams
         for _, fields in await redis.xrange(keys.archive_dead(stream))
     ]
 

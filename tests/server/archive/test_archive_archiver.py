@@ -325,7 +325,7 @@ async def test_a_quiet_stream_never_holds_up_another(
     archiver.start()
     try:
         for _ in range(200):  # every lane is in its blocking read
-            if all(lane.reading for lane in archiver.lanes if not lane.legacy):
+            if all(lane.reading for lane in archiver.lanes):
                 break
             await asyncio.sleep(0.01)
         for record in records:
@@ -342,63 +342,24 @@ async def test_a_quiet_stream_never_holds_up_another(
 
 
 @pytest.mark.cluster
-async def test_records_left_on_the_older_single_stream_are_archived(
-    redis_client: aioredis.Redis, redis_prefix: str, db: Database
-) -> None:
-    """Upgrade: an older node's one stream (``archive``) still has records -- one taken by
-    an older archiver that died, one new, one that cannot be stored -- and more come while
-    older nodes still run: the new archivers read it as one more stream, its dead letters
-    where they always were."""
-    keys = Keys(redis_prefix)
-    taken, fresh, later = (play_record(players=2, rounds=1) for _ in range(3))
-    seedless = {**play_record(players=2, rounds=1), "seed": None}
-    await redis_client.xgroup_create(keys.archive_legacy, keys.archive_group, mkstream=True)
-    await push(redis_client, keys.archive_legacy, taken)
-    await redis_client.xreadgroup(keys.archive_group, "old-node", {keys.archive_legacy: ">"})
-    await push(redis_client, keys.archive_legacy, fresh)
-    await push(redis_client, keys.archive_legacy, seedless)
-
-    done = await make(redis_client, db, redis_prefix, claim_idle_ms=0).drain()
-    assert sorted(done.archived) == sorted([taken["game_id"], fresh["game_id"]])
-    assert await stream_state(redis_client, redis_prefix) == (0, 0)
-    ((dead_stream, dead),) = await dead_letters(redis_client, redis_prefix)
-    assert dead_stream == keys.archive_legacy and b"reveals its seed" in dead[b"error"]
-    assert await redis_client.exists(f"{{{keys.archive_legacy}}}:dead")  # as it was
-
-    # A running archiver looks for the older stream again (it is never created here).
-    await redis_client.delete(keys.archive_legacy)
-    archiver = make(redis_client, db, redis_prefix, block_ms=50, legacy_poll=0.05)
-    archiver.start()
-    try:
-        await push(redis_client, keys.archive_legacy, later)  # an older node, still running
-        for _ in range(400):
-            if (await snapshot(db, later["game_id"]))["game"] is not None:
-                break
-            await asyncio.sleep(0.025)
-    finally:
-        await archiver.stop()
-    assert (await snapshot(db, later["game_id"]))["game"]["status"] == "finished"
-    assert await stream_state(redis_client, redis_prefix) == (0, 0)
-
-
-@pytest.mark.cluster
 async def test_the_backlog_counts_every_stream_and_every_dead_letter(
     redis_client: aioredis.Redis, redis_wire: Any, redis_prefix: str
 ) -> None:
     """``/metrics`` reads the backlog, its oldest record and the dead letters over every
-    archive stream (the older one too), not one."""
+    archive stream, not one."""
     from server.redis.store import Store
 
     keys = Keys(redis_prefix)
     store = Store(redis_client, redis_wire, keys)
     assert await store.archive_backlog() == (0, None, 0)
-    records = [play_record(players=2, rounds=1) for _ in range(6)]
+    records = [play_record(players=2, rounds=1) for _ in range(7)]
     first = await put(redis_client, redis_prefix, records[0])
     for record in records[1:]:
         await put(redis_client, redis_prefix, record)
-    await push(redis_client, keys.archive_legacy, play_record(players=2, rounds=1))
-    await redis_client.xadd(keys.archive_dead(keys.archive_of(records[0]["room"])), {"e": "x"})
-    await redis_client.xadd(keys.archive_dead(keys.archive_legacy), {"e": "y"})
+    stream = keys.archive_of(records[0]["room"])
+    other = next(s for s in keys.archive_streams if s != stream)
+    await redis_client.xadd(keys.archive_dead(stream), {"e": "x"})
+    await redis_client.xadd(keys.archive_dead(other), {"e": "y"})
     length, oldest, dead = await store.archive_backlog()
     assert (length, dead) == (7, 2)
     assert oldest == int(first.split(b"-")[0])
