@@ -56,8 +56,9 @@ TICK = 0.05  # seconds between looks at the sockets left
 
 def kind_of(info: dict[str, Any]) -> str:
     """Why a node drains, from its ``nodes:draining`` entry (its ``kind``): ``ADMIN`` (it
-    can be lifted) or ``SHUTDOWN`` (it is stopping)."""
-    return str(info["kind"])
+    can be lifted) or ``SHUTDOWN`` (it is stopping). An entry that says none (unreadable)
+    is taken as an admin's, so that it can be lifted."""
+    return str(info.get("kind", ADMIN))
 
 
 class Drain:
