@@ -101,12 +101,38 @@ def _password(confirm: bool = True) -> str:
     return first
 
 
+def _audit(url: str, args: argparse.Namespace) -> int:
+    """``tortuga admin audit``: the latest entries; with ``--verify``, the chain checked
+    (exit 1 at the first entry that does not match). Reads only: no migration."""
+    from server.admin import audit
+    from server.archive.commands import check_schema
+    from server.archive.db import Database
+
+    async def run() -> tuple[bool, str]:
+        problem = await check_schema(url)
+        if problem is not None:
+            return False, problem
+        db = await Database.connect(url)
+        try:
+            if args.verify:
+                report = await audit.verify_chain(db)
+                return report.ok, report.message
+            entries = await audit.search(db, limit=args.limit)
+            return True, "\n".join(audit.lines(entries)) or "the audit is empty"
+        finally:
+            await db.close()
+
+    ok, message = asyncio.run(run())
+    print(message, file=sys.stdout if ok else sys.stderr)
+    return 0 if ok else 1
+
+
 def cmd_admin(args: argparse.Namespace) -> int:
     from server.admin import accounts
     from server.archive.commands import migrate
     from server.archive.db import Database
 
-    if args.action != "list" and not args.name:
+    if args.action not in ("list", "audit") and not args.name:
         print(f"tortuga admin {args.action} NAME", file=sys.stderr)
         return 2
     settings = Settings.from_env()
@@ -115,6 +141,8 @@ def cmd_admin(args: argparse.Namespace) -> int:
 
         settings = settings.with_(database_url=embedded.start_postgres(settings.data_dir))
     url = settings.database_url or ""
+    if args.action == "audit":
+        return _audit(url, args)
 
     async def run() -> str:
         await migrate(url)
@@ -236,6 +264,13 @@ def _positive(text: str) -> int:
     return value
 
 
+def _audit_limit(text: str) -> int:
+    value = _positive(text)
+    if value > 10_000:
+        raise argparse.ArgumentTypeError("at most 10000")
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tortuga", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -258,9 +293,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     verify.add_argument("game_id")
     verify.set_defaults(func=cmd_verify)
 
-    admin = sub.add_parser("admin", help="admin accounts: create | passwd | disable | list")
-    admin.add_argument("action", choices=["create", "passwd", "disable", "list"])
+    admin = sub.add_parser(
+        "admin", help="admin accounts: create | passwd | disable | list; the audit: audit"
+    )
+    admin.add_argument("action", choices=["create", "passwd", "disable", "list", "audit"])
     admin.add_argument("name", nargs="?", default="")
+    admin.add_argument(
+        "--verify",
+        action="store_true",
+        help="audit: check the whole hash chain (exit 1 at the first entry that does not match)",
+    )
+    admin.add_argument(
+        "--limit",
+        type=_audit_limit,
+        default=50,
+        help="audit: how many of the latest entries (up to 10000)",
+    )
     admin.set_defaults(func=cmd_admin)
 
     bench = sub.add_parser("bench", help="random full games per second on one core")

@@ -26,6 +26,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "5e" * 32
+OWNER_PASSWORD, NODE_PASSWORD = "0a" * 16, "0b" * 16
+PASSWORDS = {"TORTUGA_DB_OWNER_PASSWORD": OWNER_PASSWORD, "TORTUGA_DB_NODE_PASSWORD": NODE_PASSWORD}
 NODES = ("node1", "node2")
 
 
@@ -39,11 +41,13 @@ def _compose() -> str:
 
 
 def _config(
-    *, secret: str | None, extra: dict[str, str] | None = None
+    *, secret: str | None, extra: dict[str, str] | None = None, passwords: bool = True
 ) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TORTUGA_")}
     if secret is not None:
         env["TORTUGA_SECRET"] = secret
+    if passwords:
+        env.update(PASSWORDS)
     env.update(extra or {})
     return subprocess.run(
         [_compose(), "--project-directory", str(ROOT), "-f", "docker-compose.yml", "config"],
@@ -83,6 +87,51 @@ def test_the_secret_is_required() -> None:
     done = _config(secret=None)
     assert done.returncode != 0
     assert "TORTUGA_SECRET" in done.stderr
+
+
+def test_the_database_passwords_are_required() -> None:
+    """Postgres takes passwords (no trust): without both, Compose refuses to start."""
+    assert "TORTUGA_DB_OWNER_PASSWORD" in _config(secret=SECRET, passwords=False).stderr
+    for name in PASSWORDS:
+        done = _config(secret=SECRET, passwords=False, extra={name: PASSWORDS[name]})
+        assert done.returncode != 0 and (set(PASSWORDS) - {name}).pop() in done.stderr
+
+
+def test_nodes_connect_as_a_role_that_does_not_own_the_schema(compose: dict[str, Any]) -> None:
+    """The migration connects as the schema's owner; the nodes as the role that is not (it
+    cannot edit, remove or re-chain the admin audit), and never see the owner's password.
+    Postgres creates both roles (deploy/postgres-roles.sql) when it creates its data, asks
+    every network login for a password, and the superuser has none."""
+    services = compose["services"]
+
+    def login(name: str) -> str:
+        url = services[name]["environment"]["TORTUGA_DATABASE_URL"]
+        found = re.fullmatch(r"postgresql\+asyncpg://([^:@]+):([^@]+)@postgres:5432/tortuga", url)
+        assert found, url
+        return f"{found.group(1)}:{found.group(2)}"
+
+    assert login("migrate") == f"tortuga_owner:{OWNER_PASSWORD}"
+    for name in NODES:
+        assert login(name) == f"tortuga_node:{NODE_PASSWORD}"
+        assert OWNER_PASSWORD not in json.dumps(services[name]), name
+    postgres = services["postgres"]
+    env = postgres["environment"]
+    assert "POSTGRES_HOST_AUTH_METHOD" not in env and env["POSTGRES_PASSWORD"]
+    assert env["TORTUGA_DB_OWNER_PASSWORD"] == OWNER_PASSWORD
+    assert env["TORTUGA_DB_NODE_PASSWORD"] == NODE_PASSWORD
+    mounts = {
+        (str(v["source"]) if isinstance(v, dict) else v.split(":")[0]): (
+            v["target"] if isinstance(v, dict) else v.split(":")[1]
+        )
+        for v in postgres["volumes"]
+    }
+    init = {Path(source).name: target for source, target in mounts.items()}
+    assert init["postgres-roles.sh"].startswith("/docker-entrypoint-initdb.d/")
+    assert init["postgres-roles.sql"] == "/etc/tortuga/postgres-roles.sql"
+    script = (ROOT / "deploy" / "postgres-roles.sh").read_text()
+    assert "-f /etc/tortuga/postgres-roles.sql" in script
+    assert "owner=tortuga_owner" in script and "node=tortuga_node" in script
+    assert 'PASSWORD NULL"' in script
 
 
 def test_services(compose: dict[str, Any]) -> None:

@@ -170,6 +170,22 @@ class AdminAudit(Base):
     details: Mapped[dict[str, Any]] = mapped_column(JSONB, server_default=text("'{}'::jsonb"))
     # Why the admin did it, in their words (required for the actions that show hidden state).
     reason: Mapped[str | None] = mapped_column(String(500))
+    # The hash chain (migration 0006): set by the database's trigger, never by the writer.
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    hash: Mapped[str] = mapped_column(String(64))
+
+
+class AdminAuditHead(Base):
+    """The audit chain's last link (one row): the trigger that chains a new entry locks it,
+    so that concurrent entries queue; ``--verify`` checks the last entry against it."""
+
+    __tablename__ = "admin_audit_head"
+    __table_args__ = (CheckConstraint("one", name="one"),)
+
+    one: Mapped[bool] = mapped_column(Boolean, primary_key=True, server_default=text("true"))
+    id: Mapped[int] = mapped_column(BigInteger)
+    hash: Mapped[str] = mapped_column(String(64))
+    at: Mapped[datetime] = mapped_column(Timestamp)
 
 
 class Admin(Base):

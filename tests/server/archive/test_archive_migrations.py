@@ -24,7 +24,17 @@ from server.archive.db import Database
 from server.archive.models import NAMING, Base
 
 ROOT = Path(__file__).resolve().parents[3]
-TABLES = {"users", "games", "seats", "events", "ratings", "admin_audit", "admins", "admin_sessions"}
+TABLES = {
+    "users",
+    "games",
+    "seats",
+    "events",
+    "ratings",
+    "admin_audit",
+    "admin_audit_head",
+    "admins",
+    "admin_sessions",
+}
 
 
 async def _tables(url: str) -> set[str]:
