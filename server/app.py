@@ -18,6 +18,7 @@ import secrets
 from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -30,7 +31,7 @@ from server.admin.routes import routes as admin_routes
 from server.archive.archiver import Archiver
 from server.archive.archiver import start as start_archiver
 from server.archive.commands import check_schema, migrate
-from server.archive.db import Database
+from server.archive.db import Database, unreachable
 from server.archive.routes import routes as history_routes
 from server.archive.write import RatingRules
 from server.http import lobby, scrape, web
@@ -58,6 +59,10 @@ from server.table.reveal import Sealing
 from server.table.rooms import RoomService
 
 log = logging.getLogger("tortuga.app")
+
+UNAVAILABLE = "unavailable"  # the error code of a route that needs Postgres during an outage
+RETRY_AFTER_SECONDS = 5
+READY_POSTGRES_SECONDS = 2.0  # how long /readyz waits for Postgres to answer its ping
 
 
 def create_app(settings: Settings) -> Starlette:
@@ -212,7 +217,9 @@ def create_app(settings: Settings) -> Starlette:
         body: dict[str, object] = {"ok": True, "redis": "up"}
         if request.app.state.db is not None:
             try:
-                await request.app.state.db.ping()
+                # Bounded: a Postgres that does not answer (frozen, a lost network) must not
+                # hold the health check past its own timeout.
+                await asyncio.wait_for(request.app.state.db.ping(), READY_POSTGRES_SECONDS)
                 body["postgres"] = "up"
             except Exception as exc:
                 # History is delayed, not lost (the archive stream waits): still ready.
@@ -242,9 +249,25 @@ def create_app(settings: Settings) -> Starlette:
         # The browser client (server/http/web.py), when this checkout has it.
         *(web.routes(client) if client.is_dir() else []),
     ]
-    node = _Node(routes=routes, lifespan=lifespan)
+    # A route that needs Postgres (history, admin) while it cannot be reached: 503.
+    outage = {OSError: _database_outage, SQLAlchemyError: _database_outage}
+    node = _Node(routes=routes, lifespan=lifespan, exception_handlers=outage)
     node.forwarded = Forwarded(settings.forwarded_allow_ips)
     return node
+
+
+async def _database_outage(request: Request, exc: Exception) -> Response:
+    """A clean 503 ``unavailable`` for a request that met a Postgres outage (refused, cut,
+    timed out, starting up: ``server.archive.db.unreachable``); anything else is raised
+    again, a 500 logged with its traceback."""
+    if not unreachable(exc):
+        raise exc
+    log.warning("database unavailable", extra={"kind": type(exc).__name__})
+    return JSONResponse(
+        {"error": {"code": UNAVAILABLE, "message": "the database is unavailable: try again"}},
+        status_code=503,
+        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+    )
 
 
 class _Node(Starlette):

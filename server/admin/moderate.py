@@ -37,7 +37,7 @@ from starlette.routing import Route
 
 from server import protocol as p
 from server.admin import audit
-from server.admin.routes import MAX_BODY, _db, _error, _room, _said, _services, admin_only
+from server.admin.routes import _db, _error, _read, _room, _said, _services, admin_only
 from server.admin.sessions import Session
 from server.realtime.drain import ADMIN as BY_AN_ADMIN
 from server.realtime.drain import kind_of as drain_kind
@@ -107,9 +107,9 @@ class Refused(Exception):
 
 
 async def _form(request: Request, kind: type[T]) -> T:
-    body = await request.body()
-    if len(body) > MAX_BODY:
-        raise Refused(_error(413, "too-large", "the request body is too large"))
+    body = await _read(request)
+    if isinstance(body, JSONResponse):
+        raise Refused(body)
     try:
         return msgspec.json.decode(body, type=kind)
     except msgspec.DecodeError as exc:

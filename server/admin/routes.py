@@ -24,6 +24,8 @@ from starlette.routing import Route
 from server.admin import accounts, audit, clocks, console, sessions
 from server.archive.db import Database
 from server.identity.text import BadText, clean_text
+from server.protocol.bodies import CLOSE_CONNECTION, read_body
+from server.protocol.errors import BODY_TOO_LARGE, ProtocolError
 from server.realtime.session import Services
 from server.table.entry import Published, pack
 from server.table.room import Room, RoomError
@@ -44,6 +46,19 @@ class Login(msgspec.Struct, forbid_unknown_fields=True):
 
 def _error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+async def _read(request: Request) -> bytes | JSONResponse:
+    """The request body, at most ``MAX_BODY`` bytes, or the refusal to answer with: 413
+    ``body-too-large`` as soon as it is known to be longer, the rest never read."""
+    try:
+        return await read_body(request, MAX_BODY)
+    except ProtocolError as exc:
+        if exc.code != BODY_TOO_LARGE:
+            return _error(400, "bad-request", str(exc))
+        refusal = _error(413, exc.code, str(exc))
+        refusal.headers.update(CLOSE_CONNECTION)
+        return refusal
 
 
 def _db(request: Request) -> Database:
@@ -82,9 +97,9 @@ async def _allowed(request: Request, name: str) -> bool:
 
 
 async def login(request: Request) -> Response:
-    body = await request.body()
-    if len(body) > MAX_BODY:
-        return _error(413, "too-large", "the request body is too large")
+    body = await _read(request)
+    if isinstance(body, JSONResponse):
+        return body
     try:
         form = msgspec.json.decode(body, type=Login)
     except msgspec.DecodeError as exc:
@@ -199,9 +214,9 @@ class Because(msgspec.Struct, forbid_unknown_fields=True):
 
 async def _reason(request: Request) -> str | JSONResponse:
     """The ``{"reason"}`` an action needs: said in a few words, at most 500 characters."""
-    body = await request.body()
-    if len(body) > MAX_BODY:
-        return _error(413, "too-large", "the request body is too large")
+    body = await _read(request)
+    if isinstance(body, JSONResponse):
+        return body
     try:
         reason = msgspec.json.decode(body, type=Because).reason.strip()
     except msgspec.DecodeError as exc:
@@ -263,9 +278,9 @@ async def announce(request: Request, session: sessions.Session) -> Response:
     on each room's channel, so every socket in it gets it, on whichever node. It stands for
     ``minutes`` (kept in Redis: a snapshot -- a reload, a new socket -- carries it) unless
     cleared earlier (``clear``: an ``unannounce`` frame)."""
-    body = await request.body()
-    if len(body) > MAX_BODY:
-        return _error(413, "too-large", "the request body is too large")
+    body = await _read(request)
+    if isinstance(body, JSONResponse):
+        return body
     try:
         form = msgspec.json.decode(body, type=Announcement)
         text = "" if form.clear else clean_text(form.text, MAX_ANNOUNCEMENT)
@@ -348,9 +363,9 @@ async def extend(request: Request, session: sessions.Session) -> Response:
     """Push the deadline of what a game under way waits for now by ``seconds`` (1 to a
     day), for an admin who says why: audited, then one compare-and-set; every socket in
     the room gets a ``deadline`` frame with the new time."""
-    body = await request.body()
-    if len(body) > MAX_BODY:
-        return _error(413, "too-large", "the request body is too large")
+    body = await _read(request)
+    if isinstance(body, JSONResponse):
+        return body
     try:
         form = msgspec.json.decode(body, type=Extension)
     except msgspec.DecodeError as exc:
@@ -431,9 +446,9 @@ async def lobby_state(request: Request, session: sessions.Session) -> Response:
 
 async def lock_lobby(request: Request, session: sessions.Session) -> Response:
     """Lock the lobby (no new rooms on any node; games under way go on) or unlock it."""
-    body = await request.body()
-    if len(body) > MAX_BODY:
-        return _error(413, "too-large", "the request body is too large")
+    body = await _read(request)
+    if isinstance(body, JSONResponse):
+        return body
     try:
         form = msgspec.json.decode(body, type=LobbyLock)
     except msgspec.DecodeError as exc:

@@ -12,6 +12,10 @@ its archiver waits) while Postgres is unreachable.
 
 from __future__ import annotations
 
+import errno
+import socket
+
+from sqlalchemy import exc as sa
 from sqlalchemy import text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import (
@@ -44,6 +48,26 @@ def make_engine(url: str | URL) -> AsyncEngine:
         connect_args={"timeout": 5},  # seconds to connect: an unreachable server fails fast
         hide_parameters=True,  # an error's text never carries the rows (names, moves) to logs
     )
+
+
+# SQLSTATE classes of a server that is not there to answer: 08 connection exception, 57P
+# operator intervention (shutting down, crashed, starting up).
+_GONE_STATES = ("08", "57P")
+_UNREACHABLE_ERRNOS = (None, errno.ENETUNREACH, errno.EHOSTUNREACH, errno.EADDRNOTAVAIL)
+
+
+def unreachable(error: BaseException) -> bool:
+    """Whether ``error`` says the database could not be reached or went away (refused, cut,
+    timed out, shutting down or starting up, no free connection in time) -- an outage to
+    answer with 503, not a bug in a query (those stay errors)."""
+    if isinstance(error, ConnectionError | TimeoutError | socket.gaierror | sa.TimeoutError):
+        return True
+    if type(error) is OSError:  # asyncio's "Connect call failed", "Multiple exceptions"
+        return error.errno in _UNREACHABLE_ERRNOS
+    if isinstance(error, sa.DBAPIError):
+        state = getattr(error.orig, "sqlstate", None) or ""
+        return error.connection_invalidated or state.startswith(_GONE_STATES)
+    return False
 
 
 class Database:

@@ -23,7 +23,8 @@ exist for them); someone else's games only when public and over; before a game i
 another seat's moves only where they are public (a sealed phase's, revealed).
 
 Errors are JSON in the lobby's shape: ``{"error": {"code", "message"}}`` with ``code``
-``not-found`` (404), ``not-over`` (409), ``bad-request`` (400) or ``bad-token`` (401).
+``not-found`` (404), ``not-over`` (409), ``bad-request`` (400) or ``bad-token`` (401); while
+Postgres cannot be reached, ``unavailable`` (503: the node's handler, server/app.py).
 """
 
 from __future__ import annotations

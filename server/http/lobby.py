@@ -17,6 +17,7 @@ from starlette.routing import Route
 from engines.registry import GAMES
 from server import protocol as p
 from server.identity.tokens import BadName, BadToken, Claims, User
+from server.protocol.bodies import CLOSE_CONNECTION, read_body
 from server.realtime.session import Services
 from server.table import moderation
 from server.table.entry import Published, pack
@@ -59,28 +60,10 @@ async def _user(request: Request) -> User:
     return claims.user
 
 
-async def read_body(request: Request, limit: int) -> bytes:
-    """The request body, refused (``body-too-large``, 413) as soon as it is known to pass
-    ``limit`` bytes: at once when ``Content-Length`` says so, else while streaming (a chunked
-    body), without reading the rest."""
-    declared = request.headers.get("content-length")
-    if declared is not None:
-        if not declared.isdigit():
-            raise RoomError(p.BAD_MESSAGE, "Content-Length is a number of bytes")
-        if int(declared) > limit:
-            raise RoomError(p.BODY_TOO_LARGE, f"a request body has at most {limit} bytes")
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise RoomError(p.BODY_TOO_LARGE, f"a request body has at most {limit} bytes")
-    return bytes(body)
-
-
 async def _body(request: Request, kind: type[Any]) -> Any:
     settings = _services(request).settings
-    raw = await read_body(request, settings.max_frame_bytes)
     try:
+        raw = await read_body(request, settings.max_frame_bytes)
         obj = p.parse_json(raw, settings.max_json_depth, "the body")
     except p.ProtocolError as exc:
         raise RoomError(exc.code, exc.message) from None
@@ -111,7 +94,10 @@ def handle(endpoint: Any) -> Any:
         except BadToken as exc:  # Banned too: 403 ``banned``
             return _error(exc.status, exc.code, str(exc))
         except RoomError as exc:
-            return _error(_STATUS.get(exc.code, 400), exc.code, exc.message)
+            refusal = _error(_STATUS.get(exc.code, 400), exc.code, exc.message)
+            if exc.code == p.BODY_TOO_LARGE:  # the rest of the body is never read
+                refusal.headers.update(CLOSE_CONNECTION)
+            return refusal
         claims = getattr(request.state, "claims", None)
         if isinstance(claims, Claims):
             fresh = _services(request).identity.fresh(claims)

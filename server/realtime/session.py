@@ -160,6 +160,8 @@ async def authenticate(socket: WebSocket, services: Services) -> Claims:
         message = await asyncio.wait_for(socket.receive(), services.settings.auth_timeout_seconds)
     except TimeoutError:
         raise BadToken("no auth frame") from None
+    if message["type"] == "websocket.disconnect":  # it left: nothing to refuse
+        raise WebSocketDisconnect(message.get("code", 1000))
     frame = message.get("text") or message.get("bytes") or b""
     if message["type"] != "websocket.receive" or len(frame) > 4096:
         raise BadToken("the first frame is auth {token}")
@@ -194,9 +196,13 @@ async def serve(socket: WebSocket, services: Services, receive: Receive | None =
     origin = socket.headers.get("origin")
     if origin is not None and origin.rstrip("/") not in services.settings.origins():
         log.warning("websocket from a foreign origin", extra={"kind": origin[:100]})
-        await socket.close(p.CLOSE_FORBIDDEN_ORIGIN)  # before accept: HTTP 403
+        await _refuse(socket, None, p.CLOSE_FORBIDDEN_ORIGIN, "")  # before accept: HTTP 403
         return
-    await socket.accept()
+    try:
+        await socket.accept()
+    except _GONE:
+        log.debug("socket left before it was accepted")
+        return
     # Past the Origin check no header is read again: let them go rather than keep them for
     # the socket's life (a browser's, cookies included, are 1-2 KB).
     socket.scope["headers"].clear()
@@ -205,8 +211,7 @@ async def serve(socket: WebSocket, services: Services, receive: Receive | None =
         claims = await authenticate(socket, services)
     except BadToken as exc:  # Banned too: ``banned``, closed with 4010
         services.rooms.store.metrics.error_sent(exc.code)
-        await socket.send_text(p.encode(p.error(exc.code, str(exc))))
-        await socket.close(exc.close, exc.code)
+        await _refuse(socket, p.error(exc.code, str(exc)), exc.close, exc.code)
         return
     except ShutOut as exc:
         services.rooms.store.metrics.error_sent(p.RATE_LIMITED)
@@ -215,18 +220,19 @@ async def serve(socket: WebSocket, services: Services, receive: Receive | None =
             **p.error(p.RATE_LIMITED, str(exc)),
             "retry_after_ms": math.ceil(exc.seconds * 1000),
         }
-        await socket.send_text(p.encode(refusal))
-        await socket.close(p.CLOSE_FLOOD, "flooding")
+        await _refuse(socket, refusal, p.CLOSE_FLOOD, "flooding")
         return
     except WebSocketDisconnect:
+        log.debug("socket left before signing in")
         return
     user = claims.user
     if not services.hub.admit(user):
         limit = services.settings.max_sockets_per_user
         message = f"at most {limit} open sockets per user on a node"
         services.rooms.store.metrics.error_sent(p.TOO_MANY_SOCKETS)
-        await socket.send_text(p.encode(p.error(p.TOO_MANY_SOCKETS, message)))
-        await socket.close(p.CLOSE_TOO_MANY, "too many sockets")
+        await _refuse(
+            socket, p.error(p.TOO_MANY_SOCKETS, message), p.CLOSE_TOO_MANY, "too many sockets"
+        )
         return
     # Everything below is one coroutine, not a chain of them: an idle socket keeps each
     # frame of its chain alive (memory per idle socket).
@@ -270,6 +276,22 @@ async def serve(socket: WebSocket, services: Services, receive: Receive | None =
                     writer.cancel()
     finally:
         services.hub.release(user)
+
+
+# A socket whose peer is gone: Starlette turns a failed send into WebSocketDisconnect, and a
+# send after the close into RuntimeError; uvicorn's ClientDisconnected is an OSError.
+_GONE = (WebSocketDisconnect, RuntimeError, OSError)
+
+
+async def _refuse(socket: WebSocket, frame: dict[str, Any] | None, code: int, reason: str) -> None:
+    """Tell a socket why it is refused (``frame``, if any) and close it. A peer that left
+    first is no error of the server's: it is let go with a debug line, not a traceback."""
+    try:
+        if frame is not None:
+            await socket.send_text(p.encode(frame))
+        await socket.close(code, reason)
+    except _GONE:
+        log.debug("socket left before its refusal", extra={"code": code})
 
 
 def _hello(services: Services, claims: Claims) -> dict[str, Any]:

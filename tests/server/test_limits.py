@@ -13,24 +13,8 @@ from typing import Any
 
 import httpx
 import websockets
+from raw_http import refused_unread
 from tortuga_client import Client, Node, create_room, dump, guest, open_socket
-
-
-async def _raw_request(node: Node, head: str, body_parts: list[bytes]) -> bytes:
-    """Send a request head and some body bytes (never the whole body), then read the
-    status line the server answers with; b"" if it answers nothing in 10 s."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", node.settings.port)
-    try:
-        writer.write(head.encode())
-        for part in body_parts:
-            writer.write(part)
-        await writer.drain()
-        try:
-            return await asyncio.wait_for(reader.readline(), 10)
-        except TimeoutError:
-            return b""
-    finally:
-        writer.close()
 
 
 async def test_a_body_declared_too_large_is_refused_unread(node: Node) -> None:
@@ -40,8 +24,8 @@ async def test_a_body_declared_too_large_is_refused_unread(node: Node) -> None:
         "POST /api/guest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
         "Content-Length: 300000000\r\n\r\n"
     )
-    status = await _raw_request(node, head, [b'{"name": "'])
-    assert status.startswith(b"HTTP/1.1 413"), status
+    status, stopped = await refused_unread(node.settings.port, head, [b'{"name": "'])
+    assert status.startswith(b"HTTP/1.1 413") and stopped, status
 
 
 async def test_a_chunked_body_is_cut_off_past_the_limit(node: Node) -> None:
@@ -53,8 +37,8 @@ async def test_a_chunked_body_is_cut_off_past_the_limit(node: Node) -> None:
     )
     chunk = b"x" * 4096
     parts = [b"%x\r\n%s\r\n" % (len(chunk), chunk) for _ in range(8)]  # 32 KiB, no end
-    status = await _raw_request(node, head, parts)
-    assert status.startswith(b"HTTP/1.1 413"), status
+    status, stopped = await refused_unread(node.settings.port, head, parts)
+    assert status.startswith(b"HTTP/1.1 413") and stopped, status
     async with httpx.AsyncClient(base_url=node.url) as http:
         r = await http.post("/api/guest", content=b'{"name": "' + b"x" * 20000 + b'"}')
         assert r.status_code == 413 and r.json()["error"]["code"] == "body-too-large"

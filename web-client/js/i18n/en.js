@@ -185,6 +185,7 @@ export default {
   "error.takeback-not-yours": "You can only take back your own card.",
   "error.takeback-reveals": "That card cannot be taken back: taking it back would reveal a hidden card.",
   "error.busy": "The server is busy — try again in a moment.",
+  "error.unavailable": "The saved games and the console are unavailable for a moment — try again shortly.",
   "error.no-such-game": "There is no such game.",
   "error.bad-options": "Those game options are not possible.",
   "error.bad-name": "Choose a name of 1 to 32 letters.",

@@ -185,6 +185,7 @@ export default {
   "error.takeback-not-yours": "Bạn chỉ được rút lại lá bài của chính mình.",
   "error.takeback-reveals": "Không rút lại được lá này: rút lại sẽ làm lộ một lá bài đang úp.",
   "error.busy": "Máy chủ đang bận — hãy thử lại sau giây lát.",
+  "error.unavailable": "Lịch sử ván đấu và trang quản trị tạm thời không dùng được — hãy thử lại sau giây lát.",
   "error.no-such-game": "Không có trò chơi này.",
   "error.bad-options": "Các tùy chọn đó không hợp lệ.",
   "error.bad-name": "Hãy chọn tên dài từ 1 đến 32 ký tự.",
