@@ -41,9 +41,11 @@ from server.ops import heap, logs
 from server.ops.busy import Lag
 from server.ops.metrics import NodeMetrics
 from server.ops.version import version
-from server.realtime import homes
+from server.realtime import arrivals, homes
+from server.realtime.arrivals import Bounds
 from server.realtime.drain import Drain
 from server.realtime.heartbeat import Heartbeat
+from server.realtime.http_protocol import NodeHTTPProtocol
 from server.realtime.hub import Hub
 from server.realtime.session import Floodgate, Services, serve
 from server.realtime.socket_protocol import LeanWebSocketProtocol
@@ -168,6 +170,7 @@ def create_app(settings: Settings) -> Starlette:
         await heartbeat.start()  # this node is announced before it serves a socket
         await clock.start()
         flushing = asyncio.create_task(metrics.keep_flushing())
+        arrivals.quiet_accept_errors(asyncio.get_running_loop())
         freezing = asyncio.create_task(heap.keep())
         lagging = asyncio.create_task(lag.keep())
         drain.watch()
@@ -253,6 +256,9 @@ def create_app(settings: Settings) -> Starlette:
     outage = {OSError: _database_outage, SQLAlchemyError: _database_outage}
     node = _Node(routes=routes, lifespan=lifespan, exception_handlers=outage)
     node.forwarded = Forwarded(settings.forwarded_allow_ips)
+    node.bounds = Bounds(
+        settings.head_seconds, settings.max_pending_per_address, arrivals.max_connections()
+    )
     return node
 
 
@@ -285,6 +291,7 @@ class _Node(Starlette):
     too, would stay per socket)."""
 
     forwarded: Forwarded | None = None
+    bounds: Bounds = Bounds()  # on connections, read by its HTTP protocol
 
     def __call__(self, scope: Scope, receive: Receive, send: Send) -> Coroutine[Any, Any, None]:
         """The coroutine that serves this request, made by a plain function: no frame of
@@ -309,6 +316,8 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
     - no per-message compression: a frame with a player's hand must never share a
       compression window with text an attacker chose (chat), or the compressed sizes would
       tell the hand (CRIME/BREACH-style); frames are small JSON anyway.
+    - ``http``: uvicorn's httptools protocol with a deadline for each request's head and
+      newcomers refused cleanly past the node's bounds (server/realtime/http_protocol.py).
     - ``ws``: uvicorn's sans-I/O websockets protocol (no task of its own per socket), in
       the lighter form of server/realtime/socket_protocol.py (memory per idle socket).
     - ``interface``: ASGI 3, said rather than guessed (the node's ``__call__`` is a plain
@@ -319,6 +328,7 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
     - ``proxy_headers``: off; the node applies a trusted proxy's X-Forwarded-For itself
       (server/http/forwarded.py: uvicorn's middleware would keep a frame alive per socket)."""
     return {
+        "http": NodeHTTPProtocol,
         "ws": LeanWebSocketProtocol,
         "interface": "asgi3",
         "ws_max_size": max(4 * settings.max_frame_bytes, 64 * 1024),

@@ -102,6 +102,10 @@ class Settings:
     chat_burst: int = 5
     chat_history: int = 50  # recent chat messages a room keeps (snapshots and resumes carry them)
     max_sockets_per_user: int = 8  # open websockets of one user on one node
+    # Connections from one address still sending a request's head, or websockets not yet
+    # signed in (server/realtime/arrivals.py); past it a new one is refused (429).
+    max_pending_per_address: int = 32
+    head_seconds: float = 10.0  # a request's head (line and headers) must come within this
     # Bytes waiting to be written to one socket (its queue and its unsent buffer) past which
     # it is cut off as too slow; it comes back with a resume, as after any drop.
     max_queued_bytes: int = 1024 * 1024
@@ -210,6 +214,8 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "archive_rescue_seconds": ("TORTUGA_ARCHIVE_RESCUE_SECONDS", float),
     "max_frame_bytes": ("TORTUGA_MAX_FRAME_BYTES", int),
     "max_queued_bytes": ("TORTUGA_MAX_QUEUED_BYTES", int),
+    "max_pending_per_address": ("TORTUGA_MAX_PENDING_PER_ADDRESS", int),
+    "head_seconds": ("TORTUGA_HEAD_SECONDS", float),
     "ping_seconds": ("TORTUGA_PING_SECONDS", float),
     "flood_cooldown_seconds": ("TORTUGA_FLOOD_COOLDOWN_SECONDS", float),
     "max_json_depth": ("TORTUGA_MAX_JSON_DEPTH", int),

@@ -35,7 +35,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from uvicorn.protocols.http.auto import AutoHTTPProtocol
+from server.realtime.http_protocol import NodeHTTPProtocol
 
 log = logging.getLogger("tortuga.homes")
 
@@ -277,7 +277,7 @@ class _Head(asyncio.Protocol):
         assert transport is not None
         if self.timer is not None:
             self.timer.cancel()
-        protocol = AutoHTTPProtocol(**self.args)
+        protocol = NodeHTTPProtocol(**self.args)
         transport.set_protocol(protocol)
         protocol.connection_made(transport)
         protocol.data_received(self.head)

@@ -47,6 +47,8 @@ from websockets.http11 import Request
 from websockets.protocol import Protocol, State
 from websockets.server import ServerProtocol
 
+from server.realtime.arrivals import pending_of
+
 
 def text_frame(payload: bytes) -> bytes:
     """A server's text frame of ``payload`` (UTF-8), unmasked and with no extension: the
@@ -254,6 +256,10 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
         machine); a game's frames are a few KB, and what waits beyond the buffer is the
         node's to bound (server/realtime/connection.py)."""
         super().connection_made(transport)
+        # Not signed in yet: counted with the address's pending connections until the app
+        # first says something to it (its greeting, or its refusal).
+        address = self.client[0] if self.client else ""
+        pending_of(self.config).socket_waits(id(self), address)
         sock = transport.get_extra_info("socket")
         if sock is not None:
             with contextlib.suppress(OSError):
@@ -263,7 +269,20 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
         super().handle_connect(event)
         self.request = None  # type: ignore[assignment]  # the scope has what it holds
 
+    waiting = True  # not yet said anything to (``_greeted`` sets it on the socket)
+
+    def _greeted(self) -> None:
+        if self.waiting:
+            self.waiting = False
+            pending_of(self.config).socket_greeted(id(self))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._greeted()
+        super().connection_lost(exc)
+
     async def send(self, message: Any) -> None:
+        if message["type"] != "websocket.accept":
+            self._greeted()
         await super().send(message)
         if message["type"] == "websocket.accept":
             self.response = None  # type: ignore[assignment]  # sent: no longer read
@@ -314,6 +333,8 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
             or self.transport.is_closing()
         ):
             return False
+        if self.waiting:
+            self._greeted()
         self.transport.write(frame)
         return True
 

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -64,9 +65,22 @@ class NodeProcess:
         return str(self.stderr.read().decode(errors="replace"))[-4000:]
 
 
+def _limit_open_files(limit: int) -> Any:
+    def limit_them() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+
+    return limit_them
+
+
 async def spawn_node(
-    redis_url: str, prefix: str, node_id: str, ready_within: float = 15.0, **env: str
+    redis_url: str,
+    prefix: str,
+    node_id: str,
+    ready_within: float = 15.0,
+    open_files: int | None = None,
+    **env: str,
 ) -> NodeProcess:
+    """A node process; ``open_files``: its limit on open descriptors (soft and hard)."""
     port = free_port()
     environ = {k: v for k, v in os.environ.items() if not k.startswith("TORTUGA_") or k == "PATH"}
     environ.update(
@@ -86,6 +100,7 @@ async def spawn_node(
         env=environ,
         stdout=stderr,
         stderr=stderr,
+        preexec_fn=None if open_files is None else _limit_open_files(open_files),
     )
     node = NodeProcess(port, process, stderr)
     async with httpx.AsyncClient(base_url=node.url) as http:
