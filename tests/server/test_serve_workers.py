@@ -93,6 +93,7 @@ async def test_two_workers_serve_one_port_and_stop_on_sigterm(
             "TORTUGA_BOT_DELAY": "0",
             "TORTUGA_HEARTBEAT_SECONDS": "0.2",
             "TORTUGA_GUESTS_PER_ADDRESS_PER_HOUR": "0",
+            "TORTUGA_MAX_PUBLIC_ROOMS_PER_ADDRESS": "0",
             "TORTUGA_METRICS_TOKEN": METRICS_TOKEN,
         },
         port,
