@@ -112,6 +112,11 @@ class Keys:
         ``moderation.address_mark``; score: when), for the public rooms per address."""
         return f"{self.prefix}address:{{{mark}}}:public"
 
+    def resumes(self, kind: str, who: str) -> str:
+        """Hash: the token bucket of joins and resumes of one user (``kind`` "user") or one
+        client address ("address", its keyed hash), shared by every node."""
+        return f"{self.prefix}resumes:{kind}:{{{who}}}"
+
     def user_gen(self, user_id: str) -> str:
         """String: the user's token generation (absent: 0). Signing out everywhere raises
         it, and tokens issued under a lower one are refused (server/identity/tokens.py)."""

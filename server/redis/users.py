@@ -102,9 +102,14 @@ class UserStore(StorePart):
     async def take_token(self, key: str, now_ms: int, rate: float, burst: int) -> bool:
         """Take one token from the shared bucket ``key`` (``rate`` per second, at most
         ``burst`` saved); False if it is empty. The bucket expires once it would be full."""
+        return await self.token_wait(key, now_ms, rate, burst) == 0
+
+    async def token_wait(self, key: str, now_ms: int, rate: float, burst: int) -> int:
+        """``take_token``, answering 0 if a token was taken, else the milliseconds until the
+        bucket holds one."""
         ttl = max(1, int(burst / rate) + 1) if rate > 0 else 24 * 3600
         args: list[int | str] = [now_ms, repr(float(rate)), burst, min(ttl, 24 * 3600)]
-        return bool(await self._run(TAKE_TOKEN, [key], args))
+        return int(await self._run(TAKE_TOKEN, [key], args))
 
     # -- moderation (server/table/moderation.py) ------------------------------------------
     async def note_guest_address(self, user_id: str, mark: str, seconds: int) -> None:
