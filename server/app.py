@@ -93,6 +93,7 @@ def create_app(settings: Settings) -> Starlette:
                 max_open_rooms=settings.max_open_rooms_per_user,
                 max_bot_games=settings.max_bot_games_per_user,
                 guests_per_hour=settings.guests_per_address_per_hour,
+                max_public_per_address=settings.max_public_rooms_per_address,
             ),
         )
         rooms = RoomService(

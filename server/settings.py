@@ -119,6 +119,13 @@ class Settings:
     max_open_rooms_per_user: int = 5  # rooms a user hosts that are not over
     max_bot_games_per_user: int = 2  # games of bots only a host has under way
     guests_per_address_per_hour: int = 30  # new guest identities from one client address
+    max_public_rooms_per_address: int = 20  # public rooms not over made from one address
+    # Joins and resumes (each a room read and a snapshot or the missed versions), a bucket
+    # per user and one per client address, shared by every node: a burst, then a refill.
+    resume_burst: int = 6
+    resume_per_second: float = 0.5
+    resume_address_burst: int = 100
+    resume_address_per_second: float = 10.0
     lobby_idle_seconds: int = 3600  # a lobby with no change and no socket for this long goes
     forwarded_allow_ips: str = "127.0.0.1"  # proxies trusted for X-Forwarded-For (addresses)
     bot_delay: float = 0.6  # seconds a bot "thinks" (0 in tests)
@@ -226,6 +233,11 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "max_open_rooms_per_user": ("TORTUGA_MAX_OPEN_ROOMS_PER_USER", int),
     "max_bot_games_per_user": ("TORTUGA_MAX_BOT_GAMES_PER_USER", int),
     "guests_per_address_per_hour": ("TORTUGA_GUESTS_PER_ADDRESS_PER_HOUR", int),
+    "max_public_rooms_per_address": ("TORTUGA_MAX_PUBLIC_ROOMS_PER_ADDRESS", int),
+    "resume_burst": ("TORTUGA_RESUME_BURST", int),
+    "resume_per_second": ("TORTUGA_RESUME_PER_SECOND", float),
+    "resume_address_burst": ("TORTUGA_RESUME_ADDRESS_BURST", int),
+    "resume_address_per_second": ("TORTUGA_RESUME_ADDRESS_PER_SECOND", float),
     "lobby_idle_seconds": ("TORTUGA_LOBBY_IDLE_SECONDS", int),
     "forwarded_allow_ips": ("TORTUGA_FORWARDED_ALLOW_IPS", str),
     "visit_concurrency": ("TORTUGA_VISIT_CONCURRENCY", int),

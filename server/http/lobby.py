@@ -79,6 +79,7 @@ _STATUS = {
     p.BAD_TOKEN: 401,
     p.BODY_TOO_LARGE: 413,
     p.TOO_MANY_ROOMS: 429,
+    p.TOO_MANY_PUBLIC_ROOMS: 429,
     p.TOO_MANY_BOT_GAMES: 429,
     p.TOO_MANY_GUESTS: 429,
     p.BANNED: 403,
@@ -148,6 +149,13 @@ async def games(request: Request) -> Response:
     )
 
 
+def _address_mark(request: Request) -> str:
+    """The client's address as the node sees it (a trusted proxy's X-Forwarded-For applied,
+    server/http/forwarded.py), as the site keeps it: a keyed hash."""
+    address = request.client.host if request.client is not None else "unknown"
+    return moderation.address_mark(_services(request).settings.secret, address)
+
+
 @handle
 async def create_room(request: Request) -> Response:
     user = await _user(request)
@@ -163,6 +171,7 @@ async def create_room(request: Request) -> Response:
         deadlines=dict(body.deadlines),
         takeback=body.takeback,
         absent=body.absent,
+        address=_address_mark(request),
     )
     room = await _services(request).rooms.seats.create(user.id, user.name, ask)
     return JSONResponse(room.summary(_services(request).rooms.base_url), status_code=201)

@@ -50,6 +50,7 @@ CHAT_TOO_LONG = "chat-too-long"
 BAD_TEXT = "bad-text"
 TOO_MANY_SOCKETS = "too-many-sockets"
 TOO_MANY_ROOMS = "too-many-rooms"
+TOO_MANY_PUBLIC_ROOMS = "too-many-public-rooms"  # one client address's public rooms
 LOBBY_LOCKED = "lobby-locked"  # an admin locked the lobby: no new rooms for now
 TOO_MANY_BOT_GAMES = "too-many-bot-games"
 TOO_MANY_GUESTS = "too-many-guests"

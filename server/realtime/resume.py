@@ -7,6 +7,11 @@ a ``snapshot`` of the room as it is. Either way the sealed phase under way follo
 committed, who opened, the deadlines): a lost ``open`` would leave players waiting.
 The socket's own writer sends these in turn (``Connection.sync``,
 server/realtime/connection.py); this module only builds them.
+
+Each join and resume is priced first (``entry_wait``): a room read and a snapshot or the
+missed versions, drawn from two token buckets in Redis shared by every node, one per user
+and one per client address, so that many guests from one address resuming in a loop are
+refused before they cost a read.
 """
 
 from __future__ import annotations
@@ -14,12 +19,33 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from server.realtime.render import entry_frames, sealed_frame
+from server.redis.store import Store
+from server.settings import Settings
 from server.table import moderation
 from server.table.entry import from_fields
-from server.table.room import Room
+from server.table.room import Room, now_ms
 
 if TYPE_CHECKING:
     from server.table.rooms import RoomService
+
+
+async def entry_wait(store: Store, settings: Settings, user_id: str, address: str | None) -> int:
+    """Take a token for one join or resume from the user's bucket (``resume_burst``,
+    ``resume_per_second``), then from the address's (``address``: its keyed hash;
+    ``resume_address_burst``, ``resume_address_per_second``); a burst of 0 turns one off.
+    0 if both gave one, else the milliseconds until the empty one has one again. The
+    user's bucket first: one user's own loop does not drain their address's."""
+    now = now_ms()
+    buckets = [("user", user_id, settings.resume_burst, settings.resume_per_second)]
+    if address is not None:
+        burst, rate = settings.resume_address_burst, settings.resume_address_per_second
+        buckets.append(("address", address, burst, rate))
+    for kind, who, burst, rate in buckets:
+        if burst > 0:
+            wait = await store.token_wait(store.keys.resumes(kind, who), now, rate, burst)
+            if wait:
+                return wait
+    return 0
 
 
 async def missed(

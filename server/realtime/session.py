@@ -25,6 +25,7 @@ from server import protocol as p
 from server.identity.text import BadText, clean_text
 from server.identity.tokens import BadToken, Claims, Identity, Tokens
 from server.realtime.hub import Connection, Hub
+from server.realtime.resume import entry_wait
 from server.redis.store import Store
 from server.settings import Settings
 from server.table import moderation
@@ -425,6 +426,19 @@ class Session:
             return None
         return await steps.act_recalled(room, seat, m.move, m.version)
 
+    async def entry_refused(self, room_id: str, ref: p.Ref) -> bool:
+        """A join or a resume is priced (``resume.entry_wait``): over the user's or the
+        address's budget it is refused with ``rate-limited {retry_after_ms}`` before the
+        room is read, and True is returned."""
+        client = self.conn.socket.scope.get("client")  # a trusted proxy's X-Forwarded-For applied
+        mark = moderation.address_mark(self.s.settings.secret, client[0]) if client else None
+        wait = await entry_wait(self.s.rooms.store, self.s.settings, self.conn.user.id, mark)
+        if not wait:
+            return False
+        refusal = p.error(p.RATE_LIMITED, "too many joins and resumes: wait a moment", ref)
+        self.conn.send({**refusal, "room": room_id, "retry_after_ms": wait})
+        return True
+
     # -- dispatch -------------------------------------------------------------------------
     async def dispatch(self, m: p.Inbound) -> None:
         rooms = self.s.rooms
@@ -433,10 +447,14 @@ class Session:
             case p.Ping():
                 self.conn.send({"type": "pong", "t": m.t})
             case p.Join():
+                if await self.entry_refused(m.room, m.ref):
+                    return
                 await self.enter(await rooms.get(m.room), m.as_, None)
             case p.Resume():
                 if self.conn.room_id is not None and self.conn.room_id != m.room:
                     raise RoomError(p.WRONG_ROOM, "this socket follows another room; leave it")
+                if await self.entry_refused(m.room, m.ref):
+                    return
                 room = await rooms.get(m.room)
                 role = m.as_ or ("player" if room.seat_of(user.id) is not None else "spectator")
                 await self.enter(room, role, m.version)

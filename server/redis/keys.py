@@ -103,6 +103,20 @@ class Keys:
         """Sorted set: the rooms a user created (score: when), for the open-rooms quota."""
         return f"{self.prefix}user:{{{user_id}}}:hosted"
 
+    def user_bot_games(self, user_id: str) -> str:
+        """Sorted set: the user's games of bots only under way (score: when started)."""
+        return f"{self.prefix}user:{{{user_id}}}:bot-games"
+
+    def address_public(self, mark: str) -> str:
+        """Sorted set: the public rooms made from one client address (its keyed hash,
+        ``moderation.address_mark``; score: when), for the public rooms per address."""
+        return f"{self.prefix}address:{{{mark}}}:public"
+
+    def resumes(self, kind: str, who: str) -> str:
+        """Hash: the token bucket of joins and resumes of one user (``kind`` "user") or one
+        client address ("address", its keyed hash), shared by every node."""
+        return f"{self.prefix}resumes:{kind}:{{{who}}}"
+
     def user_gen(self, user_id: str) -> str:
         """String: the user's token generation (absent: 0). Signing out everywhere raises
         it, and tokens issued under a lower one are refused (server/identity/tokens.py)."""

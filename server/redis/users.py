@@ -11,6 +11,7 @@ from server.redis.lua import Lua
 from server.redis.part import StorePart, decoded, text_pairs
 
 TAKE_TOKEN = Lua.load("take_token")
+HOLD = Lua.load("hold")
 
 
 class UserStore(StorePart):
@@ -66,22 +67,31 @@ class UserStore(StorePart):
         await self.wire.call("ZREM", self.keys.user_rooms(user_id), room_id)
 
     # -- quotas (server/table/quotas.py) --------------------------------------------------
-    async def note_hosted(self, user_id: str, room_id: str, at: float) -> None:
-        await self.wire.call("ZADD", self.keys.user_hosted(user_id), repr(float(at)), room_id)
-
-    async def hosted_rooms(self, user_id: str) -> list[tuple[str, bytes | None, bytes | None]]:
-        """The rooms a user created, each with its ``status`` and ``seats`` (None: gone)."""
-        raw = await self.wire.call("ZRANGE", self.keys.user_hosted(user_id), 0, -1)
-        ids = [x.decode() for x in raw]
-        if not ids:
+    async def held_rooms(self, key: str) -> list[tuple[str, float, bytes | None, bytes | None]]:
+        """The rooms a quota's sorted set holds (``Keys.user_hosted``, ``user_bot_games``,
+        ``address_public``), each with when it was noted and its ``status`` and ``seats``
+        (None: gone, or not made yet)."""
+        raw = await self.wire.call("ZRANGE", key, 0, -1, "WITHSCORES")
+        it = iter(raw)
+        held = [(room.decode(), float(at)) for room, at in zip(it, it, strict=True)]
+        if not held:
             return []
         rows = await self.wire.many(
-            *(("HMGET", self.keys.room(room_id), "status", "seats") for room_id in ids)
+            *(("HMGET", self.keys.room(room_id), "status", "seats") for room_id, _ in held)
         )
-        return [(room_id, row[0], row[1]) for room_id, row in zip(ids, rows, strict=True)]
+        return [(r, at, row[0], row[1]) for (r, at), row in zip(held, rows, strict=True)]
 
-    async def forget_hosted(self, user_id: str, room_ids: Sequence[str]) -> None:
-        await self.wire.call("ZREM", self.keys.user_hosted(user_id), *room_ids)
+    async def hold_room(
+        self, key: str, room_id: str, at: float, limit: int, gone: Sequence[str], ttl: int = 0
+    ) -> bool:
+        """Drop ``gone`` from a quota's set, then add ``room_id`` unless ``limit`` rooms are
+        held already (0: no limit): one script, so that requests at once cannot all pass.
+        The set expires ``ttl`` seconds after (0: never). True if the room holds a place."""
+        args: list[int | str] = [limit, room_id, repr(float(at)), ttl, *gone]
+        return bool(await self._run(HOLD, [key], args))
+
+    async def release_room(self, key: str, room_id: str) -> None:
+        await self.wire.call("ZREM", key, room_id)
 
     async def count_guest(self, address: str, hour: int) -> int:
         """One more guest for ``address`` in ``hour``; how many there are now."""
@@ -92,9 +102,14 @@ class UserStore(StorePart):
     async def take_token(self, key: str, now_ms: int, rate: float, burst: int) -> bool:
         """Take one token from the shared bucket ``key`` (``rate`` per second, at most
         ``burst`` saved); False if it is empty. The bucket expires once it would be full."""
+        return await self.token_wait(key, now_ms, rate, burst) == 0
+
+    async def token_wait(self, key: str, now_ms: int, rate: float, burst: int) -> int:
+        """``take_token``, answering 0 if a token was taken, else the milliseconds until the
+        bucket holds one."""
         ttl = max(1, int(burst / rate) + 1) if rate > 0 else 24 * 3600
         args: list[int | str] = [now_ms, repr(float(rate)), burst, min(ttl, 24 * 3600)]
-        return bool(await self._run(TAKE_TOKEN, [key], args))
+        return int(await self._run(TAKE_TOKEN, [key], args))
 
     # -- moderation (server/table/moderation.py) ------------------------------------------
     async def note_guest_address(self, user_id: str, mark: str, seconds: int) -> None:

@@ -62,6 +62,7 @@ class NewRoom:
     deadlines: dict[str, Any] = field(default_factory=dict)
     takeback: bool = False
     absent: str = "bot"  # a seat gone past the grace time: "bot" plays it, or "default"
+    address: str | None = None  # the client address's keyed hash: public rooms per address
 
 
 def check_deadlines(raw: Mapping[str, Any]) -> dict[str, float]:
@@ -120,10 +121,14 @@ class Seats:
         if ask.absent not in ABSENT_MODES:
             raise RoomError(p.BAD_MESSAGE, f"absent is one of {', '.join(ABSENT_MODES)}")
         seats = [SeatInfo() for _ in range(ask.players)]
-        if self.quotas is not None:
-            await self.quotas.check_new_room(host_id)
+        quotas = self.quotas
+        address = ask.address if ask.public else None
+        if quotas is not None:
+            await quotas.check_new_room()
         for _ in range(5):
             room_id = room_codes.new_code(private=not ask.public)
+            if quotas is not None:  # before the room exists: no request at once gets past
+                await quotas.take_room(host_id, room_id, address)
             fields = {
                 "engine": game.id,
                 "options": json.dumps(normal),
@@ -144,12 +149,12 @@ class Seats:
             }
             if await self.store.create_room(room_id, fields):
                 await self.touch_lobby(room_id)
-                if self.quotas is not None:
-                    await self.quotas.note_room(host_id, room_id)
                 room = await self.reader.get(room_id)
                 log.info("room created", extra={"room": room_id, "engine": game.id})
                 await self.listing.changed(room)
                 return room
+            if quotas is not None:
+                await quotas.release_room(host_id, room_id, address)
         raise RoomError(p.BUSY, "could not find a free room code")
 
     async def touch_lobby(self, room_id: str) -> None:
@@ -321,6 +326,7 @@ class Seats:
     async def start(self, room_id: str, user_id: str) -> Room:
         """Deal: version 1, status playing. A compare-and-set on the lobby revision, so a
         seat change racing the start makes the start retry (and re-check the seats)."""
+        held = False  # a place among the host's games of bots only
         for _ in range(RETRIES):
             room = await self.reader.get(room_id)
             check_host(room, user_id)
@@ -332,7 +338,7 @@ class Seats:
                 raise RoomError(p.NOT_READY, "every player must be ready")
             if self.quotas is not None:
                 seats = [msgspec.to_builtins(s) for s in room.seats]
-                await self.quotas.check_bot_game(user_id, room_id, seats)
+                held = await self.quotas.take_bot_game(user_id, room_id, seats) or held
             game = room.game
             if room.server_seed is None:  # a room set up before seeds were committed
                 fresh = _server_seed()
@@ -366,6 +372,8 @@ class Seats:
             if won:
                 self.hooks.started(room_id)
                 return await self.reader.get(room_id)
+        if held and self.quotas is not None:
+            await self.quotas.release_bot_game(user_id, room_id)
         raise RoomError(p.BUSY, "the room is busy; try again")
 
 

@@ -91,6 +91,10 @@ async def spawn_node(
         TORTUGA_PORT=str(port),
         TORTUGA_NODE_ID=node_id,
         TORTUGA_DATA_DIR=tempfile.gettempdir(),
+        # Every test client comes from 127.0.0.1, and joins and resumes faster than people.
+        TORTUGA_MAX_PUBLIC_ROOMS_PER_ADDRESS="0",
+        TORTUGA_RESUME_ADDRESS_BURST="0",
+        TORTUGA_RESUME_BURST="0",
         **env,
     )
     stderr = tempfile.TemporaryFile()  # noqa: SIM115 -- closed by the test, after the node

@@ -129,3 +129,81 @@ async def test_the_public_list_shows_humans_waiting_first(node: Node) -> None:
     async with httpx.AsyncClient(base_url=node.url) as http:
         listed = [x["id"] for x in (await http.get("/api/rooms", headers=auth)).json()["rooms"]]
     assert listed == [waiting["id"], *reversed([x["id"] for x in empties])]
+
+
+async def test_open_rooms_per_user_hold_under_concurrent_requests(start: Any) -> None:
+    """The open-rooms quota is checked and taken in one step: 20 requests in flight at once
+    by one user, with a limit of 5, make exactly 5 rooms; the rest are ``too-many-rooms``."""
+    node = await start("a", max_open_rooms_per_user=5)
+    token, _ = await guest(node, "Anne")
+    answers = await asyncio.gather(*(_post_room(node, token) for _ in range(20)))
+    codes = sorted(r.status_code for r in answers)
+    assert codes == [201] * 5 + [429] * 15
+    refused = [r.json()["error"]["code"] for r in answers if r.status_code == 429]
+    assert set(refused) == {"too-many-rooms"}
+    async with httpx.AsyncClient(base_url=node.url) as http:
+        r = await http.get("/api/rooms", headers={"Authorization": f"Bearer {token}"})
+    made = {r.json()["id"] for r in answers if r.status_code == 201}
+    assert {x["id"] for x in r.json()["rooms"]} == made
+
+
+async def _post_from(node: Node, token: str, address: str, **body: Any) -> httpx.Response:
+    body.setdefault("game", "skull-king")
+    headers = {"Authorization": f"Bearer {token}", "X-Forwarded-For": address}
+    async with httpx.AsyncClient(base_url=node.url) as http:
+        return await http.post("/api/rooms", json=body, headers=headers)
+
+
+async def test_one_address_cannot_fill_the_public_list(start: Any) -> None:
+    """Many guests from one client address (as the trusted proxy forwards it) hold at most
+    ``max_public_rooms_per_address`` public rooms not over, however many ask at once; the
+    rest are ``too-many-public-rooms`` and make nothing. Private rooms, and other addresses,
+    are not held back; an ended room frees its place."""
+    node = await start("a", max_public_rooms_per_address=3)
+    guests = [await guest(node, f"g{i}") for i in range(10)]
+    spam = "203.0.113.7"
+    answers = await asyncio.gather(*(_post_from(node, t, spam) for t, _ in guests))
+    assert sorted(r.status_code for r in answers) == [201] * 3 + [429] * 7
+    refused = {r.json()["error"]["code"] for r in answers if r.status_code == 429}
+    assert refused == {"too-many-public-rooms"}
+    async with httpx.AsyncClient(base_url=node.url) as http:
+        auth = {"Authorization": f"Bearer {guests[0][0]}"}
+        r = await http.get("/api/rooms", headers=auth)
+    listed = {x["id"] for x in r.json()["rooms"]}
+    made = [r.json() for r in answers if r.status_code == 201]
+    assert listed == {x["id"] for x in made}
+    # A private room is not in the list: allowed. Another address has places of its own.
+    assert (await _post_from(node, guests[5][0], spam, public=False)).status_code == 201
+    assert (await _post_from(node, guests[6][0], "198.51.100.2")).status_code == 201
+    # The end of one of the address's games frees its place.
+    mine = made[0]
+    host_token, host_user = next(g for g in guests if g[1]["id"] == mine["host"])
+    host = await Client.connect(node, token=host_token, user=host_user)
+    await host.send("join", room=mine["id"], **{"as": "spectator"})
+    await host.of("snapshot")
+    for seat in range(2):
+        assert (await host.call("add_bot", seat=seat))["type"] == "ok"
+    assert (await host.call("start"))["type"] == "ok"
+    assert (await host.call("abandon"))["type"] == "ok"
+    assert (await _post_from(node, guests[7][0], spam)).status_code == 201
+    r = await _post_from(node, guests[8][0], spam)
+    assert r.status_code == 429 and r.json()["error"]["code"] == "too-many-public-rooms"
+
+
+async def test_all_bot_games_hold_under_concurrent_starts(start: Any) -> None:
+    """The all-bot games quota is checked and taken in one step: five starts at once, with a
+    limit of 2, start exactly 2 games; the others stay in the lobby."""
+    node = await start("a", max_bot_games_per_user=2, max_open_rooms_per_user=10)
+    token, user = await guest(node, "Anne")
+    hosts = []
+    for _ in range(5):
+        room = await create_room(node, token, seats=2, options={"rounds": 10})
+        host = await Client.connect(node, token=token, user=user)
+        await host.send("join", room=room["id"], **{"as": "spectator"})
+        await host.of("snapshot")
+        for seat in range(2):
+            assert (await host.call("add_bot", seat=seat))["type"] == "ok"
+        hosts.append(host)
+    answers = await asyncio.gather(*(h.call("start") for h in hosts))
+    codes = sorted(a.get("code", "ok") for a in answers)
+    assert codes == ["ok"] * 2 + ["too-many-bot-games"] * 3

@@ -67,6 +67,10 @@ async def start_node(redis_url: str, prefix: str, node_id: str, **changes: Any) 
         "bot_delay": 0.0,
         # Every test client comes from 127.0.0.1: no guest quota unless a test sets one.
         "guests_per_address_per_hour": 0,
+        "max_public_rooms_per_address": 0,
+        "resume_address_burst": 0,
+        # Test users join and resume far faster than people too.
+        "resume_burst": 0,
         # Test users are minutes old: rate them all (the rules have tests of their own).
         "rated_min_games": 0,
         "rated_min_age_seconds": 0.0,

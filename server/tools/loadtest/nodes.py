@@ -95,6 +95,8 @@ def own_node(
         **os.environ,
         "TORTUGA_DATA_DIR": str(data),
         "TORTUGA_GUESTS_PER_ADDRESS_PER_HOUR": "0",  # every client comes from here
+        "TORTUGA_MAX_PUBLIC_ROOMS_PER_ADDRESS": "0",
+        "TORTUGA_RESUME_ADDRESS_BURST": "0",
         "TORTUGA_PUBLIC_URL": f"http://127.0.0.1:{port}/",
         "TORTUGA_METRICS_TOKEN": METRICS_TOKEN,  # the node's own latencies, per step
         **(env or {}),

@@ -214,6 +214,7 @@ export default {
   "error.body-too-large": "That request is too large.",
   "error.too-many-sockets": "Too many open tabs for one player — close some and reload.",
   "error.too-many-rooms": "You already host as many open rooms as allowed: start, finish or abandon one first.",
+  "error.too-many-public-rooms": "Too many public rooms from this address are open already — make a private room, or wait for one to end.",
   "error.too-many-bot-games": "You already have as many games of bots only under way as allowed.",
   "error.too-many-guests": "Too many new players from this address this hour — try again later.",
   "error.not-tied": "Only the tied players pick a card.",

@@ -214,6 +214,7 @@ export default {
   "error.body-too-large": "Yêu cầu đó quá lớn.",
   "error.too-many-sockets": "Bạn đang mở quá nhiều thẻ — hãy đóng bớt rồi tải lại trang.",
   "error.too-many-rooms": "Bạn đã làm chủ đủ số phòng đang mở cho phép: hãy bắt đầu, kết thúc hoặc bỏ một phòng trước.",
+  "error.too-many-public-rooms": "Đã có quá nhiều phòng công khai đang mở từ địa chỉ này — hãy tạo phòng riêng, hoặc chờ một phòng kết thúc.",
   "error.too-many-bot-games": "Bạn đã có đủ số trận chỉ có máy đang chơi cho phép.",
   "error.too-many-guests": "Quá nhiều người chơi mới từ địa chỉ này trong giờ này — hãy thử lại sau.",
   "error.not-tied": "Chỉ những người hòa mới chọn bài.",

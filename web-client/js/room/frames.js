@@ -175,6 +175,12 @@ export const frames = {
       this.render();
       return;
     }
+    if (code === "rate-limited" && msg.room === this.code && Number(msg.retry_after_ms) > 0) {
+      // A join or resume the server prices refused it for now: ask again when it said.
+      clearTimeout(this.entryTimer);
+      this.entryTimer = setTimeout(() => this.onOpen(), Number(msg.retry_after_ms) + Math.random() * 250);
+      return;
+    }
     if (code === "stale-version" || code === "bad-version") {
       this.conn.send({ type: "resume", room: this.code, version: this.version ?? 0, as: this.as });
     }
