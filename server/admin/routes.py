@@ -27,7 +27,7 @@ from server.archive.db import Database
 from server.identity.text import BadText, clean_text
 from server.realtime.session import Services
 from server.table.entry import Published, pack
-from server.table.room import Room, RoomError
+from server.table.room import INSPECTED_KEPT, Room, RoomError
 
 MAX_BODY = 4096
 MAX_ANNOUNCEMENT = 500  # characters
@@ -311,7 +311,8 @@ async def reveal(request: Request, session: sessions.Session) -> Response:
     """Every seat's view of the game under way (what each player sees, hands included),
     for an admin who says why. The audit row is committed BEFORE anything is read for the
     answer; the room's players are then told that an admin looked (``inspected``), with
-    nothing of who, why or what."""
+    nothing of who, why or what, and the room keeps it for the rest of the game (its
+    summary's ``inspected``: how often, when) and for the game's record."""
     reason = await _reason(request)
     if isinstance(reason, JSONResponse):
         return reason
@@ -332,9 +333,11 @@ async def reveal(request: Request, session: sessions.Session) -> Response:
     game = room.game
     state = game.decode(room.state)
     views = [game.view(state, seat) for seat in range(room.players)]
-    notice = {"at": datetime.now(UTC).isoformat(timespec="seconds")}
-    payload = pack(Published(k="inspected", room=room_id, data=notice))
-    await rooms.store.publish(rooms.store.keys.channel(room_id), payload)
+    at = datetime.now(UTC).isoformat(timespec="seconds")
+    payload = pack(Published(k="inspected", room=room_id, data={"at": at}))
+    # Kept with the room (snapshots and resumes carry it; the game's record too), so a
+    # player away now learns of it on their return.
+    await rooms.store.note_inspected(room_id, room.game_no, at, INSPECTED_KEPT, payload)
     return Response(
         msgspec.json.encode({"room": room_id, "version": room.version, "views": views}),
         media_type="application/json",
