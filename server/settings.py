@@ -69,10 +69,14 @@ class Settings:
     redis_retries: int = 10  # retries of a command on a connection error (backoff to 1 s)
     secret: bytes = field(default=b"", repr=False)
     # Admin sessions (server/admin/): how long a login lives; login attempts allowed per
-    # account and per client address (a burst, refilled over a quarter of an hour).
+    # (account, client address) and per client address (a burst, refilled over a quarter of
+    # an hour; never per account alone, which strangers could drain); password checks
+    # (argon2id, ~0.2 s of CPU and 64 MiB each) running at once on a node, past which a
+    # login is refused (503 ``busy``).
     admin_session_seconds: float = 8 * 3600.0
-    admin_logins_per_name: int = 5
+    admin_logins_per_name_and_address: int = 5
     admin_logins_per_address: int = 20
+    admin_login_checks: int = 2
     # ``/metrics`` answers a request bearing this token (Prometheus' ``authorization``
     # setting) or a live admin session; empty: admin sessions only.
     metrics_token: str = field(default="", repr=False)
@@ -199,8 +203,9 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "database_read_url": ("TORTUGA_DATABASE_READ_URL", str),
     "redis_prefix": ("TORTUGA_REDIS_PREFIX", str),
     "admin_session_seconds": ("TORTUGA_ADMIN_SESSION_SECONDS", float),
-    "admin_logins_per_name": ("TORTUGA_ADMIN_LOGINS_PER_NAME", int),
+    "admin_logins_per_name_and_address": ("TORTUGA_ADMIN_LOGINS_PER_NAME_AND_ADDRESS", int),
     "admin_logins_per_address": ("TORTUGA_ADMIN_LOGINS_PER_ADDRESS", int),
+    "admin_login_checks": ("TORTUGA_ADMIN_LOGIN_CHECKS", int),
     "metrics_token": ("TORTUGA_METRICS_TOKEN", str),
     "admin_token": ("TORTUGA_ADMIN_TOKEN", _admin_token),
     "node_id": ("TORTUGA_NODE_ID", str),

@@ -14,9 +14,11 @@
 - ``GET /rooms/{room}/chat``; ``POST /rooms/{room}/chat/hide`` ``{id, reason}``: the message
   leaves every client's chat and the room's kept history; its text stays in the audit.
 - ``GET /moderation``: the site's bans and mutes.
-- ``POST /nodes/{instance}/drain`` ``{reason}``: the node tells its sockets to reconnect
-  elsewhere and takes no new ones (server/realtime/drain.py: it watches its field of
-  ``nodes:draining``, so the request may reach any node). ``/undrain`` ``{reason}`` lifts an
+- ``POST /nodes/{instance}/drain`` ``{reason, force?}``: the node tells its sockets to
+  reconnect elsewhere and takes no new ones (server/realtime/drain.py: it watches its field
+  of ``nodes:draining``, so the request may reach any node). The last live node not
+  draining is not drained (409 ``last-serving-node``: nowhere would be left to reconnect to)
+  unless ``force`` is true (audited with ``force``). ``/undrain`` ``{reason}`` lifts an
   admin's drain: the node serves again within a heartbeat (a drain on SIGTERM cannot be
   lifted: that node is stopping).
 
@@ -50,6 +52,7 @@ USER_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 NOT_BANNED, NOT_MUTED = "not-banned", "not-muted"
 NO_SUCH_MESSAGE, NO_SUCH_NODE, DRAINING = "no-such-message", "no-such-node", "draining"
 NOT_DRAINING, STOPPING = "not-draining", "stopping"
+LAST_SERVING_NODE = "last-serving-node"
 NO_ADDRESS = "no-address"
 BY_ADMIN = "admin"  # who did it, as players are told (never the admin's name)
 
@@ -68,6 +71,7 @@ STATUS = {
     NOT_DRAINING: 409,
     NO_ADDRESS: 409,
     STOPPING: 409,
+    LAST_SERVING_NODE: 409,
 }
 
 T = TypeVar("T")
@@ -99,6 +103,11 @@ class Hide(msgspec.Struct, forbid_unknown_fields=True):
 
 class Because(msgspec.Struct, forbid_unknown_fields=True):
     reason: str
+
+
+class Drain(msgspec.Struct, forbid_unknown_fields=True):
+    reason: str
+    force: bool = False  # drain it even when it is the last node serving
 
 
 class Refused(Exception):
@@ -395,20 +404,36 @@ async def hide(request: Request, session: Session) -> Response:
 # -- nodes -------------------------------------------------------------------------------------
 async def drain(request: Request, session: Session) -> Response:
     """Ask a live node to drain: it sees its field of ``nodes:draining`` within a heartbeat,
-    tells every socket it holds to reconnect elsewhere and turns new ones away."""
-    form = await _form(request, Because)
+    tells every socket it holds to reconnect elsewhere and turns new ones away. Not the last
+    live node that serves (nowhere would be left to reconnect to) unless ``force``: checked
+    before the audit, and again in the one script that marks it (two drains at once)."""
+    form = await _form(request, Drain)
     reason = _reason(form.reason)
     instance = request.path_params["instance"]
     store = _services(request).rooms.store
-    await _live_node(store, instance)
-    if await store.draining_of(instance) is not None:
+    alive = await _live_node(store, instance)
+    draining = await store.draining_nodes()
+    if instance in draining:
         raise RoomError(DRAINING, "the node drains already")
-    await audit.write(
-        _db(request), session.admin, "drain", reason=reason, details={"instance": instance}
-    )
-    info = {"by": session.admin, "kind": BY_AN_ADMIN, "reason": reason, "at": now_ms()}
-    await store.mark_draining(instance, json.dumps(info))
+    if not form.force and not [n for n in alive if n != instance and n not in draining]:
+        raise RoomError(LAST_SERVING_NODE, _LAST)
+    details: dict[str, Any] = {"instance": instance}
+    if form.force:
+        details["force"] = True
+    await audit.write(_db(request), session.admin, "drain", reason=reason, details=details)
+    at = now_ms()
+    info: dict[str, Any] = {"by": session.admin, "kind": BY_AN_ADMIN, "reason": reason, "at": at}
+    if form.force:
+        info["force"] = True
+    marked = await store.drain_node(instance, json.dumps(info), sorted(alive), force=form.force)
+    if marked == 0:
+        raise RoomError(DRAINING, "the node drains already")
+    if marked < 0:
+        raise RoomError(LAST_SERVING_NODE, _LAST)
     return JSONResponse({"instance": instance, "draining": info})
+
+
+_LAST = "no other live node would be left serving: say force to drain it anyway"
 
 
 async def undrain(request: Request, session: Session) -> Response:
@@ -431,12 +456,14 @@ async def undrain(request: Request, session: Session) -> Response:
     return JSONResponse({"instance": instance, "draining": None})
 
 
-async def _live_node(store: Any, instance: str) -> None:
-    alive = {
+async def _live_node(store: Any, instance: str) -> set[str]:
+    """The live node instances (``instance`` among them, else ``no-such-node``)."""
+    alive: set[str] = {
         name for name, expires, _, _ in await store.live_nodes() if expires and expires > now_ms()
     }
     if instance not in alive:
         raise RoomError(NO_SUCH_NODE, "no live node has that instance name")
+    return alive
 
 
 routes = [

@@ -2,9 +2,10 @@
 
 ``POST /login`` (``{name, password}``) opens an admin session; every other route needs
 ``Authorization: Bearer adm_...`` of a live one (a player's token, none, an expired or a
-revoked one: 401 ``not-admin``). Login attempts are rate-limited per account and per
-client address in Redis, on every node together (429 ``too-many-logins``). Every action
-is written to the audit (server/admin/audit.py).
+revoked one: 401 ``not-admin``). A login is JSON (415 ``not-json``), its attempts are
+rate-limited per client address and per (name, address) in Redis, on every node together
+(429 ``too-many-logins``), and its password checks are bounded per node (503 ``busy``):
+server/admin/logins.py. Every action is written to the audit (server/admin/audit.py).
 """
 
 from __future__ import annotations
@@ -21,16 +22,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from server.admin import accounts, audit, clocks, console, sessions
+from server.admin import audit, clocks, console, logins, sessions
 from server.archive.db import Database
 from server.identity.text import BadText, clean_text
 from server.protocol.bodies import CLOSE_CONNECTION, read_body
 from server.protocol.errors import BODY_TOO_LARGE, ProtocolError
 from server.realtime.session import Services
 from server.table.entry import Published, pack
-from server.table.room import Room, RoomError
+from server.table.room import INSPECTED_KEPT, Room, RoomError
 
-WINDOW_SECONDS = 900.0  # login attempts refill over this long
 MAX_BODY = 4096
 MAX_ANNOUNCEMENT = 500  # characters
 DEFAULT_ANNOUNCE_MINUTES = 60  # how long an announcement stands unless told
@@ -79,24 +79,19 @@ def _address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
-async def _allowed(request: Request, name: str) -> bool:
-    """One login attempt taken from the account's and the address's buckets."""
-    settings = _services(request).settings
-    store = _services(request).rooms.store
-    now_ms = int(time.time() * 1000)
-    for kind, who, burst in (
-        ("address", _address(request), settings.admin_logins_per_address),
-        ("name", name, settings.admin_logins_per_name),
-    ):
-        if burst <= 0:
-            continue
-        key = store.keys.admin_logins(kind, who)
-        if not await store.take_token(key, now_ms, burst / WINDOW_SECONDS, burst):
-            return False
-    return True
+def _checks(request: Request) -> logins.Checks:
+    """This node's password checks (made at its first login)."""
+    state = request.app.state
+    checks: logins.Checks | None = getattr(state, "admin_login_checks", None)
+    if checks is None:
+        checks = logins.Checks(_services(request).settings.admin_login_checks)
+        state.admin_login_checks = checks
+    return checks
 
 
 async def login(request: Request) -> Response:
+    if not logins.is_json(request.headers.get("content-type")):
+        return _error(415, "not-json", "a login is JSON: Content-Type: application/json")
     body = await _read(request)
     if isinstance(body, JSONResponse):
         return body
@@ -105,10 +100,17 @@ async def login(request: Request) -> Response:
     except msgspec.DecodeError as exc:
         return _error(400, "bad-request", f"expected {{name, password}}: {exc}")
     name = form.name.strip().lower()[:64]
-    if not await _allowed(request, name):
+    services = _services(request)
+    if not await logins.allowed(services.rooms.store, services.settings, name, _address(request)):
         return _error(429, "too-many-logins", "too many login attempts: wait and try again")
     db = _db(request)
-    if not await accounts.check(db, name, form.password):
+    try:
+        ok = await _checks(request).check(db, name, form.password)
+    except logins.Busy:
+        refused = _error(503, "busy", "too many logins are being checked: try again shortly")
+        refused.headers["Retry-After"] = "1"
+        return refused
+    if not ok:
         return _error(401, "bad-login", "wrong admin name or password, or a disabled account")
     settings = _services(request).settings
     token = await sessions.open_session(db, name, settings.admin_session_seconds, _address(request))
@@ -324,7 +326,8 @@ async def reveal(request: Request, session: sessions.Session) -> Response:
     """Every seat's view of the game under way (what each player sees, hands included),
     for an admin who says why. The audit row is committed BEFORE anything is read for the
     answer; the room's players are then told that an admin looked (``inspected``), with
-    nothing of who, why or what."""
+    nothing of who, why or what, and the room keeps it for the rest of the game (its
+    summary's ``inspected``: how often, when) and for the game's record."""
     reason = await _reason(request)
     if isinstance(reason, JSONResponse):
         return reason
@@ -345,9 +348,11 @@ async def reveal(request: Request, session: sessions.Session) -> Response:
     game = room.game
     state = game.decode(room.state)
     views = [game.view(state, seat) for seat in range(room.players)]
-    notice = {"at": datetime.now(UTC).isoformat(timespec="seconds")}
-    payload = pack(Published(k="inspected", room=room_id, data=notice))
-    await rooms.store.publish(rooms.store.keys.channel(room_id), payload)
+    at = datetime.now(UTC).isoformat(timespec="seconds")
+    payload = pack(Published(k="inspected", room=room_id, data={"at": at}))
+    # Kept with the room (snapshots and resumes carry it; the game's record too), so a
+    # player away now learns of it on their return.
+    await rooms.store.note_inspected(room_id, room.game_no, at, INSPECTED_KEPT, payload)
     return Response(
         msgspec.json.encode({"room": room_id, "version": room.version, "views": views}),
         media_type="application/json",

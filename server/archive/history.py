@@ -79,6 +79,8 @@ def _game_json(game: Game) -> dict[str, JSON]:
         "outcome": game.outcome,
         "versions": game.last_version,
         "rated": game.rated_at is not None,
+        # Admins looked at its hidden state while it was played: {count, at} or None.
+        "inspected": game.inspected,
     }
 
 

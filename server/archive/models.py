@@ -87,6 +87,9 @@ class Game(Base):
     status: Mapped[str] = mapped_column(String(16))
     # How it ended: {"scores": [...], "ranks": [...]} for a finished game, else NULL.
     outcome: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    # Admins looked at its hidden state while it was played: {"count", "at": [ISO, ...]}
+    # (how often, the last times; never who, why or what); NULL: never.
+    inspected: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     # The highest event version stored (the log is 1..last_version).
     last_version: Mapped[int] = mapped_column(Integer, server_default="0")
     # When ratings were updated from this game (NULL: not a rated game, or not yet).

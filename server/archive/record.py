@@ -100,6 +100,11 @@ def check_record(record: ArchiveRecord) -> None:
         if undoes is not None and (event.moves or undoes >= event.version):
             raise bad(f"version {event.version}: a take-back has no moves, undoes an earlier one")
         event.at = _utc(event.at)
+    if record.inspected is not None:
+        looks = record.inspected
+        if looks.count < max(1, len(looks.at)) or len(looks.at) > 100:
+            raise bad("inspected counts its looks (at least the times it keeps, at most 100)")
+        looks.at = [_utc(t) for t in looks.at]
     record.created_at = _utc(record.created_at)
     if record.started_at is not None:
         record.started_at = _utc(record.started_at)

@@ -168,6 +168,11 @@ def _game_values(record: ArchiveRecord, now: datetime) -> dict[str, Any]:
             if record.outcome is not None
             else None
         ),
+        "inspected": (
+            {"count": record.inspected.count, "at": [t.isoformat() for t in record.inspected.at]}
+            if record.inspected is not None
+            else None
+        ),
         "archived_at": now,
     }
 

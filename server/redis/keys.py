@@ -123,8 +123,9 @@ class Keys:
         return f"{self.prefix}user:{{{user_id}}}:gen"
 
     def admin_logins(self, kind: str, who: str) -> str:
-        """Hash: the token bucket of admin login attempts of one account (``kind`` "name")
-        or one client address ("address"), shared by every node (server/admin/routes.py)."""
+        """Hash: the token bucket of admin login attempts of one (name, client address)
+        (``kind`` "pair", ``who`` a digest of both) or one client address ("address"),
+        shared by every node (server/admin/logins.py)."""
         return f"{self.prefix}admin:logins:{kind}:{{{who}}}"
 
     @property

@@ -8,11 +8,14 @@ while (``node_info``, indexed by ``nodes_seen``), for the console.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.redis.clock import DONE
+from server.redis.lua import Lua
 from server.redis.part import StorePart, decoded, flat, text_pairs
+
+DRAIN_NODE = Lua.load("drain_node")
 
 
 class NodeStore(StorePart):
@@ -91,6 +94,15 @@ class NodeStore(StorePart):
     async def mark_draining(self, instance: str, info: str) -> None:
         """``instance`` drains (or is asked to): ``info`` is its JSON ``{by, reason, at}``."""
         await self.wire.call("HSET", self.keys.draining, instance, info)
+
+    async def drain_node(
+        self, instance: str, info: str, live: Sequence[str], *, force: bool = False
+    ) -> int:
+        """An admin's drain of ``instance`` (``info``: its JSON), in one script: 1 if marked;
+        0 if it drains already; -1 (nothing marked) if none of the other ``live`` instances
+        would be left serving -- unless ``force``."""
+        args = [instance, info, "1" if force else "0", *live]
+        return int(await self._run(DRAIN_NODE, [self.keys.draining], args))
 
     async def lift_draining(self, instance: str) -> None:
         """An admin's drain of ``instance`` is lifted: the node sees its field gone within a

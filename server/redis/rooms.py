@@ -24,6 +24,7 @@ EXTEND_DEADLINE = Lua.load("extend_deadline")
 PAUSE = Lua.load("pause")
 UNPAUSE = Lua.load("unpause")
 ROOM_FIELD = Lua.load("room_field")
+INSPECTED = Lua.load("inspected")
 
 
 class RoomStore(StorePart):
@@ -170,6 +171,17 @@ class RoomStore(StorePart):
         k = self.keys
         args: list[bytes | str] = [field, value or "", k.channel(room_id), payload]
         return bool(await self._run(ROOM_FIELD, [k.room(room_id)], args))
+
+    async def note_inspected(
+        self, room_id: str, game_no: int, at: str, keep: int, payload: bytes
+    ) -> int:
+        """An admin looked at the hidden state of the room's game ``game_no`` at ``at``: kept
+        in the room (its ``inspected`` field: how many times, the last ``keep`` times) and
+        ``payload`` published, in one script. How many looks at this game; 0 (nothing kept,
+        nothing said) if the room is gone or plays another game since."""
+        k = self.keys
+        args: list[bytes | str | int] = [str(game_no), at, keep, k.channel(room_id), payload]
+        return int(await self._run(INSPECTED, [k.room(room_id)], args))
 
     async def extend_deadline(
         self, room_id: str, version: int, stage: str, old_ms: int, new_ms: int, payload: bytes

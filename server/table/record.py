@@ -12,6 +12,7 @@ field ``record`` (docs/ARCHITECTURE.md, "The archive record"):
      "status": "finished" | "abandoned" | "playing",
      "outcome": {"scores": [...], "ranks": [...]} | null, "abandoned_by": <seat> | null,
      "deal": {"commitment", "server_seed", "contributions"} | null, "events_from": 1,
+     "inspected": {"count": 2, "at": [ISO, ...]} | null,
      "events": [{"version": 1, "moves": {}, "defaults": [], "proxies": [], "at": ISO,
                  "digest": hex, "moves_public": true (only when they are),
                  "takeback": <version undone> (only on a take-back)}, ...]}
@@ -25,6 +26,8 @@ default of ``absent: "default"``); ``defaults`` the seats given the engine's def
 A ``playing`` record (a long game archived progressively) has no seed yet and may arrive
 several times; it carries only the events since the checkpoint before it, from
 ``events_from`` on (absent: 1, every event -- a final record always has every event).
+``inspected`` says that admins looked at the game's hidden state while it was played (how
+many times, and the last times: never who, why or what), as the room kept it.
 
 Times are ISO 8601 UTC text as the room has them when the room server writes a record
 (``GameRecord[str]``: the record's ``ended_at`` is the room's, character for character),
@@ -89,6 +92,13 @@ class GameEvent(msgspec.Struct, Generic[Time], kw_only=True):
         return self.takeback if isinstance(self.takeback, int) else None
 
 
+class Inspections(msgspec.Struct, Generic[Time], kw_only=True):
+    """Admins' looks at a game's hidden state: how many, and when (the last ones kept)."""
+
+    count: int
+    at: list[Time] = []
+
+
 class OutcomeRecord(msgspec.Struct, kw_only=True):
     scores: list[int]
     ranks: list[int]
@@ -120,6 +130,9 @@ class GameRecord(msgspec.Struct, Generic[Time], kw_only=True):
     # before it (server/table/game_end.py); 1 -- every event -- in a final record.
     events_from: int = 1
     events: list[GameEvent[Time]] = []
+    # Admins looked at the hidden state of the game under way (None: never, or a record
+    # from before).
+    inspected: Inspections[Time] | None = None
 
     @property
     def final(self) -> bool:
@@ -197,6 +210,11 @@ def build_record(
         ),
         events_from=events_from,
         events=[_event(fields) for fields in log if fields.get("kind") != b"abandon"],
+        inspected=(
+            Inspections(count=room.inspected["count"], at=room.inspected["at"])
+            if room.inspected
+            else None
+        ),
     )
 
 

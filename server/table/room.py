@@ -106,6 +106,9 @@ class Room:
     banned: dict[str, str] = field(default_factory=dict)
     muted: dict[str, str] = field(default_factory=dict)
     announcement: str | None = None
+    # Admins looked at this game's hidden state (server/admin/routes.py, ``reveal``):
+    # ``{count, at: [ISO times, the last INSPECTED_KEPT]}``, or None.
+    inspected: dict[str, Any] | None = None
 
     @property
     def game(self) -> AnyGame:
@@ -154,6 +157,9 @@ class Room:
             "server_seed": self.server_seed if self.status in (FINISHED, ABANDONED) else None,
             "contributions": self.contributions,
             "reason": self.ended_reason,
+            # That an admin looked at this game's hidden state, how often and when: never
+            # who, why or what (kept with the room, so a player who was away learns of it).
+            "inspected": self.inspected,
             "seats": [
                 {
                     "seat": i,
@@ -220,7 +226,27 @@ def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = No
         banned=_by_user(raw, BAN_FIELD) if moderated else {},
         muted=_by_user(raw, MUTE_FIELD) if moderated else {},
         announcement=text("announce") or None,
+        inspected=_inspected(raw.get("inspected"), int(raw.get("game_no") or b"0")),
     )
+
+
+INSPECTED_KEPT = 20  # the times of an admin's looks at one game a room keeps (the last ones)
+
+
+def _inspected(raw: bytes | None, game_no: int) -> dict[str, Any] | None:
+    """The room's ``inspected`` field as players are shown it: ``{count, at}`` of the room's
+    current game (None: no look, or looks at a game before it)."""
+    if not raw:
+        return None
+    try:
+        kept = _json(raw)
+    except msgspec.DecodeError:
+        return None
+    if not isinstance(kept, dict) or kept.get("game") != game_no:
+        return None
+    at = kept.get("at")
+    times = [str(t) for t in at] if isinstance(at, list) else []
+    return {"count": int(kept.get("count") or len(times)), "at": times}
 
 
 BAN_FIELD, MUTE_FIELD = "ban:", "mute:"  # room hash fields of moderation, by user id
@@ -235,7 +261,7 @@ _PLAIN_FIELDS = frozenset(
         "ended_at", "state", "seed", "seed_digest", "server_seed", "seed_commitment",
         "contributions", "absent", "deadline", "paused_at", "paused_by", "game_no",
         "archived", "checkpoint", "ended_reason", "abandoned_by", "host_name", "active_at",
-        "announce", "resolved_by",
+        "announce", "resolved_by", "inspected",
     }
 )  # fmt: skip
 

@@ -1,6 +1,7 @@
-"""The console's nodes tab: an admin drains the site's node (with a reason), sees it listed
-as draining, then lifts the drain ("Serve again"); the node welcomes players again. Both
-steps are in the audit. (A site of its own: this module drains it.)"""
+"""The console's nodes tab: an admin drains the site's node (with a reason) -- the last one
+serving, so only once they confirm it --, sees it listed as draining, then lifts the drain
+("Serve again"); the node welcomes players again. Both steps are in the audit. (A site of
+its own: this module drains it.)"""
 
 from __future__ import annotations
 
@@ -56,6 +57,19 @@ def test_an_admin_drains_the_node_and_lifts_the_drain(
         drain.click()  # no reason yet: refused in the page, nothing sent
         page.get_by_text("Say why, in a few words (at most 500 characters).").wait_for()
         page.get_by_label("Reason (kept in the audit log)").fill(f"kernel update ({name})")
+        # The site's only node is the last one serving: the server refuses, the page asks.
+        asked: list[str] = []
+
+        def answer(dialog: Any, accept: bool) -> None:
+            asked.append(dialog.message)
+            dialog.accept() if accept else dialog.dismiss()
+
+        page.once("dialog", lambda d: answer(d, False))
+        drain.click()
+        page.get_by_text("the last one serving").wait_for()  # not confirmed: not drained
+        assert len(asked) == 1 and "Drain it anyway?" in asked[0]
+        _ready_says(site, 200)
+        page.once("dialog", lambda d: answer(d, True))
         drain.click()
         row.get_by_text(f"draining ({name}: kernel update ({name}))").wait_for()
         _ready_says(site, 503)

@@ -6,7 +6,7 @@
 import { api } from "./api.js";
 import { h, replaceChildren } from "./dom.js";
 import { gameModule } from "./games/registry.js";
-import { errorText, t } from "./i18n.js";
+import { errorText, formatDate, t } from "./i18n.js";
 import { fromHex, sha256, toHex } from "./sha256.js";
 
 export class ReplayPage {
@@ -122,6 +122,16 @@ export class ReplayPage {
     return this.game.describeStep(frame, name);
   }
 
+  /** That operators looked at the game's hidden cards while it was played (the record's
+   * ``inspected``: how often, the last time), or null. */
+  inspectedNote() {
+    const looked = this.record && this.record.inspected;
+    if (!looked || !(looked.count > 0)) return null;
+    const last = Array.isArray(looked.at) && looked.at.length ? looked.at[looked.at.length - 1] : null;
+    return h("p", { class: "note inspected-notice", dataset: { inspected: String(looked.count) } },
+      t("room.inspected_kept", { count: looked.count, at: last ? formatDate(last) : "" }));
+  }
+
   render() {
     const frames = this.data.frames || [];
     if (!frames.length) {
@@ -157,6 +167,7 @@ export class ReplayPage {
         ? h("p", { class: "note", dataset: { status: "abandoned" } },
           t("replay.abandoned"))
         : null,
+      this.inspectedNote(),
       h("p", { class: "note", "aria-live": "polite" }, this.describeStep(frame) || "—"),
       h("section", { class: "table-area", "aria-label": t("common.the_table"), dataset: { phase: v.phase } },
         this.game.replayTable(ctx)),

@@ -141,6 +141,63 @@ async def test_an_admin_drains_a_node_from_another_node(
     assert entry["details"] == {"instance": instance} and entry["reason"] == "kernel update"
 
 
+async def test_the_last_serving_node_is_drained_only_when_forced(
+    start: Any, admin_url: str, admin_name: str, admin_db: Any
+) -> None:
+    """Draining the last live node that is not draining would leave players nowhere to
+    reconnect: refused (409 ``last-serving-node``, nothing marked, nothing audited) unless
+    the request says ``force: true`` -- then done, and audited as forced. The check holds
+    for a node asked to drain itself and for two drains of the only two nodes."""
+    from server.admin import audit
+
+    a = await start("a", database_url=admin_url, **FAST)
+    await start("b", database_url=admin_url, **FAST)
+    token = await admin_token(a, admin_name)
+    nodes = await _until(a, token, lambda n: n.get("b", {}).get("alive"))
+    ia, ib = nodes["a"]["instance"], nodes["b"]["instance"]
+    store = a.server.config.app.state.services.rooms.store  # type: ignore[attr-defined]
+    async with httpx.AsyncClient(base_url=a.url) as http:
+
+        async def drain(instance: str, **extra: Any) -> httpx.Response:
+            body = {"reason": "maintenance", **extra}
+            path = f"/admin/api/nodes/{instance}/drain"
+            return await http.post(path, json=body, headers=bearer(token))
+
+        r = await drain(ib)
+        assert r.status_code == 200, r.text
+        # Node a is now the only one serving: draining it is refused, whoever asks.
+        r = await drain(ia)
+        assert r.status_code == 409 and r.json()["error"]["code"] == "last-serving-node"
+        assert await store.draining_of(ia) is None
+        assert len(await audit.search(admin_db, admin=admin_name, action="drain")) == 1
+        r = await drain(ia, force="yes")
+        assert r.status_code == 400  # force is a boolean
+        r = await drain(ia, force=True)
+        assert r.status_code == 200, r.text
+        assert r.json()["draining"]["force"] is True
+    entries = await audit.search(admin_db, admin=admin_name, action="drain")
+    assert sorted(e["details"].get("force", False) for e in entries) == [False, True]
+    forced = next(e for e in entries if e["details"].get("force"))
+    assert forced["details"] == {"instance": ia, "force": True}
+
+
+async def test_two_drains_at_once_leave_one_node_serving(
+    start: Any, admin_url: str, admin_name: str
+) -> None:
+    """Two admins drain the only two nodes at the same moment: the script that marks a drain
+    counts the others serving under one lock (Redis), so one of the two is refused."""
+    a = await start("a", database_url=admin_url, **FAST)
+    b = await start("b", database_url=admin_url, **FAST)
+    token = await admin_token(a, admin_name)
+    nodes = await _until(a, token, lambda n: n.get("b", {}).get("alive"))
+    store = a.server.config.app.state.services.rooms.store  # type: ignore[attr-defined]
+    live = [nodes["a"]["instance"], nodes["b"]["instance"]]
+    marks = await asyncio.gather(*(store.drain_node(i, "{}", live) for i in live))
+    assert sorted(marks) == [-1, 1]
+    assert len(await store.draining_nodes()) == 1
+    assert b.settings.node_id == "b"  # both nodes alive throughout
+
+
 async def _ready_says(node: Node, status: int) -> None:
     """Poll the node's ``/readyz`` (it looks for a drain request every heartbeat) until it
     answers ``status``."""

@@ -27,7 +27,8 @@ export const nodesTab = {
     const reason = h("input", { name: "drain-reason", maxlength: 500, autocomplete: "off", dataset: { key: "drain-reason" } });
     const drainSaid = h("p", { class: "admin-said", role: "status" });
     // Drain a node, or lift an admin's drain (`lift`): either way with a reason (audited).
-    const drain = async (instance, lift = false) => {
+    // The last node serving is drained only when the admin confirms it (`force`).
+    const drain = async (instance, lift = false, force = false) => {
       const why = reason.value.trim();
       if (!why) {
         drainSaid.textContent = t("error.reason-required");
@@ -35,11 +36,17 @@ export const nodesTab = {
         return;
       }
       try {
-        await call("POST", `/nodes/${encodeURIComponent(instance)}/${lift ? "undrain" : "drain"}`, { reason: why });
+        const body = force ? { reason: why, force: true } : { reason: why };
+        await call("POST", `/nodes/${encodeURIComponent(instance)}/${lift ? "undrain" : "drain"}`, body);
         drainSaid.textContent = t(lift ? "admin.node.undrain_asked" : "admin.node.drain_asked", { node: instance });
         reason.value = "";
         load();
       } catch (err) {
+        if (!lift && !force && err.code === "last-serving-node"
+          && window.confirm(t("admin.node.drain_last_confirm", { node: instance }))) {
+          await drain(instance, false, true);
+          return;
+        }
         this.failed(err, drainSaid);
       }
     };

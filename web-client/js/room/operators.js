@@ -3,7 +3,7 @@
 // Methods of RoomPage (page.js mixes them in).
 
 import { announce, h } from "../dom.js";
-import { t } from "../i18n.js";
+import { formatDate, t } from "../i18n.js";
 
 export const operators = {
   /** The operators' standing announcement a snapshot or resume carries (or null): shown
@@ -33,6 +33,26 @@ export const operators = {
       shown.map((a) => h("p", {}, h("strong", {}, t("room.announce_from")), " ", a.text)),
       h("button", { type: "button", class: "small", onclick: () => { this.announcements = []; this.render(); } },
         t("room.announce_dismiss")));
+  },
+
+  /** An operator looked at this game's hidden cards: said above the table (and counted in
+   * the room's summary, so a player who was away when it happened is told on return). */
+  onInspected(msg) {
+    if (this.room) {
+      const kept = this.room.inspected || { count: 0, at: [] };
+      this.room.inspected = { count: kept.count + 1, at: [...kept.at, msg.at].filter(Boolean) };
+    }
+    this.onAnnounce({ text: t("room.inspected"), at: msg.at });
+  },
+
+  /** The lasting line that an operator looked at this game's hidden cards (how often, the
+   * last time), from the room's summary; null when nobody did. */
+  inspectedNotice() {
+    const looked = this.room && this.room.inspected;
+    if (!looked || !(looked.count > 0)) return null;
+    const last = Array.isArray(looked.at) && looked.at.length ? looked.at[looked.at.length - 1] : null;
+    return h("p", { class: "note inspected-notice", role: "status", dataset: { inspected: String(looked.count) } },
+      t("room.inspected_kept", { count: looked.count, at: last ? formatDate(last) : "" }));
   },
 
   /** An operator pushed the current deadline: the clock shows the new time. */

@@ -208,7 +208,7 @@ export class RoomPage {
       chat_hidden: () => this.onChatHidden(msg),
       replaced: () => this.onReplaced(msg),
       kicked: () => this.onKicked(msg),
-      inspected: () => this.onAnnounce({ text: t("room.inspected"), at: msg.at }),
+      inspected: () => this.onInspected(msg),
       deadline: () => this.onDeadline(msg),
       paused: () => { this.paused = true; this.onAnnounce({ text: t("room.paused") }); },
       unpaused: () => { this.paused = false; this.onDeadline(msg, "room.unpaused"); },
@@ -287,6 +287,8 @@ export class RoomPage {
     const parts = [this.header()];
     const banner = this.announcementBanner();
     if (banner) parts.push(banner);
+    const looked = this.inspectedNotice();
+    if (looked) parts.push(looked);
     if (this.error) {
       parts.push(h("p", { class: this.error.kind === "note" ? "note" : "error-box", role: "alert" }, this.error.text));
     }
