@@ -74,13 +74,13 @@ async def test_a_dropped_contribution_is_reported(
             break
         await asyncio.sleep(0.05)
     record = decode_record(records[0][1][b"record"])
-    assert record.deal is not None
-    server_seed = bytes.fromhex(record.deal["server_seed"])
-    # The server's bytes for seat 1 are the committed ones, so the derivation holds...
-    assert record.deal["contributions"][1]["entropy"] == seeding.server_bytes(server_seed, 1).hex()
     report = verify_log(log_of(record))
     assert report.ok, report.message
-    # ...and the report names the player's seat that has them, not the bot's.
+    # The report names the player's seat that has the server's bytes, not the bot's...
     assert "seat 1 (a player's seat)" in report.message, report.message
     assert "the server dropped them" in report.message
     assert "seat 2 (a player's seat)" not in report.message
+    # ...which are the ones the commitment fixed for seat 1, so the derivation holds.
+    assert record.deal is not None
+    server_seed = bytes.fromhex(record.deal["server_seed"])
+    assert record.deal["contributions"][1]["entropy"] == seeding.server_bytes(server_seed, 1).hex()
