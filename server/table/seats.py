@@ -339,9 +339,7 @@ class Seats:
             # by the commitment, not drawn now that the players' bytes are known.
             sent = [s.entropy if s.bot is None else None for s in room.seats]
             contributions = seeding.contributions(server_seed, sent)
-            seed = seeding.derive(
-                server_seed, [bytes.fromhex(c["entropy"]) for c in contributions]
-            )
+            seed = seeding.derive(server_seed, [bytes.fromhex(c["entropy"]) for c in contributions])
             state = game.start(game.options(room.options), room.players, seed)
             room.seed = seed.hex()
             room.seed_digest = hashlib.sha256(seed).hexdigest()

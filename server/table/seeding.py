@@ -59,9 +59,7 @@ def server_bytes(server_seed: bytes, seat: int) -> bytes:
     return hmac.new(server_seed, message, hashlib.sha256).digest()
 
 
-def derive(
-    server_seed: bytes, contributions: Sequence[bytes], *, label: bytes = LABEL
-) -> bytes:
+def derive(server_seed: bytes, contributions: Sequence[bytes], *, label: bytes = LABEL) -> bytes:
     """The game seed from the server seed and every seat's contribution, in seat order."""
     if len(server_seed) != SIZE or any(len(c) != SIZE for c in contributions):
         raise BadDeal(f"the server seed and every contribution have {SIZE} bytes")
