@@ -103,8 +103,9 @@ def check(deal: Mapping[str, Any] | None, seed_hex: str | None, players: int) ->
     was not chosen by the server alone."""
     if deal is None:
         return DealCheck(
-            "the record has no deal data (commitment, server seed, contributions): nothing "
-            "shows the seed was not chosen by the server alone"
+            "the record has no deal data (commitment, server seed, contributions; records "
+            "archived before it was kept have none): nothing shows the seed was not chosen by "
+            "the server alone"
         )
     committed = deal.get("commitment")
     if not isinstance(committed, str) or not _HEX64.fullmatch(committed):
