@@ -230,6 +230,7 @@ async def game_log(session: AsyncSession, game_id: str) -> GameLog:
     events = await session.scalars(
         select(Event).where(Event.game_id == game_id).order_by(Event.version)
     )
+    seats = (await _seats(session, [game_id]))[game_id]
     return GameLog(
         game_id=game.id,
         engine=game.engine,
@@ -240,6 +241,7 @@ async def game_log(session: AsyncSession, game_id: str) -> GameLog:
         status=game.status,
         outcome=game.outcome,
         deal=game.deal,
+        seats=[{"seat": s.seat, "user": s.user_id, "bot": s.bot} for s in seats],
         steps=[
             LoggedStep(e.version, e.moves, e.defaults, e.at, e.digest, e.proxies, e.takeback)
             for e in events

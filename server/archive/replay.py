@@ -52,8 +52,11 @@ class GameLog:
     status: str
     outcome: Mapping[str, Any] | None
     steps: Sequence[LoggedStep]
-    # How the seed was made (server/table/seeding.py); None for games from before it was kept.
+    # How the seed was made (server/table/seeding.py); None for games from before it was kept
+    # (they fail: nothing shows the seed was not the server's alone).
     deal: Mapping[str, Any] | None = None
+    # Who sat where at the end: [{seat, user, bot}] (empty: not known).
+    seats: Sequence[Mapping[str, Any]] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,8 +121,9 @@ def replay_log(log: GameLog, *, views: bool = True) -> Replay:
             "the revealed seed does not match the digest published at the start: "
             f"sha256(seed) is {state_digest(seed)}, the published digest {log.seed_digest}"
         )
-    if log.deal is not None and (problem := seeding.check(dict(log.deal), log.seed)):
-        return fail(problem)
+    making = seeding.check(log.deal, log.seed, log.players)
+    if making.problem is not None:
+        return fail(making.problem)
     if not log.steps:
         return fail("the log is empty")
 
@@ -223,17 +227,40 @@ def replay_log(log: GameLog, *, views: bool = True) -> Replay:
                 previous_round,
             )
     deals = "" if previous_round is None else f", {previous_round} deal(s)"
-    if log.deal is not None:
-        deals += (
-            "; the seed is derived from the server's committed seed and every seat's contribution"
-        )
     out.report = VerifyReport(
         log.game_id,
         True,
-        f"verified: {checked} versions{deals} recomputed from the seed and the moves match the log",
+        f"verified: {checked} versions{deals} recomputed from the seed and the moves match the "
+        f"log; {_seed_note(log, making)}",
         checked=checked,
     )
     return out
+
+
+def _seed_note(log: GameLog, deal: seeding.DealCheck) -> str:
+    """How the seed was made, and whose bytes the server supplied: a seat that was a
+    player's and has the server's bytes is named, since only its player can tell whether
+    they sent none or the server dropped theirs."""
+    if deal.legacy:
+        return (
+            "the seed is derived the way of records from before the server's bytes were fixed "
+            "by its commitment (tortuga-seed/1); every seat's bytes are its player's"
+        )
+    note = "the seed is derived from the server's committed seed and every seat's contribution"
+    if not deal.by_server:
+        return note + "; every seat's bytes are its player's"
+    bots = {s.get("seat") for s in log.seats if s.get("bot") is not None}
+    named = [
+        f"seat {seat}" + ("" if seat in bots or not log.seats else " (a player's seat)")
+        for seat in deal.by_server
+    ]
+    note += f"; the server's bytes, fixed by its commitment, for {', '.join(named)}"
+    if any(seat not in bots for seat in deal.by_server) and log.seats:
+        note += (
+            " -- a player's seat with the server's bytes: its player sent none, or the server "
+            "dropped them (that player's page says which)"
+        )
+    return note
 
 
 def who_did_what(game: Any, before: Any, step: LoggedStep) -> str | None:
@@ -282,6 +309,7 @@ def log_of(record: ArchiveRecord) -> GameLog:
         status=record.status,
         outcome={"scores": outcome.scores, "ranks": outcome.ranks} if outcome else None,
         deal=record.deal,
+        seats=[{"seat": s.seat, "user": s.user, "bot": s.bot} for s in record.seats],
         steps=[
             LoggedStep(e.version, e.moves, e.defaults, e.at, e.digest, e.proxies, e.undoes)
             for e in record.events

@@ -31,6 +31,7 @@ GAME_NOT_STARTED = "game-not-started"
 GAME_OVER = "game-over"
 SEATS_EMPTY = "seats-empty"
 NOT_READY = "not-ready"
+NO_COMMITMENT = "no-commitment"  # a start in a room that published no seed commitment
 NOT_A_BOT = "not-a-bot"
 BAD_BOT_LEVEL = "bad-bot-level"
 CANNOT_KICK_SELF = "cannot-kick-self"

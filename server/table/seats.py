@@ -340,15 +340,12 @@ class Seats:
                 seats = [msgspec.to_builtins(s) for s in room.seats]
                 held = await self.quotas.take_bot_game(user_id, room_id, seats) or held
             game = room.game
-            if room.server_seed is None:  # a room set up before seeds were committed
-                fresh = _server_seed()
-                room.server_seed = fresh["server_seed"]
-                room.seed_commitment = fresh["seed_commitment"]
-            contributions = _contributions(room.seats)
-            seed = seeding.derive(
-                bytes.fromhex(room.server_seed),
-                [bytes.fromhex(c["entropy"]) for c in contributions],
-            )
+            server_seed = _committed_seed(room)
+            # Bots, and players who sent none, get the server's bytes for their seat: fixed
+            # by the commitment, not drawn now that the players' bytes are known.
+            sent = [s.entropy if s.bot is None else None for s in room.seats]
+            contributions = seeding.contributions(server_seed, sent)
+            seed = seeding.derive(server_seed, [bytes.fromhex(c["entropy"]) for c in contributions])
             state = game.start(game.options(room.options), room.players, seed)
             room.seed = seed.hex()
             room.seed_digest = hashlib.sha256(seed).hexdigest()
@@ -383,14 +380,16 @@ def _server_seed() -> dict[str, str]:
     return {"server_seed": server_seed.hex(), "seed_commitment": seeding.commitment(server_seed)}
 
 
-def _contributions(seats: list[SeatInfo]) -> list[dict[str, Any]]:
-    """Every seat's contribution to the deal seed, in seat order: the one its player sent,
-    else bytes the server draws (marked ``server``)."""
-    out: list[dict[str, Any]] = []
-    for i, seat in enumerate(seats):
-        if seat.bot is None and seat.entropy is not None:
-            out.append({"seat": i, "entropy": seat.entropy, "by": seeding.PLAYER})
-        else:
-            drawn = secrets.token_bytes(seeding.SIZE).hex()
-            out.append({"seat": i, "entropy": drawn, "by": seeding.SERVER})
-    return out
+def _committed_seed(room: Room) -> bytes:
+    """The room's server seed, which must match the commitment it published when it was set
+    up: a room without one cannot start (no commitment, no game)."""
+    if room.server_seed is None or room.seed_commitment is None:
+        raise RoomError(
+            p.NO_COMMITMENT,
+            "this room published no seed commitment before the players contributed: "
+            "set up a new room",
+        )
+    server_seed = bytes.fromhex(room.server_seed)
+    if seeding.commitment(server_seed) != room.seed_commitment:
+        raise RoomError(p.NO_COMMITMENT, "this room's server seed does not match its commitment")
+    return server_seed

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from web_harness import SOCKET_URL
+from web_harness import SOCKET_URL, scripted_deal
 
 pytestmark = pytest.mark.browser
 
@@ -313,10 +313,15 @@ def test_a_game_abandoned_for_idleness_during_the_bids(mia: Any) -> None:
 
     page, start = mia
     game = get("skull-king")
-    seed = bytes(range(32))
+    seed, deal, server_seed = scripted_deal(3)
     state = game.start(game.options({"rounds": 2}), 3, seed)
     bidding = game.view(state, 0)  # the real deal of round 1 from this seed
-    summary = {**_summary(), "version": 1, "seed_digest": hashlib.sha256(seed).hexdigest()}
+    summary = {
+        **_summary(),
+        "version": 1,
+        "seed_digest": hashlib.sha256(seed).hexdigest(),
+        **deal,
+    }
     phase = "bid@1"
     script = Script(
         [
@@ -389,6 +394,7 @@ def test_a_game_abandoned_for_idleness_during_the_bids(mia: Any) -> None:
                 "reason": "idle",
                 "game_id": f"{CODE}-1",
                 "seed": seed.hex(),
+                "server_seed": server_seed,
             },
             "deadline": None,
         }

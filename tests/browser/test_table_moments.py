@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from test_table_mocked import CODE, USER, Script, _summary, _view
-from web_harness import SOCKET_URL
+from web_harness import SOCKET_URL, scripted_deal
 
 pytestmark = pytest.mark.browser
 
@@ -340,7 +340,7 @@ def test_a_spectators_badge_counts_one_round_in_the_singular(
     from engines.registry import GAMES
 
     game = GAMES["skull-king"]
-    seed = bytes(range(32))
+    seed, deal, server_seed = scripted_deal(3)
     state = game.start(game.options({"rounds": 1}), 3, seed)
     first = game.view(state, None)
     while not game.prompt(state).over:
@@ -351,6 +351,7 @@ def test_a_spectators_badge_counts_one_round_in_the_singular(
     room = _summary()
     room["options"] = {"rounds": 1}
     room["seed_digest"] = _hashlib.sha256(seed).hexdigest()
+    room.update(deal)
     for s in room["seats"]:
         s["user"] = f"g_other{s['seat']}"
     context = chromium.new_context()
@@ -378,6 +379,7 @@ def test_a_spectators_badge_counts_one_round_in_the_singular(
             "at": "",
             "status": "finished",
             "seed": seed.hex(),
+            "server_seed": server_seed,
         },
         "deadline": None,
     }

@@ -36,3 +36,16 @@ def site_settings(redis_url: str, database_url: str, port: int, **changes: Any) 
         "resume_burst": 0,  # tests reload and reconnect far faster than people
     }
     return Settings(**{**values, **changes})
+
+
+def scripted_deal(players: int) -> tuple[bytes, dict[str, Any], str]:
+    """A deal as a room server makes it, for a scripted server (server/table/seeding.py):
+    the seed, the room summary's fields (the commitment, every seat's bytes -- the server's,
+    as for seats that sent none) and the server seed the end reveals."""
+    from server.table import seeding
+
+    server_seed = bytes(range(32))
+    contributions = seeding.contributions(server_seed, [None] * players)
+    seed = seeding.derive(server_seed, [bytes.fromhex(c["entropy"]) for c in contributions])
+    fields = {"seed_commitment": seeding.commitment(server_seed), "contributions": contributions}
+    return seed, fields, server_seed.hex()

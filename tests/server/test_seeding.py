@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
 import json
 import secrets
 from pathlib import Path
@@ -22,15 +23,24 @@ VECTORS = json.loads(Path(__file__).with_name("seed_vectors.json").read_text())
 
 
 def test_the_derivation_matches_its_specification_and_vectors() -> None:
-    """seed = sha256(utf8("tortuga-seed/1") || 0x00 || server_seed || c_0 || ... || c_n-1),
-    recomputed here from the text of the specification, not from the module."""
-    assert VECTORS["label"] == "tortuga-seed/1" and len(VECTORS["vectors"]) >= 3
+    """seed = sha256(utf8("tortuga-seed/2") || 0x00 || server_seed || c_0 || ... || c_n-1);
+    the server's bytes for seat i = HMAC-SHA256(server_seed, utf8("tortuga-seat/1") || 0x00
+    || u64be(i)); recomputed here from the text of the specification, not from the module."""
+    assert VECTORS["label"] == "tortuga-seed/2" and len(VECTORS["vectors"]) >= 3
+    assert VECTORS["legacy_label"] == "tortuga-seed/1"
+    assert VECTORS["seat_label"] == "tortuga-seat/1"
     for v in VECTORS["vectors"]:
         server = bytes.fromhex(v["server_seed"])
         parts = [bytes.fromhex(c) for c in v["contributions"]]
-        by_hand = hashlib.sha256(b"tortuga-seed/1\x00" + server + b"".join(parts)).hexdigest()
+        by_hand = hashlib.sha256(b"tortuga-seed/2\x00" + server + b"".join(parts)).hexdigest()
         assert v["seed"] == by_hand == seeding.derive(server, parts).hex()
+        legacy = hashlib.sha256(b"tortuga-seed/1\x00" + server + b"".join(parts)).hexdigest()
+        assert v["legacy_seed"] == legacy
         assert v["commitment"] == hashlib.sha256(server).hexdigest() == seeding.commitment(server)
+        for seat, fixed in enumerate(v["server_bytes"]):
+            msg = b"tortuga-seat/1\x00" + seat.to_bytes(8, "big")
+            assert fixed == hmac.new(server, msg, hashlib.sha256).hexdigest()
+            assert fixed == seeding.server_bytes(server, seat).hex()
     # Order matters: the same bytes in another seat order give another seed.
     v = VECTORS["vectors"][1]
     swapped = [bytes.fromhex(c) for c in reversed(v["contributions"])]
@@ -61,6 +71,8 @@ async def test_the_seed_is_derived_from_the_commitment_and_the_players_bytes(
     end = next(f for f in reversed(bert.frames) if f["type"] == "event")["event"]
     server_seed = bytes.fromhex(end["server_seed"])
     assert hashlib.sha256(server_seed).hexdigest() == commitment
+    # The bot's bytes are the ones the commitment fixed for its seat, not drawn at the start.
+    assert contributions[2]["entropy"] == seeding.server_bytes(server_seed, 2).hex()
     seed = seeding.derive(server_seed, [bytes.fromhex(c["entropy"]) for c in contributions])
     assert end["seed"] == seed.hex()
     assert hashlib.sha256(seed).hexdigest() == start["seed_digest"]

@@ -19,6 +19,7 @@ from redis.exceptions import ResponseError
 from engines import registry
 from engines.rng import Rng
 from server.redis.store import Keys
+from server.table import seeding
 
 T0 = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -53,15 +54,31 @@ def play_record(
     ``defaults``: that many open moves are the engine's default, flagged in ``defaults``.
     ``public``: the room's (None: left out, as in records from before it was written).
     A sealed phase's moves are flagged ``moves_public`` (revealed to all) unless private.
+    The seed is derived as the room server does (server/table/seeding.py: a committed
+    server seed, each player's bytes, the server's for a bot) and the record keeps the
+    ``deal``; with ``seed`` given the record has no deal, as records from before it was kept.
     """
     from server.table.steps import reveals_nothing
 
     game = registry.get(engine)
-    seed = seed or secrets.token_bytes(32)
     room = game_id.rsplit("-", 1)[0] if game_id else f"r{secrets.token_hex(4)}"
     game_id = game_id or f"{room}-1"
     users = users if users is not None else [f"u-{secrets.token_hex(4)}" for _ in range(players)]
     bots = bots or {}
+    deal: dict[str, Any] | None = None
+    if seed is None:
+        server_seed = secrets.token_bytes(seeding.SIZE)
+        sent = [
+            secrets.token_hex(seeding.SIZE) if i < len(users) and users[i] is not None else None
+            for i in range(players)
+        ]
+        contributions = seeding.contributions(server_seed, sent)
+        seed = seeding.derive(server_seed, [bytes.fromhex(c["entropy"]) for c in contributions])
+        deal = {
+            "commitment": seeding.commitment(server_seed),
+            "server_seed": server_seed.hex(),
+            "contributions": contributions,
+        }
     # games without rounds (pirate-king, pearates) play their default options
     options = {"rounds": rounds} if "rounds" in game.options_schema() else {}
     state = game.start(game.options(options), players, seed)
@@ -143,6 +160,8 @@ def play_record(
         "outcome": outcome.to_json() if outcome and status == "finished" else None,
         "events": events,
     }
+    if deal is not None:
+        record["deal"] = {**deal, "server_seed": deal["server_seed"] if final else None}
     if public is not None:
         record["public"] = public
     return record
@@ -154,7 +173,7 @@ def encode(record: dict[str, Any]) -> bytes:
 
 def snapshot_of(record: dict[str, Any], upto: int) -> dict[str, Any]:
     """The progressive "playing" record of ``record``'s first ``upto`` versions."""
-    return {
+    snapshot = {
         **record,
         "status": "playing",
         "seed": None,
@@ -162,6 +181,9 @@ def snapshot_of(record: dict[str, Any], upto: int) -> dict[str, Any]:
         "outcome": None,
         "events": record["events"][:upto],
     }
+    if record.get("deal"):
+        snapshot["deal"] = {**record["deal"], "server_seed": None}
+    return snapshot
 
 
 async def push(redis: Any, stream: str, record: dict[str, Any] | bytes) -> bytes:

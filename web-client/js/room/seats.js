@@ -36,6 +36,13 @@ export const beforeStart = {
     }
   },
 
+  /** Ready (or not), with this browser's bytes for the deal seed -- only once it has seen the
+   * room's seed commitment: before it, the server would not be bound to its seed yet. */
+  sendReady(ready) {
+    const entropy = contributionFor(this.code, this.room && this.room.seed_commitment);
+    this.conn.send(entropy ? { type: "ready", ready, entropy } : { type: "ready", ready });
+  },
+
   /** Before the start: remember (or forget) this room in "my rooms" as the seat changes. */
   rememberLobbySeat() {
     const r = this.room;
@@ -75,7 +82,7 @@ export const beforeStart = {
           onclick: () => this.conn.send({ type: "remove_bot", seat: s.seat }) }, t("room.remove_bot")));
       } else if (isMe) {
         actions.push(h("button", { type: "button", dataset: { key: "ready" }, "aria-pressed": s.ready ? "true" : "false",
-          onclick: () => this.conn.send({ type: "ready", ready: !s.ready, entropy: contributionFor(this.code) }) }, s.ready ? t("room.ready_undo") : t("room.im_ready")));
+          onclick: () => this.sendReady(!s.ready) }, s.ready ? t("room.ready_undo") : t("room.im_ready")));
         actions.push(h("button", { type: "button", class: "secondary", dataset: { key: "stand" },
           onclick: () => this.conn.send({ type: "stand" }) }, t("room.stand_up")));
       } else if (host) {

@@ -22,7 +22,7 @@ export const verification = {
         game: this.view.game, seedHex: this.room.seed, seedDigest,
         players: this.view.players, seat: seen ? seen.seat : this.seat, seen: rounds,
       });
-      const derivation = await checkDerivation(this.code, this.room);
+      const derivation = await checkDerivation(this.code, this.room, seen ? seen.seat : this.seat);
       if (!derivation.ok) this.verify = { ...this.verify, ok: false, error: derivation.message };
     } catch (err) {
       this.verify = { ok: false, error: err.message, rounds: [], checked: 0 };
