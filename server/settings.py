@@ -131,7 +131,9 @@ class Settings:
     resume_address_burst: int = 100
     resume_address_per_second: float = 10.0
     lobby_idle_seconds: int = 3600  # a lobby with no change and no socket for this long goes
-    forwarded_allow_ips: str = "127.0.0.1"  # proxies trusted for X-Forwarded-For (addresses)
+    # Proxies trusted for X-Forwarded-For (addresses; none by default: anything on the host
+    # could otherwise name any client address). Set it to the proxy's (docker-compose.yml).
+    forwarded_allow_ips: str = ""
     bot_delay: float = 0.6  # seconds a bot "thinks" (0 in tests)
     # Clocks (server/table/deadlines.py) and nodes (server/realtime/heartbeat.py).
     bot_rescue_seconds: float = 5.0  # a bot move not made by then (its node died) is made

@@ -158,9 +158,12 @@ def _last_winner(state: State) -> int:
 
 
 def full_view(table: Table, state: State) -> dict[str, JSON]:
-    """For replays of a finished game: the spectator's table with every loon total. The
-    ditched cards stay hidden for good (the rules page); hands are empty by then."""
+    """For replays of a finished game: the spectator's table with every loon total, and the
+    hands once the round's cards are ditched. The ditched cards stay hidden for good (the
+    rules page): a hand before the ditch holds them (with the cards played after, it would
+    tell them), so it is not shown (``hands``: None)."""
     view = seat_view(table, state, None)
     view["totals"] = list(state.loon)
-    view["hands"] = [_names(h) for h in state.hands]
+    ditched = state.phase in (PREDICT, PLAY, OVER)
+    view["hands"] = [_names(h) for h in state.hands] if ditched else None
     return view

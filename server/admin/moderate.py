@@ -5,10 +5,12 @@
   are told why (``kicked``) and taken out of it. They may come back (as a spectator).
 - ``POST /rooms/{room}/replace`` ``{seat, reason, level?}``: a human's seat to a bot.
 - ``POST /users/{user}/ban`` ``{reason, room?, address?}``: from one room (a kick that also
-  keeps them out: ``banned-from-room``) or from the site (every route and socket refuses
-  them: ``banned``; their open sockets are closed on every node; with ``address``, no new
-  guest is made from the address the guest was made from: 409 ``no-address`` when it is
-  not known). ``/unban`` lifts it (and its address ban).
+  keeps them out: ``banned-from-room``, and anyone from the address their guest was made
+  from, when it is known) or from the site (every route and socket refuses them: ``banned``;
+  their open sockets are closed on every node; with ``address``, the address the guest was
+  made from too: no new guest from it, every guest made from it and every request from it
+  refused, their sockets closed: 409 ``no-address`` when it is not known). ``/unban`` lifts
+  it (and its address ban).
 - ``POST /users/{user}/mute`` ``{reason, room?, minutes?}``: their chat refused (``muted``)
   in one room or everywhere, for good or for ``minutes``. ``/unmute`` lifts it.
 - ``GET /rooms/{room}/chat``; ``POST /rooms/{room}/chat/hide`` ``{id, reason}``: the message
@@ -45,7 +47,16 @@ from server.realtime.drain import ADMIN as BY_AN_ADMIN
 from server.realtime.drain import kind_of as drain_kind
 from server.table import moderation
 from server.table.entry import Published, pack
-from server.table.room import BAN_FIELD, LOBBY, MUTE_FIELD, PLAYING, Room, RoomError, now_ms
+from server.table.room import (
+    BAN_FIELD,
+    BAN_MARK_FIELD,
+    LOBBY,
+    MUTE_FIELD,
+    PLAYING,
+    Room,
+    RoomError,
+    now_ms,
+)
 
 MAX_MUTE_MINUTES = 30 * 24 * 60
 USER_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
@@ -207,8 +218,13 @@ async def _remove(
         details=details,
     )
     if ban:
-        mark = moderation.entry(session.admin, reason, name=name)
-        await rooms.store.room_field(room.id, BAN_FIELD + user, mark)
+        banned = moderation.entry(session.admin, reason, name=name)
+        await rooms.store.room_field(room.id, BAN_FIELD + user, banned)
+        # The address their guest was made from: a fresh guest from there stays out too.
+        address = await rooms.store.guest_address_of(user)
+        if address is not None:
+            by_address = moderation.entry(session.admin, reason, user=user)
+            await rooms.store.room_field(room.id, BAN_MARK_FIELD + address, by_address)
     bot = None
     if seat is not None and room.status == LOBBY:
         await rooms.seats.vacate(room.id, seat)
@@ -281,9 +297,10 @@ async def ban(request: Request, session: Session) -> Response:
         moderation.entry(session.admin, reason, name=form.name, address=mark is not None),
     )
     message = f"an operator banned you from this site: {reason}"
-    await store.publish_users(
-        pack(Published(k="ban", room="", data={"user": user, "message": message}))
-    )
+    said: dict[str, Any] = {"user": user, "message": message}
+    if mark is not None:
+        said["mark"] = mark  # every node closes the sockets of guests made there
+    await store.publish_users(pack(Published(k="ban", room="", data=said)))
     return JSONResponse({"user": user, "scope": "site", "ban": True, "address": mark is not None})
 
 
@@ -300,6 +317,9 @@ async def unban(request: Request, session: Session) -> Response:
             _db(request), session.admin, "unban", target=room.id, reason=reason, details=details
         )
         await store.room_field(room.id, BAN_FIELD + user, None)
+        for address, raw in room.banned_marks.items():
+            if (moderation.live(raw) or {}).get("user") == user:
+                await store.room_field(room.id, BAN_MARK_FIELD + address, None)
         return JSONResponse({"user": user, "room": room.id, "ban": False})
     if await store.site_entry(store.keys.site_bans, user) is None:
         raise RoomError(NOT_BANNED, "the user is not banned from the site")

@@ -11,6 +11,8 @@ reader may see, by allow-list:
   under way is nobody else's business; its room code is a way in);
 - before a game is over, an event shows another seat's move only when its moves are public
   (a sealed phase's, once revealed) -- the rule of the frames (server/realtime/render.py);
+  a private prompt's moves (``moves_private``) are each their mover's alone for good, also
+  once the game is over;
 - a profile shows the name, the games above and the ratings; when they were first and last
   seen only to the user themself.
 """
@@ -188,8 +190,11 @@ async def user_games(
 
 
 def _moves_shown(event: Event, over: bool, own: set[str]) -> dict[str, Any]:
-    """An event's moves as a reader sees them: all once the game is over or when they are
-    public; else only the reader's own seats' moves."""
+    """An event's moves as a reader sees them: a private prompt's only to their movers, for
+    good; others all once the game is over or when they are public; else only the reader's
+    own seats' moves."""
+    if event.moves_private:
+        return {s: m for s, m in event.moves.items() if s in own}
     if over or event.moves_public:
         return event.moves
     return {s: m for s, m in event.moves.items() if s in own}
@@ -213,6 +218,7 @@ async def game_record(
             "version": e.version,
             "moves": _moves_shown(e, over, own),
             "moves_public": e.moves_public,
+            "moves_private": e.moves_private,
             "defaults": e.defaults,
             "proxies": e.proxies,
             "takeback": e.takeback,

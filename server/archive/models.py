@@ -139,6 +139,9 @@ class Event(Base):
     # moves (open ones, a private phase's) are shown only to their movers until the game
     # is over, as in the frames.
     moves_public: Mapped[bool] = mapped_column(Boolean, server_default=text("false"))
+    # The moves answer a private prompt (a private sealed phase): each is shown only to its
+    # mover, also once the game is over.
+    moves_private: Mapped[bool] = mapped_column(Boolean, server_default=text("false"))
     at: Mapped[datetime] = mapped_column(Timestamp)
     # sha256 hex of game.encode(state) after this step.
     digest: Mapped[str] = mapped_column(String(64))

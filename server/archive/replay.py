@@ -8,7 +8,9 @@ Pure (no I/O): it works on an archive record or on rows loaded from Postgres ali
   (``takeback = u``) restores the state of version ``u - 1``: it must undo the move just
   before it (``u`` is the previous version, itself a move).
 - ``replay_log`` does the same and also returns every step as a spectator sees it after the
-  game: ``game.final_view(state)``, hands revealed.
+  game: ``game.final_view(state)``, hands revealed. The moves of a private prompt
+  (``Prompt.private``) are their movers' alone for good: a frame of one carries none
+  (``private: true``), and the game's final view keeps what they hid (its rules say what).
 """
 
 from __future__ import annotations
@@ -142,6 +144,7 @@ def replay_log(log: GameLog, *, views: bool = True) -> Replay:
                 previous_round,
             )
         previous_at = step.at
+        private = expected > 1 and step.takeback is None and game.prompt(state).private
         if expected > 1 and step.takeback is None:
             try:
                 problem = who_did_what(game, state, step)
@@ -198,11 +201,13 @@ def replay_log(log: GameLog, *, views: bool = True) -> Replay:
             frame: dict[str, JSON] = {
                 "version": step.version,
                 "at": step.at.isoformat() if step.at else None,
-                "moves": dict(step.moves),
+                "moves": {} if private else dict(step.moves),
                 "defaults": list(step.defaults),
                 "proxies": list(step.proxies),
                 "view": view,
             }
+            if private:
+                frame["private"] = True  # who moved is public; what they chose is theirs
             if step.takeback is not None:
                 frame["takeback"] = step.takeback
                 # who took it back: the seat whose move it undid

@@ -84,7 +84,8 @@ async def _reader(request: Request) -> str | None:
     identity = getattr(request.app.state, "identity", None)
     if not isinstance(identity, Identity):
         raise BadToken("this site checks no tokens here")
-    return (await identity.from_header(header)).user.id
+    address = request.client.host if request.client is not None else None
+    return (await identity.from_header(header, address)).user.id
 
 
 Query = Callable[[AsyncSession, str | None], Awaitable[Any]]

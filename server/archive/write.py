@@ -219,6 +219,7 @@ async def _insert_events(session: Executor, record: ArchiveRecord, after: int = 
                 "proxies": e.proxies,
                 "takeback": e.undoes,
                 "moves_public": e.public_moves,
+                "moves_private": e.private_moves,
                 "at": e.at,
                 "digest": e.digest,
             }

@@ -55,9 +55,15 @@ async def _user(request: Request) -> User:
     """The token's user (BadToken: none, forged, expired or signed out). The token is kept
     on the request so that the answer can carry a fresh one (``handle``)."""
     identity = _services(request).identity
-    claims = await identity.from_header(request.headers.get("authorization"))
+    claims = await identity.from_header(request.headers.get("authorization"), _address(request))
     request.state.claims = claims
     return claims.user
+
+
+def _address(request: Request) -> str:
+    """The client's address (uvicorn's, or a trusted proxy's X-Forwarded-For when the proxy
+    is one of settings.forwarded_allow_ips: server/http/forwarded.py)."""
+    return request.client.host if request.client is not None else "unknown"
 
 
 async def _body(request: Request, kind: type[Any]) -> Any:
@@ -113,14 +119,14 @@ def handle(endpoint: Any) -> Any:
 async def guest(request: Request) -> Response:
     body: Guest = await _body(request, Guest)
     services = _services(request)
+    # The client's address, kept only as a keyed hash (server/table/moderation.py), in the
+    # guest's token too: an address ban reaches every guest made from it.
+    address = _address(request)
+    mark = services.tokens.mark(address)
     try:
-        token, user = services.tokens.guest(body.name)
+        token, user = services.tokens.guest(body.name, mark)
     except BadName as exc:
         raise RoomError("bad-name", str(exc)) from None
-    # The client's address (uvicorn takes it from X-Forwarded-For when the proxy is one of
-    # settings.forwarded_allow_ips), kept only as a keyed hash (server/table/moderation.py).
-    address = request.client.host if request.client is not None else "unknown"
-    mark = moderation.address_mark(services.settings.secret, address)
     store = services.rooms.store
     if await store.address_banned(mark):
         raise RoomError(p.BANNED, "the site's operators refuse new guests from this address")
@@ -205,13 +211,15 @@ async def sign_out(request: Request) -> Response:
     once: the generation is in Redis). The answer is a token of the new generation, for
     the browser that asked; it may drop it to sign out here too."""
     user = await _user(request)
+    mark = request.state.claims.mark
     services = _services(request)
     gen = await services.rooms.store.sign_out(
         user.id,
         lambda g: pack(Published(k="signout", data={"user": user.id, "gen": g})),
     )
     request.state.claims = None
-    return JSONResponse({"token": services.tokens.issue(user, gen), "user": user.to_json()})
+    token = services.tokens.issue(user, gen, mark=mark)
+    return JSONResponse({"token": token, "user": user.to_json()})
 
 
 @handle

@@ -2,14 +2,18 @@
 
 A token is ``base64url(payload) "." base64url(HMAC-SHA256(secret, payload))`` where the
 payload is the JSON ``{"u": user id, "n": name, "t": issued at, "e": expires at, "g":
-generation}`` (times in epoch seconds). The signature binds them together, so a token can
-neither be forged nor edited into another user's or given a longer life. Every node of a
-site shares the secret, so a token works on any node.
+generation, "a": address mark}`` (times in epoch seconds; ``a``, the keyed hash of the
+address the guest was made from, ``address_mark``: absent from tokens made before it was
+written). The signature binds them together, so a token can neither be forged nor edited
+into another user's, another address's, or given a longer life. Every node of a site
+shares the secret, so a token works on any node.
 
 A token dies three ways: it expires (``settings.token_ttl_seconds`` after it was issued; a
 token in use is refreshed long before: ``Identity.fresh``), its signature is not this
 site's, or its user signed out everywhere -- which raises the user's generation number in
 Redis (``Store.sign_out``), so every token issued before with a lower ``g`` is refused.
+A genuine token is refused too while an operator bans its user from the site, the address
+its guest was made from, or the address the request comes from (``Identity.current``).
 """
 
 from __future__ import annotations
@@ -20,13 +24,20 @@ import hmac
 import json
 import secrets
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
 
 from server.identity.text import BadText, clean_text
 
 MAX_NAME = 32
 DEFAULT_TTL = 30 * 24 * 3600  # seconds a token lives (refreshed while it is used)
+MARK_CHARS = 32  # an address mark's length (hex)
+
+
+def address_mark(secret: bytes, address: str) -> str:
+    """A client address as the site keeps it: a keyed hash (HMAC with the site's secret),
+    never the address itself."""
+    return hmac.new(secret, b"address:" + address.encode(), hashlib.sha256).hexdigest()[:MARK_CHARS]
 
 
 class BadToken(Exception):
@@ -62,12 +73,27 @@ class User:
 @dataclass(frozen=True, slots=True)
 class Claims:
     """What a genuine token says: who, when it was issued and expires (epoch seconds), and
-    the user's generation number it was issued under."""
+    the user's generation number it was issued under; ``mark``: the address mark of the
+    address the guest was made from (None: a token from before marks were written)."""
 
     user: User
     issued: int
     expires: int
     gen: int
+    mark: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """What Redis says of a user at one look (``Store.user_standing``): their token
+    generation, their site ban (its JSON) if any, whether an operator banned one of the
+    address marks asked about, and the mark their guest was made with when it was looked up
+    (a token without a mark)."""
+
+    gen: int
+    ban: str | None = None
+    address_banned: bool = False
+    mark: str | None = None
 
 
 def _b64(data: bytes) -> str:
@@ -93,22 +119,36 @@ class Tokens:
         if len(secret) < 16:
             raise ValueError("the signing secret needs at least 16 bytes")
         self._key = hashlib.sha256(b"tortuga-token:" + secret).digest()
+        self._secret = secret
         self.ttl = int(ttl)
+
+    def mark(self, address: str) -> str:
+        """The site's keyed hash of a client address (``address_mark``)."""
+        return address_mark(self._secret, address)
 
     def _sign(self, payload: bytes) -> str:
         return _b64(hmac.new(self._key, payload, hashlib.sha256).digest())
 
-    def guest(self, name: str) -> tuple[str, User]:
-        """A new guest user with that display name, and its token."""
+    def guest(self, name: str, mark: str | None = None) -> tuple[str, User]:
+        """A new guest user with that display name, and its token (``mark``: the address
+        mark of the address it is made from)."""
         user = User(f"g_{secrets.token_urlsafe(9)}", clean_name(name))
-        return self.issue(user), user
+        return self.issue(user, mark=mark), user
 
-    def issue(self, user: User, gen: int = 0, now: float | None = None) -> str:
+    def issue(
+        self, user: User, gen: int = 0, now: float | None = None, mark: str | None = None
+    ) -> str:
         issued = int(time.time() if now is None else now)
-        payload = json.dumps(
-            {"u": user.id, "n": user.name, "t": issued, "e": issued + self.ttl, "g": gen},
-            separators=(",", ":"),
-        ).encode()
+        data: dict[str, object] = {
+            "u": user.id,
+            "n": user.name,
+            "t": issued,
+            "e": issued + self.ttl,
+            "g": gen,
+        }
+        if mark is not None:
+            data["a"] = mark
+        payload = json.dumps(data, separators=(",", ":")).encode()
         return f"{_b64(payload)}.{self._sign(payload)}"
 
     def claims(self, token: str | None, now: float | None = None) -> Claims:
@@ -126,12 +166,14 @@ class Tokens:
         try:
             data = json.loads(payload)
             issued = int(data["t"])
+            mark = data.get("a")
             # A token from before expiries were written lives ``ttl`` from its issue.
             claims = Claims(
                 User(str(data["u"]), str(data["n"])),
                 issued,
                 int(data.get("e", issued + self.ttl)),
                 int(data.get("g", 0)),
+                mark[:MARK_CHARS] if isinstance(mark, str) and mark else None,
             )
         except (ValueError, KeyError, TypeError, AttributeError):
             raise BadToken("malformed token") from None
@@ -152,53 +194,64 @@ def bearer(header: str | None) -> str:
 
 
 class Identity:
-    """Tokens checked against the users' generation numbers (sign out everywhere), and
-    refreshed while they are used.
+    """Tokens checked against the users' generation numbers (sign out everywhere) and the
+    operators' bans, and refreshed while they are used.
 
     ``generation(user_id)`` reads the user's current generation (0 until they first signed
     out everywhere). A token is refreshed -- a new one with the same generation and a new
     expiry -- once it is older than ``refresh_after`` seconds: HTTP answers carry it in
-    the ``X-Tortuga-Token`` header, the websocket's ``hello`` in ``token``."""
+    the ``X-Tortuga-Token`` header, the websocket's ``hello`` in ``token``.
+
+    ``standing(user_id, marks, lookup)`` (``Store.user_standing``) reads in one round trip
+    the generation, a site ban, and whether one of ``marks`` is a banned address (with
+    ``lookup``, the mark the guest was made with is looked up too: a token without one)."""
 
     def __init__(
         self,
         tokens: Tokens,
         generation: Callable[[str], Awaitable[int]],
         refresh_after: float,
-        standing: Callable[[str], Awaitable[tuple[int, str | None]]] | None = None,
+        standing: Callable[[str, Sequence[str], bool], Awaitable[Standing]] | None = None,
     ) -> None:
         self.tokens = tokens
         self.generation = generation
         self.refresh_after = refresh_after
-        # The generation and a site ban (its JSON, or None) in one look (Store.user_standing).
         self.standing = standing
 
-    async def check(self, token: str | None) -> Claims:
-        return await self.current(self.tokens.claims(token))
+    async def check(self, token: str | None, address: str | None = None) -> Claims:
+        return await self.current(self.tokens.claims(token), address)
 
-    async def current(self, claims: Claims) -> Claims:
-        """``claims`` (of a token whose signature was checked) unless signed out since, or
-        its user banned."""
-        ban = None
-        if self.standing is not None:
-            gen, ban = await self.standing(claims.user.id)
-        else:
+    async def current(self, claims: Claims, address: str | None = None) -> Claims:
+        """``claims`` (of a token whose signature was checked) unless signed out since, its
+        user banned, or an address banned: the one its guest was made from, or ``address``,
+        the one the request comes from. A token without a mark comes back with the mark its
+        guest was made with, when the site still knows it (its refreshed token carries it)."""
+        if self.standing is None:
             gen = await self.generation(claims.user.id)
-        if claims.gen < gen:
+            if claims.gen < gen:
+                raise BadToken("this token was signed out: sign in again")
+            return claims
+        marks = [m for m in (claims.mark, self.tokens.mark(address) if address else None) if m]
+        standing = await self.standing(claims.user.id, marks, claims.mark is None)
+        if claims.gen < standing.gen:
             raise BadToken("this token was signed out: sign in again")
-        if ban is not None:
-            raise Banned(ban_message(ban))
+        if standing.ban is not None:
+            raise Banned(ban_message(standing.ban))
+        if standing.address_banned:
+            raise Banned("the site's operators banned the address you play from")
+        if claims.mark is None and standing.mark is not None:
+            claims = replace(claims, mark=standing.mark)
         return claims
 
-    async def from_header(self, header: str | None) -> Claims:
-        return await self.check(bearer(header))
+    async def from_header(self, header: str | None, address: str | None = None) -> Claims:
+        return await self.check(bearer(header), address)
 
     def fresh(self, claims: Claims, now: float | None = None) -> str | None:
         """A new token for a token in use that is due for it, else None."""
         at = time.time() if now is None else now
         if at - claims.issued < self.refresh_after:
             return None
-        return self.tokens.issue(claims.user, claims.gen, at)
+        return self.tokens.issue(claims.user, claims.gen, at, claims.mark)
 
 
 def ban_message(ban: str) -> str:

@@ -137,9 +137,18 @@ class Hub(FanOut):
             if not conns:
                 del self.conns_of[conn.user.id]
 
-    def banned(self, user_id: str, message: str) -> None:
-        """An operator banned ``user_id`` from the site: close every socket of theirs here."""
-        for conn in list(self.conns_of.get(user_id, ())):
+    def banned(self, user_id: str, message: str, mark: str | None = None) -> None:
+        """An operator banned ``user_id`` from the site (with ``mark``, the address their
+        guest was made from too): close every socket of theirs here, and of every guest made
+        from that address."""
+        closing = dict.fromkeys(self.conns_of.get(user_id, ()))
+        if mark:  # an operator's rare act: one pass over this node's sockets
+            closing.update(
+                dict.fromkeys(
+                    c for conns in self.conns_of.values() for c in conns if c.mark == mark
+                )
+            )
+        for conn in list(closing):
             conn.send(protocol.error(protocol.BANNED, message))
             conn.close(protocol.CLOSE_BANNED, "banned")
 
@@ -294,7 +303,12 @@ class Hub(FanOut):
                 if published.k == "signout" and isinstance(data.get("gen"), int):
                     self.signed_out(str(data.get("user")), data["gen"])
                 elif published.k == "ban":
-                    self.banned(str(data.get("user")), str(data.get("message") or "banned"))
+                    mark = data.get("mark")
+                    self.banned(
+                        str(data.get("user")),
+                        str(data.get("message") or "banned"),
+                        mark if isinstance(mark, str) else None,
+                    )
                 continue
             if channel == rooms_channel:
                 for conn in list(self.watchers):

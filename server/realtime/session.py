@@ -174,7 +174,8 @@ async def authenticate(socket: WebSocket, services: Services) -> Claims:
     shut = await services.gate.shut_anywhere(claims.user.id)
     if shut:  # before anything that costs more
         raise ShutOut(shut)
-    return await services.identity.current(claims)
+    client = socket.client
+    return await services.identity.current(claims, client.host if client is not None else None)
 
 
 class ShutOut(Exception):
@@ -239,6 +240,7 @@ async def serve(socket: WebSocket, services: Services, receive: Receive | None =
     # frame of its chain alive (memory per idle socket).
     try:
         conn = services.hub.connection(user, socket, claims.gen)
+        conn.mark = claims.mark  # an address ban reaches the sockets of guests made there
         session = Session(conn, services)
         conn.send(_hello(services, claims))  # no local: this coroutine lasts as long as the socket
         try:
@@ -361,7 +363,7 @@ class Session:
     async def enter(self, room: Room, role: str, version: int | None) -> None:
         if self.conn.room_id is not None and self.conn.room_id != room.id:
             await self.leave_room()
-        refusal = moderation.room_refusal(room, self.conn.user.id)
+        refusal = moderation.room_refusal(room, self.conn.user.id, self.marks(room))
         if refusal is not None:
             raise refusal
         if role == "spectator" and not room.spectators:
@@ -378,6 +380,15 @@ class Session:
         # A safety net: if a bot owes a move here or a deadline is missing from the clock
         # (their trigger was lost with a node), the bot moves now, the deadline is re-armed.
         self.s.rooms.hooks.visit(room.id)
+
+    def marks(self, room: Room) -> tuple[str, ...]:
+        """The address marks a room ban may name for this socket: its guest's (the token's)
+        and its own address's (reckoned only for a room with an address ban)."""
+        if not room.banned_marks:
+            return ()
+        client = self.conn.socket.client
+        own = self.s.tokens.mark(client.host) if client is not None else None
+        return tuple(m for m in (self.conn.mark, own) if m)
 
     async def leave_room(self) -> None:
         conn = self.conn

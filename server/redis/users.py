@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
 
+from server.identity.tokens import Standing
 from server.redis.lua import Lua
 from server.redis.part import StorePart, decoded, text_pairs
 
@@ -30,15 +31,31 @@ class UserStore(StorePart):
         await self.wire.call("PUBLISH", self.keys.users_channel, payload(gen))
         return gen
 
-    async def user_standing(self, user_id: str) -> tuple[int, str | None]:
-        """The user's token generation and their site ban (JSON) if any, in one round trip
-        (two commands at once; on a cluster each to its own slot's primary)."""
-        gen_key, bans = self.keys.user_gen(user_id), self.keys.site_bans
-        gen, ban = await asyncio.gather(
+    async def user_standing(
+        self, user_id: str, marks: Sequence[str] = (), lookup: bool = False
+    ) -> Standing:
+        """The user's token generation, their site ban (JSON) if any, and whether one of the
+        address ``marks`` is banned, in one round trip (the commands at once; on a cluster
+        each to its own slot's primary). With ``lookup`` (a token without a mark) the mark
+        the guest was made with is read too, and checked in a second trip if it is new."""
+        gen_key, bans, addresses = self.keys.user_gen(user_id), self.keys.site_bans, None
+        calls = [
             self.wire.call("GET", gen_key, key=gen_key),
             self.wire.call("HGET", bans, user_id, key=bans),
-        )
-        return (int(gen) if gen is not None else 0), decoded(ban)
+        ]
+        if marks:
+            addresses = self.keys.banned_addresses
+            calls.append(self.wire.call("HMGET", addresses, *marks, key=addresses))
+        if lookup:
+            made = self.keys.guest_address(user_id)
+            calls.append(self.wire.call("GET", made, key=made))
+        found = await asyncio.gather(*calls)
+        gen, ban = found[0], decoded(found[1])
+        banned = bool(marks) and any(hit is not None for hit in found[2])
+        mark = decoded(found[-1]) if lookup else None
+        if mark is not None and mark not in marks and not banned:
+            banned = await self.address_banned(mark)
+        return Standing(int(gen) if gen is not None else 0, ban, banned, mark)
 
     async def publish_users(self, payload: bytes) -> None:
         """A publication to every node about users (sign-outs, bans)."""

@@ -6,12 +6,18 @@ obeys it, since it lives in Redis):
   through the users channel) -- ``server/identity/tokens.py``'s ``Identity`` looks with the token's
   generation, in the same round trip;
   A site ban may also cover the banned guest's **address** (``Keys.banned_addresses``): no
-  new guest identity is made from it (403 ``banned``), so a banned guest cannot simply
-  become another. Addresses are never stored as such: a guest's is kept as a keyed hash
-  (``address_mark``, HMAC with the site's secret) for ``ADDRESS_DAYS`` after the guest was
-  made, and only its mark goes on the list;
+  new guest identity is made from it (403 ``banned``), every guest that was made from it
+  (their tokens carry its mark) and every request and socket that comes from it are refused
+  (``banned``, looked up with the generation, one ``HMGET``); the sockets of guests made
+  there are closed at once. Addresses are never stored as such: a guest's is kept as a
+  keyed hash (``address_mark``, HMAC with the site's secret) for ``ADDRESS_DAYS`` after the
+  guest was made (and in its token), and only its mark goes on the list. People behind one
+  address (a NAT, a campus, a mobile carrier) share its fate;
 - a **room ban** (the room hash's field ``ban:<user>``): the user may not join, resume or sit
-  in that room (``banned-from-room``);
+  in that room (``banned-from-room``); nor may anyone from the address the user's guest was
+  made from (the field ``banmark:<mark>``, when the site knows it): a guest from there made
+  afresh, or any guest whose token carries that mark, or whose socket comes from there, is
+  refused ``banned-from-room`` in that room (and only there);
 - a **mute**, site-wide (``Keys.site_mutes``) or in one room (``mute:<user>``), for good or
   until a time: the user's chat is refused (``muted``);
 - the **standing announcement**, to every room (``Keys.site_announcement``) or to one room
@@ -24,21 +30,18 @@ null for good). No game is known here.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from server import protocol as p
+from server.identity.tokens import address_mark
 from server.redis.store import Store
 from server.table.room import Room, RoomError, now_ms
 
+__all__ = ["ADDRESS_DAYS", "address_mark", "entry", "live", "room_refusal"]
+
 ADDRESS_DAYS = 30  # how long a guest's address mark is kept after the guest was made
-
-
-def address_mark(secret: bytes, address: str) -> str:
-    """A client address as the site keeps it: a keyed hash, not the address."""
-    return hmac.new(secret, b"address:" + address.encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def entry(
@@ -48,11 +51,15 @@ def entry(
     until: int | None = None,
     name: str | None = None,
     address: bool = False,
+    user: str | None = None,
 ) -> str:
-    """A moderation entry as stored (``address``: a site ban that covers the address)."""
+    """A moderation entry as stored (``address``: a site ban that covers the address;
+    ``user``: an address's room ban, the user it came with)."""
     data: dict[str, Any] = {"by": by, "reason": reason, "at": now_ms(), "until": until}
     if name:
         data["name"] = name
+    if user:
+        data["user"] = user
     if address:
         data["address"] = True
     return json.dumps(data, separators=(",", ":"))
@@ -74,10 +81,13 @@ def live(raw: str | None, now: int | None = None) -> dict[str, Any] | None:
     return data
 
 
-def room_refusal(room: Room, user_id: str) -> RoomError | None:
-    """Why ``user_id`` may not follow ``room`` (an operator banned them from it), or None."""
+def room_refusal(room: Room, user_id: str, marks: Iterable[str] = ()) -> RoomError | None:
+    """Why ``user_id`` may not follow ``room`` (an operator banned them, or one of the
+    address ``marks`` -- their guest's, their socket's -- from it), or None."""
     if live(room.banned.get(user_id)) is not None:
         return RoomError(p.BANNED_FROM_ROOM, "an operator banned you from this room")
+    if room.banned_marks and any(live(room.banned_marks.get(m)) for m in marks):
+        return RoomError(p.BANNED_FROM_ROOM, "an operator banned your address from this room")
     return None
 
 

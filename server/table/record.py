@@ -15,6 +15,7 @@ field ``record`` (docs/ARCHITECTURE.md, "The archive record"):
      "inspected": {"count": 2, "at": [ISO, ...]} | null,
      "events": [{"version": 1, "moves": {}, "defaults": [], "proxies": [], "at": ISO,
                  "digest": hex, "moves_public": true (only when they are),
+                 "moves_private": true (a private prompt's: only when they are),
                  "takeback": <version undone> (only on a take-back)}, ...]}
 
 Version 1 is the deal (``game.start``); each later version is ``game.step`` with the logged
@@ -67,9 +68,9 @@ class SeatRecord(msgspec.Struct, kw_only=True):
 
 
 class GameEvent(msgspec.Struct, Generic[Time], kw_only=True):
-    """One version of the game. ``moves_public`` and ``takeback`` are written only when
-    they say something (``UNSET``: left out of the JSON); read them as ``public_moves`` and
-    ``undoes``."""
+    """One version of the game. ``moves_public``, ``moves_private`` and ``takeback`` are
+    written only when they say something (``UNSET``: left out of the JSON); read them as
+    ``public_moves``, ``private_moves`` and ``undoes``."""
 
     version: int
     moves: dict[str, Any] = {}
@@ -80,11 +81,18 @@ class GameEvent(msgspec.Struct, Generic[Time], kw_only=True):
     # Its moves are public (a sealed phase's, once revealed); else each is its mover's
     # alone until the game is over.
     moves_public: bool | UnsetType = UNSET
+    # Its moves answer a private prompt (``Prompt.private``): each is its mover's alone for
+    # good, also once the game is over.
+    moves_private: bool | UnsetType = UNSET
     takeback: int | UnsetType | None = UNSET  # a take-back: the version it undid
 
     @property
     def public_moves(self) -> bool:
         return self.moves_public is True
+
+    @property
+    def private_moves(self) -> bool:
+        return self.moves_private is True
 
     @property
     def undoes(self) -> int | None:
@@ -246,6 +254,7 @@ def _event(fields: dict[str, bytes]) -> GameEvent[str]:
         at=fields["at"].decode(),
         digest=hashlib.sha256(fields["state"]).hexdigest(),
         moves_public=True if revealed else UNSET,  # a sealed phase's moves, revealed to all
+        moves_private=True if fields.get("private") == b"1" else UNSET,  # its movers' for good
         # A take-back: the state is the one of the version before the undone move.
         takeback=int(undoes) if undoes else UNSET,
     )

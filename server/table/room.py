@@ -104,6 +104,8 @@ class Room:
     # users an operator banned from this room (fields ``ban:<user>``) or muted in it
     # (``mute:<user>``); the operators' announcement to this room (``announce``).
     banned: dict[str, str] = field(default_factory=dict)
+    # address mark -> JSON ``{by, reason, at, user}``: a room ban's address (``banmark:<mark>``)
+    banned_marks: dict[str, str] = field(default_factory=dict)
     muted: dict[str, str] = field(default_factory=dict)
     announcement: str | None = None
     # Admins looked at this game's hidden state (server/admin/routes.py, ``reveal``):
@@ -224,6 +226,7 @@ def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = No
         away=away,
         active_at=int(raw["active_at"]) if raw.get("active_at") else None,
         banned=_by_user(raw, BAN_FIELD) if moderated else {},
+        banned_marks=_by_user(raw, BAN_MARK_FIELD) if moderated else {},
         muted=_by_user(raw, MUTE_FIELD) if moderated else {},
         announcement=text("announce") or None,
         inspected=_inspected(raw.get("inspected"), int(raw.get("game_no") or b"0")),
@@ -250,6 +253,7 @@ def _inspected(raw: bytes | None, game_no: int) -> dict[str, Any] | None:
 
 
 BAN_FIELD, MUTE_FIELD = "ban:", "mute:"  # room hash fields of moderation, by user id
+BAN_MARK_FIELD = "banmark:"  # a room ban's address, by address mark
 
 # The room hash's fields of fixed name: none is a moderation field, so ``parse_room`` looks
 # for those only among the rest (one pass over every field per prefix was a third of its

@@ -231,7 +231,7 @@ async def test_a_site_ban_closes_the_users_sockets_and_every_route_refuses_them(
 
 
 async def _guest_from(node: Node, address: str, name: str) -> httpx.Response:
-    """``POST /api/guest`` as from ``address`` (the test node trusts 127.0.0.1 as a proxy:
+    """``POST /api/guest`` as from ``address`` (the test's nodes trust 127.0.0.1 as a proxy:
     its X-Forwarded-For is the client's address)."""
     async with httpx.AsyncClient(base_url=node.url) as http:
         return await http.post(
@@ -247,7 +247,7 @@ async def test_a_site_ban_with_the_address_refuses_new_guests_from_it(
     node), not from others; the site keeps only a keyed hash of it, and the audit never the
     address. Refused and changing nothing: an address not known (409 ``no-address``), with a
     room ban (400). The unban lifts it."""
-    nodes = await _two(start, admin_url)
+    nodes = await _two(start, admin_url, forwarded_allow_ips="127.0.0.1")
     made = await _guest_from(nodes[0], "203.0.113.7", "Mallory")
     assert made.status_code == 200
     user = made.json()["user"]["id"]

@@ -53,7 +53,8 @@ def play_record(
     after they were made, as the room server logs it (``takeback``: the version undone).
     ``defaults``: that many open moves are the engine's default, flagged in ``defaults``.
     ``public``: the room's (None: left out, as in records from before it was written).
-    A sealed phase's moves are flagged ``moves_public`` (revealed to all) unless private.
+    A sealed phase's moves are flagged ``moves_public`` (revealed to all) unless private;
+    a private prompt's ``moves_private`` (their movers' alone for good).
     The seed is derived as the room server does (server/table/seeding.py: a committed
     server seed, each player's bytes, the server's for a bot) and the record keeps the
     ``deal``; with ``seed`` given the record has no deal, as records from before it was kept.
@@ -110,6 +111,7 @@ def play_record(
                 "version": version,
                 "moves": {str(s): m.to_json() for s, m in moves.items()},
                 "moves_public": prompt.sealed and not prompt.private,
+                **({"moves_private": True} if prompt.private else {}),
                 "defaults": flagged,
                 "at": iso(t0 + timedelta(seconds=version)),
                 "digest": hashlib.sha256(game.encode(state)).hexdigest(),

@@ -344,18 +344,20 @@ const loonTricks = {
     }).join("; ");
   },
 
-  /** Every round's deal recomputed from the seed against the replay's first view of it. */
+  /** Every round's deal recomputed from the seed against the replay's first view of it:
+   * the face-up row cards (the hands too, from a replay that shows them before the ditch;
+   * this server's keeps a hand hidden until its ditched cards are out of it, for good). */
   async checkReplayDeals(frames, seed) {
     let rounds = 0;
     const bad = [];
     let seen = -1;
     for (const f of frames) {
       const v = f.view;
-      if (!v || !v.hands || v.phase !== "bid" || v.round === seen || !(v.rows || []).every((r) => r.owner === null)) continue;
+      if (!v || v.phase !== "bid" || v.round === seen || !(v.rows || []).every((r) => r.owner === null)) continue;
       seen = v.round;
       const dealt = await dealRound(seed, v.players, v.round);
       const same = (a, b) => [...a].sort().join() === [...b].sort().join();
-      const ok = dealt.hands.every((hand, i) => same(hand, v.hands[i] || []))
+      const ok = (!v.hands || dealt.hands.every((hand, i) => same(hand, v.hands[i] || [])))
         && dealt.rows.every((r, i) => same(r.up, v.rows[i].up));
       rounds += 1;
       if (!ok) bad.push(v.round);
