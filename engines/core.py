@@ -74,12 +74,18 @@ class Prompt:
     Open moves are already shown only to their mover; ``private`` matters for a sealed
     prompt (parallel private decisions, e.g. ditching cards), whose opened moves would
     otherwise be shown to all once revealed. The commitments (digests) stay public.
+
+    ``for_good`` (with ``private``): the moves stay their movers' even once the game is
+    over -- in the history and the replays too (Loon's ditched cards are "never shown to
+    anyone else, not even at the end"); without it a private move is shown with the rest
+    of the game when it is over.
     """
 
     seats: tuple[int, ...]
     kind: str
     sealed: bool = False
     private: bool = False
+    for_good: bool = False
 
     @property
     def over(self) -> bool:

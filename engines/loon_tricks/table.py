@@ -61,7 +61,9 @@ class Table:
         if phase == AWARD:
             return Prompt((state.picker,), "award")
         if phase == DITCH:
-            return Prompt(tuple(range(state.players)), "ditch", sealed=True, private=True)
+            return Prompt(
+                tuple(range(state.players)), "ditch", sealed=True, private=True, for_good=True
+            )
         if phase == PREDICT:
             return Prompt((self.predictor(state),), "predict")
         if phase == PLAY:

@@ -11,7 +11,7 @@ reader may see, by allow-list:
   under way is nobody else's business; its room code is a way in);
 - before a game is over, an event shows another seat's move only when its moves are public
   (a sealed phase's, once revealed) -- the rule of the frames (server/realtime/render.py);
-  a private prompt's moves (``moves_private``) are each their mover's alone for good, also
+  the moves of a prompt private for good (``moves_private``) are each their mover's alone, also
   once the game is over;
 - a profile shows the name, the games above and the ratings; when they were first and last
   seen only to the user themself.

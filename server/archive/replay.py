@@ -8,8 +8,8 @@ Pure (no I/O): it works on an archive record or on rows loaded from Postgres ali
   (``takeback = u``) restores the state of version ``u - 1``: it must undo the move just
   before it (``u`` is the previous version, itself a move).
 - ``replay_log`` does the same and also returns every step as a spectator sees it after the
-  game: ``game.final_view(state)``, hands revealed. The moves of a private prompt
-  (``Prompt.private``) are their movers' alone for good: a frame of one carries none
+  game: ``game.final_view(state)``, hands revealed. The moves of a prompt private for
+  good (``Prompt.for_good``) are their movers' alone: a frame of one carries none
   (``private: true``), and the game's final view keeps what they hid (its rules say what).
 """
 
@@ -144,7 +144,8 @@ def replay_log(log: GameLog, *, views: bool = True) -> Replay:
                 previous_round,
             )
         previous_at = step.at
-        private = expected > 1 and step.takeback is None and game.prompt(state).private
+        prompt = game.prompt(state) if expected > 1 and step.takeback is None else None
+        private = prompt is not None and prompt.private and prompt.for_good
         if expected > 1 and step.takeback is None:
             try:
                 problem = who_did_what(game, state, step)

@@ -33,6 +33,10 @@ class Forwarded:
         ``forwarded_allow_ips`` (``settings.forwarded_allow_ips``)."""
         self._middleware = ProxyHeadersMiddleware(_done, trusted_hosts=trusted)
 
+    def trusts(self, host: str) -> bool:
+        """Whether ``host`` is a trusted proxy (its connections carry many clients)."""
+        return host in self._middleware.trusted_hosts
+
     def apply(self, scope: Scope) -> None:
         step = self._middleware(scope, _never, _never)  # type: ignore[arg-type]
         try:

@@ -35,7 +35,12 @@ class NodeHTTPProtocol(HttpToolsProtocol):
             pending.warn("the node is full", address)
             self._refuse(FULL)
             return
-        if not pending.enter(address, bounds.max_pending_per_address):
+        # A trusted proxy's connections are many clients' (it bounds them itself: nginx's
+        # limit_conn and client_header_timeout, deploy/nginx.conf).
+        forwarded = getattr(self.app, "forwarded", None)
+        proxy = forwarded is not None and forwarded.trusts(address)
+        limit = 0 if proxy else bounds.max_pending_per_address
+        if not pending.enter(address, limit):
             pending.warn("too many pending connections from one address", address)
             self._refuse(TOO_MANY_PENDING)
             return

@@ -49,6 +49,7 @@ class Entry(msgspec.Struct, kw_only=True):
     game_id: str | None = None  # on the start and the end: the game's archive id
     reason: str | None = None  # an abandon: "host" (the host ended it) or "idle" (the clock)
     private: bool = False  # a private sealed phase: each move is shown only to its mover
+    secret: bool = False  # ... even once the game is over (``Prompt.for_good``)
 
 
 def now_iso() -> str:
@@ -95,6 +96,8 @@ def to_fields(entry: Entry) -> dict[str, bytes | str]:
         out["undoes"] = str(entry.undoes)
     if entry.private:
         out["private"] = "1"
+    if entry.secret:
+        out["secret"] = "1"
     out["state"] = entry.state
     return out
 
@@ -133,6 +136,7 @@ def from_fields(fields: dict[str, bytes]) -> Entry:
         deadline=int(fields["deadline"]) if fields.get("deadline") else None,
         undoes=int(fields["undoes"]) if fields.get("undoes") else None,
         private=fields.get("private") == b"1",
+        secret=fields.get("secret") == b"1",
     )
 
 

@@ -81,7 +81,7 @@ class GameEvent(msgspec.Struct, Generic[Time], kw_only=True):
     # Its moves are public (a sealed phase's, once revealed); else each is its mover's
     # alone until the game is over.
     moves_public: bool | UnsetType = UNSET
-    # Its moves answer a private prompt (``Prompt.private``): each is its mover's alone for
+    # Its moves answer a prompt private for good (``Prompt.for_good``): each its mover's alone for
     # good, also once the game is over.
     moves_private: bool | UnsetType = UNSET
     takeback: int | UnsetType | None = UNSET  # a take-back: the version it undid
@@ -254,7 +254,7 @@ def _event(fields: dict[str, bytes]) -> GameEvent[str]:
         at=fields["at"].decode(),
         digest=hashlib.sha256(fields["state"]).hexdigest(),
         moves_public=True if revealed else UNSET,  # a sealed phase's moves, revealed to all
-        moves_private=True if fields.get("private") == b"1" else UNSET,  # its movers' for good
+        moves_private=True if fields.get("secret") == b"1" else UNSET,  # its movers' for good
         # A take-back: the state is the one of the version before the undone move.
         takeback=int(undoes) if undoes else UNSET,
     )

@@ -290,6 +290,7 @@ class Sealing:
                 "salts": {str(s): o["salt"] for s, o in openings.items() if o["salt"]},
                 "opened": {str(s): o["move"] for s, o in openings.items()},
                 "private": prompt.private,
+                "secret": prompt.private and prompt.for_good,
             },
             reveal=reveal,
         )

@@ -453,6 +453,7 @@ class Steps:
             salts=extra.get("salts"),
             opened=extra.get("opened"),
             private=bool(extra.get("private")),
+            secret=bool(extra.get("secret")),
             seed_digest=extra.get("seed_digest"),
             seed=(room.seed or extra.get("seed")) if over else None,
             server_seed=room.server_seed if over else None,

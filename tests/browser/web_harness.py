@@ -32,6 +32,7 @@ def site_settings(redis_url: str, database_url: str, port: int, **changes: Any) 
         "leaderboard_min_games": 1,
         "guests_per_address_per_hour": 0,  # every browser here is 127.0.0.1
         "max_public_rooms_per_address": 0,
+        "max_pending_per_address": 0,
         "resume_address_burst": 0,
         "resume_burst": 0,  # tests reload and reconnect far faster than people
     }

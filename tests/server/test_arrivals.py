@@ -52,7 +52,7 @@ class _Port:
 async def test_a_head_that_does_not_come_in_time_is_cut_off(start: Any) -> None:
     """Connections that send a request's head a byte at a time (slowloris) hold nothing
     for long: ``head_seconds`` after they came, each is cut off."""
-    node = await start("a", head_seconds=0.5, max_pending_per_address=100)
+    node = await start("a", head_seconds=0.5, max_pending_per_address=100, forwarded_allow_ips="")
     slow = [await _connect(_Port(node)) for _ in range(20)]
     for _, writer in slow:
         writer.write(b"GET / HTTP/1.1\r\nHost: x\r\n")  # and never the blank line
@@ -73,7 +73,13 @@ async def test_one_address_has_a_bounded_number_of_pending_connections(start: An
     """Past ``max_pending_per_address`` connections still sending their heads, or
     websockets not yet signed in, the next connection from that address is answered 429
     (``too-many-connections``) at once; as they finish or go, others are let in."""
-    node = await start("a", max_pending_per_address=6, head_seconds=30.0, auth_timeout_seconds=30)
+    node = await start(
+        "a",
+        max_pending_per_address=6,
+        head_seconds=30.0,
+        auth_timeout_seconds=30,
+        forwarded_allow_ips="",  # this host is a client here, not a trusted proxy
+    )
     player = await Client.connect(node, "Anne")  # signed in: not pending
     heads = [await _connect(_Port(node)) for _ in range(3)]
     for _, writer in heads:
@@ -140,6 +146,21 @@ async def test_a_node_out_of_descriptors_refuses_cleanly_and_recovers(
         node.stderr.close()
 
 
+async def test_a_trusted_proxy_is_not_bounded_as_one_address(start: Any) -> None:
+    """Behind a proxy every connection comes from the proxy's address: the proxy bounds
+    connections per client address itself (deploy/nginx.conf), so the node does not count
+    a trusted proxy's connections as one address's."""
+    node = await start("a", max_pending_per_address=2, forwarded_allow_ips="127.0.0.1")
+    heads = [await _connect(_Port(node)) for _ in range(5)]
+    for _, writer in heads:
+        writer.write(b"GET / HTTP/1.1\r\n")
+    reader, writer = await _connect(_Port(node))
+    writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert (await _answer(reader)).startswith(b"HTTP/1.1 200")
+    for _, w in [*heads, (reader, writer)]:
+        w.close()
+
+
 def test_a_failed_accept_is_logged_once_a_while(caplog: pytest.LogCaptureFixture) -> None:
     """asyncio reports a failed ``accept`` (out of descriptors) for every connection
     waiting, every turn of the loop: the node logs it once per ``QUIET_SECONDS``, without
@@ -162,7 +183,7 @@ def test_a_failed_accept_is_logged_once_a_while(caplog: pytest.LogCaptureFixture
 async def test_signed_in_players_are_never_pending(start: Any) -> None:
     """Many tabs of signed-in players from one address (a school, a family behind one
     router) are not pending connections: they never meet the per-address bound."""
-    node = await start("a", max_pending_per_address=3)
+    node = await start("a", max_pending_per_address=3, forwarded_allow_ips="")
     clients = []
     for n in range(8):
         token, user = await guest(node, f"P{n}")

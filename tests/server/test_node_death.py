@@ -94,6 +94,7 @@ async def spawn_node(
         # Every test client comes from 127.0.0.1, and joins and resumes faster than people.
         TORTUGA_MAX_PUBLIC_ROOMS_PER_ADDRESS="0",
         TORTUGA_RESUME_ADDRESS_BURST="0",
+        TORTUGA_MAX_PENDING_PER_ADDRESS="0",
         TORTUGA_RESUME_BURST="0",
         **env,
     )

@@ -95,6 +95,7 @@ async def test_two_workers_serve_one_port_and_stop_on_sigterm(
             "TORTUGA_GUESTS_PER_ADDRESS_PER_HOUR": "0",
             "TORTUGA_MAX_PUBLIC_ROOMS_PER_ADDRESS": "0",
             "TORTUGA_RESUME_ADDRESS_BURST": "0",
+            "TORTUGA_MAX_PENDING_PER_ADDRESS": "0",
             "TORTUGA_RESUME_BURST": "0",
             "TORTUGA_METRICS_TOKEN": METRICS_TOKEN,
         },

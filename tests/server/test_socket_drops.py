@@ -90,7 +90,7 @@ async def test_a_failure_while_signing_in_still_logs(
 ) -> None:
     services = node.server.config.app.state.services
 
-    async def broken(claims: Any) -> Any:
+    async def broken(claims: Any, address: Any = None) -> Any:
         raise RuntimeError("the user's standing could not be read")
 
     monkeypatch.setattr(services.identity, "current", broken)

@@ -65,8 +65,12 @@ async def start_node(redis_url: str, prefix: str, node_id: str, **changes: Any) 
         "rate_per_second": 500.0,
         "rate_burst": 500,
         "bot_delay": 0.0,
-        # Every test client comes from 127.0.0.1: no guest quota unless a test sets one.
+        # Every test client comes from 127.0.0.1: no guest quota unless a test sets one,
+        # and no bound on connections per address; tests that stand for clients at other
+        # addresses send X-Forwarded-For as a proxy on this host would.
         "guests_per_address_per_hour": 0,
+        "max_pending_per_address": 0,
+        "forwarded_allow_ips": "127.0.0.1",
         "max_public_rooms_per_address": 0,
         "resume_address_burst": 0,
         # Test users join and resume far faster than people too.

@@ -97,6 +97,7 @@ def own_node(
         "TORTUGA_GUESTS_PER_ADDRESS_PER_HOUR": "0",  # every client comes from here
         "TORTUGA_MAX_PUBLIC_ROOMS_PER_ADDRESS": "0",
         "TORTUGA_RESUME_ADDRESS_BURST": "0",
+        "TORTUGA_MAX_PENDING_PER_ADDRESS": "0",
         "TORTUGA_PUBLIC_URL": f"http://127.0.0.1:{port}/",
         "TORTUGA_METRICS_TOKEN": METRICS_TOKEN,  # the node's own latencies, per step
         **(env or {}),

@@ -63,7 +63,8 @@ async def test_every_admin_body_is_refused_past_the_limit_unread(
         status, stopped = await refused_unread(port, streamed, chunks)
         assert status.startswith(b"HTTP/1.1 413") and stopped, (path, status)
     async with httpx.AsyncClient(base_url=node.url) as http:
-        r = await http.post("/admin/api/login", content=b"x" * (MAX_BODY + 1))
+        json_type = {"Content-Type": "application/json"}
+        r = await http.post("/admin/api/login", content=b"x" * (MAX_BODY + 1), headers=json_type)
         assert r.status_code == 413 and r.json()["error"]["code"] == "body-too-large", r.text
         # Within the limit a body is read as before.
         r = await http.post("/admin/api/login", json={"name": "nobody", "password": "x"})
