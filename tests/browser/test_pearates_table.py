@@ -409,8 +409,11 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
                 _spectator_sees_nothing_hidden(carol)
             if round_ == "3" and not seen["reloaded"]:
                 seen["reloaded"] = True
-                hand = page.evaluate("() => window.tortuga.view.hand")
-                version = page.evaluate("() => window.tortuga.version")
+                # Read together: a frame between two reads would pair one version's hand
+                # with the next version.
+                hand, version = page.evaluate(
+                    "() => [window.tortuga.view.hand, window.tortuga.version]"
+                )
                 page.reload()
                 page.wait_for_selector(".table-area")
                 assert alice.my_seat() == seat
