@@ -17,6 +17,7 @@ The server knows none of this: it sees a ``Game`` (engines/core.py) through the 
 
 from __future__ import annotations
 
+import abc
 import copy
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
@@ -62,7 +63,7 @@ class Views(Protocol):
     def full_view(self, table: Any, state: Any, /) -> dict[str, JSON]: ...
 
 
-class TableGame(Generic[S, M, Opt, T]):
+class TableGame(abc.ABC, Generic[S, M, Opt, T]):
     """A game of the contract, its plumbing written once; the subclass gives the data."""
 
     id: str
@@ -109,9 +110,9 @@ class TableGame(Generic[S, M, Opt, T]):
             )
         return self.first_state(options, players, seed)
 
+    @abc.abstractmethod
     def first_state(self, options: Opt, players: int, seed: bytes) -> S:
         """The game as it starts, for a player count in ``seats``."""
-        raise NotImplementedError
 
     # -- play -----------------------------------------------------------------------
     def default(self, state: S, seat: int) -> M:
@@ -123,9 +124,9 @@ class TableGame(Generic[S, M, Opt, T]):
         rng = self.default_rng(state, seat)
         return self.bot("heuristic")(self.view(state, seat), legal, rng)
 
+    @abc.abstractmethod
     def default_rng(self, state: S, seat: int) -> Rng:
         """The generator of ``default`` for ``seat`` at ``state``."""
-        raise NotImplementedError
 
     # -- what people see --------------------------------------------------------------
     def view(self, state: S, seat: int | None) -> dict[str, JSON]:

@@ -38,8 +38,12 @@ def read(path: Path) -> dict[str, Any]:
 
 
 def files(lang: str) -> list[Path]:
-    """The catalogue files of ``lang``: the shell's, then each game folder's."""
-    return [CATALOGUES / f"{lang}.js", *sorted(GAMES.glob(f"*/i18n/{lang}.js"))]
+    """The catalogue files of ``lang``: the shell's, the console's, then each game folder's."""
+    return [
+        CATALOGUES / f"{lang}.js",
+        WEB / "js" / "admin" / "i18n" / f"{lang}.js",
+        *sorted(GAMES.glob(f"*/i18n/{lang}.js")),
+    ]
 
 
 def load(lang: str) -> dict[str, Any]:
@@ -71,7 +75,7 @@ def test_each_game_folder_has_both_languages_and_no_key_is_written_twice() -> No
     folders = sorted(p.parent.name for p in GAMES.glob("*/module.js"))
     assert folders, "the scan finds the game folders"
     for lang in LANGS:
-        assert sorted(p.parent.parent.name for p in files(lang)[1:]) == folders, lang
+        assert sorted(p.parent.parent.name for p in files(lang)[2:]) == folders, lang
         seen: dict[str, Path] = {}
         for path in files(lang):
             for key in read(path):

@@ -1,6 +1,7 @@
 // The player's language: every text a page shows comes from one catalogue per language
-// through t(key, params): the shell's (js/i18n/en.js, js/i18n/vi.js) joined with each game's,
-// beside its module (js/games/<folder>/i18n/<lang>.js, the folders of games/registry.js).
+// through t(key, params): the shell's (js/i18n/en.js, js/i18n/vi.js) joined with the
+// console's (js/admin/i18n/<lang>.js) and each game's, beside its module
+// (js/games/<folder>/i18n/<lang>.js, the folders of games/registry.js).
 //
 //   t("lobby.title")                          a plain text
 //   t("player.games_played", { count: 3 })    a plural: the catalogue value is {one, other}
@@ -23,9 +24,9 @@ export const CATALOGUES = { en: { ...en }, vi: { ...vi } };
 // Every game's texts, read before any page uses t() (a module importing this one waits for
 // them): the lobby names every game and an error may come from any game's rules.
 await Promise.all(
-  gameFolders().flatMap((folder) =>
+  ["./admin", ...gameFolders().map((folder) => `./games/${folder}`)].flatMap((place) =>
     Object.entries(CATALOGUES).map(async ([code, texts]) => {
-      Object.assign(texts, (await import(`./games/${folder}/i18n/${code}.js`)).default);
+      Object.assign(texts, (await import(`${place}/i18n/${code}.js`)).default);
     }),
   ),
 );
