@@ -134,6 +134,9 @@ def _no_hidden_card_reached(person: Person, states: dict[int, Any]) -> int:
 def _dom_shows_only_what_was_sent(person: Person) -> None:
     """Every card the spectator's page shows came in a view it was sent: the page makes up
     no card (and, with the frames checked against the states, none of them is hidden)."""
+    # The page may be drawing the game's end (a held moment, then the final table): wait
+    # until it shows cards at all.
+    person.page.wait_for_selector("[data-card]", state="attached", timeout=15000)
     sent: set[str] = set()
     for frame in person.frames:
         if isinstance(frame.get("view"), dict):
