@@ -14,11 +14,8 @@ from collections.abc import Sequence
 
 from engines.core import JSON
 from engines.pearates.cards import KINDS, NAMES
-from engines.pearates.standing import ID, Standing
+from engines.pearates.standing import ID, KINDS_OF_PROMPT, Standing
 from engines.pearates.state import (
-    ACTION,
-    ARRANGE,
-    BID,
     BY_VALUE,
     KEEP,
     LOSERS_LOSE,
@@ -30,30 +27,16 @@ from engines.pearates.state import (
     OUTBID,
     OVER,
     PER_CARD,
-    PUT,
     ROUND_ENDS,
     SABRE,
     SHUFFLE,
-    TAKE,
-    TURN,
     UNSET,
-    WINNER,
     Event,
     State,
 )
 
-PHASES = {
-    ARRANGE: "arrange",
-    TURN: "turn",
-    BID: "bid",
-    ACTION: "action",
-    PUT: "put",
-    WINNER: "winner",
-    TAKE: "take",
-    KEEP: "keep",
-    SABRE: "sabre",
-    OVER: "over",
-}
+# A phase's name: its prompt's kind, and the phases whose prompts are named otherwise.
+PHASES = {**KINDS_OF_PROMPT, KEEP: "keep", SABRE: "sabre", OVER: "over"}
 FLAGS = {
     OPEN_BIDS: "open-bids",
     BY_VALUE: "mutiny-by-value",
