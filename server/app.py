@@ -120,7 +120,7 @@ def create_app(settings: Settings) -> Starlette:
             instance,
             settings.resume_max_versions,
             settings.max_sockets_per_user,
-            settings.max_queued_bytes,
+            max_queued_bytes=settings.max_queued_bytes,
         )
         bots = BotDriver(
             rooms,
@@ -292,7 +292,7 @@ class _Node(Starlette):
     too, would stay per socket)."""
 
     forwarded: Forwarded | None = None
-    bounds: Bounds = Bounds()  # on connections, read by its HTTP protocol
+    bounds: Bounds | None = None  # on connections, read by its HTTP protocol
 
     def __call__(self, scope: Scope, receive: Receive, send: Send) -> Coroutine[Any, Any, None]:
         """The coroutine that serves this request, made by a plain function: no frame of

@@ -36,11 +36,11 @@ QUIET_SECONDS = 10.0  # at most one warning per kind of refusal this often
 
 @dataclass(frozen=True, slots=True)
 class Bounds:
-    """A node's bounds on connections (its settings; ``max_connections`` 0: none)."""
+    """A node's bounds on connections (from its settings; ``max_connections`` 0: none)."""
 
-    head_seconds: float = 10.0
-    max_pending_per_address: int = 32
-    max_connections: int = 0
+    head_seconds: float
+    max_pending_per_address: int
+    max_connections: int
 
 
 class Pending:

@@ -15,20 +15,20 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from server.realtime.arrivals import FULL, TOO_MANY_PENDING, Bounds, Pending, pending_of
 
-DEFAULT = Bounds()
-
 
 class NodeHTTPProtocol(HttpToolsProtocol):
     """``HttpToolsProtocol`` with the node's bounds on connections."""
 
-    bounds: Bounds = DEFAULT
+    bounds: Bounds | None = None  # the app's (none: uvicorn's protocol as it is)
     _head_timer: asyncio.TimerHandle | None = None
     _pending: Pending | None = None  # set while this connection counts as pending
     _address: str = ""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self.bounds = bounds = getattr(self.app, "bounds", DEFAULT)
+        self.bounds = bounds = getattr(self.app, "bounds", None)
+        if bounds is None:
+            return
         address = self.client[0] if self.client else ""
         pending = pending_of(self.config)
         if bounds.max_connections and len(self.connections) > bounds.max_connections:
@@ -69,8 +69,9 @@ class NodeHTTPProtocol(HttpToolsProtocol):
     def on_message_begin(self) -> None:
         super().on_message_begin()
         # The next request on a kept-alive connection: its head has a deadline too.
-        if self._head_timer is None and not self.transport.is_closing():
-            self._head_timer = self.loop.call_later(self.bounds.head_seconds, self._head_too_slow)
+        bounds = self.bounds
+        if bounds is not None and self._head_timer is None and not self.transport.is_closing():
+            self._head_timer = self.loop.call_later(bounds.head_seconds, self._head_too_slow)
 
     def on_headers_complete(self) -> None:
         if self._head_timer is not None:

@@ -53,7 +53,8 @@ class Hub(FanOut):
         instance: str,
         resume_max: int,
         sockets_per_user: int = 0,
-        max_queued_bytes: int = 1024 * 1024,
+        *,
+        max_queued_bytes: int,
     ) -> None:
         super().__init__(rooms)
         self.redis = redis

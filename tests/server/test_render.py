@@ -78,7 +78,9 @@ async def test_a_node_renders_a_step_once_per_seat(redis_client: Any) -> None:
     """A view depends on the seat alone: a node renders and encodes a step once per seat
     (and once for all spectators), not once per socket -- and each seat still gets only the
     frames rendered for it."""
-    hub = Hub(redis_client, rooms=cast(Any, None), instance="t", resume_max=10)
+    hub = Hub(
+        redis_client, rooms=cast(Any, None), instance="t", resume_max=10, max_queued_bytes=1 << 20
+    )
     entry = _reveal(True)
     mine = hub.rendered(entry, 0)
     assert hub.rendered(entry, 0) is mine  # the second socket of seat 0: nothing rendered
@@ -202,7 +204,7 @@ async def test_a_socket_told_of_the_nodes_own_write_waits_for_it(redis_client: A
     entry = _reveal(False)
     log = _Log([entry])
     rooms = cast(Any, type("Rooms", (), {"store": log})())
-    hub = Hub(redis_client, rooms=rooms, instance="t", resume_max=10)
+    hub = Hub(redis_client, rooms=rooms, instance="t", resume_max=10, max_queued_bytes=1 << 20)
     hub.by_room["r"].add(cast(Any, object()))
 
     hub.writing("r", 2)
@@ -251,7 +253,7 @@ async def test_a_notice_that_beat_the_nodes_own_write_is_handed_on_with_what_fol
     entry = _reveal(False)
     log = _Log([])
     rooms = cast(Any, type("Rooms", (), {"store": log})())
-    hub = Hub(redis_client, rooms=rooms, instance="t", resume_max=10)
+    hub = Hub(redis_client, rooms=rooms, instance="t", resume_max=10, max_queued_bytes=1 << 20)
     socket = _Socket()
     user = cast(Any, type("U", (), {"id": "u0"})())
     conn = Connection("t:1", user, cast(Any, socket), hub, room_id="r", seat=0)
