@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from own_services import OwnRedis
+from own_services import OwnPostgres, OwnRedis
 from tortuga_client import Node, start_node
 
 StartNode = Callable[..., Awaitable[Node]]
@@ -50,3 +51,15 @@ def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
     finally:
         with contextlib.suppress(Exception):
             server.kill()
+
+
+@pytest.fixture
+async def own_postgres() -> AsyncIterator[OwnPostgres]:
+    """A Postgres of the test's own (tests/server/own_services.py) that it may stop and
+    start again; removed after the test."""
+    server = await asyncio.to_thread(OwnPostgres)
+    try:
+        await asyncio.to_thread(server.start)
+        yield server
+    finally:
+        await asyncio.to_thread(server.close)

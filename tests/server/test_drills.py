@@ -34,7 +34,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -282,16 +282,6 @@ async def test_redis_restarted_under_load(own_redis: OwnRedis) -> None:
 
 
 # -- 3. Postgres goes down -----------------------------------------------------------------
-@pytest.fixture
-async def own_postgres() -> AsyncIterator[OwnPostgres]:
-    server = await asyncio.to_thread(OwnPostgres)
-    try:
-        await asyncio.to_thread(server.start)
-        yield server
-    finally:
-        await asyncio.to_thread(server.close)
-
-
 @pytest.fixture
 def archive_warnings() -> Iterator[list[str]]:
     """The messages the archivers (of this process's nodes) warn with during the test."""

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
-import pytest
 from own_services import OwnPostgres
 from tortuga_client import guest
 
@@ -19,16 +17,6 @@ from server.archive.db import Database
 
 PASSWORD = "correct horse battery"
 TOKEN = secrets.token_urlsafe(32)
-
-
-@pytest.fixture
-async def own_postgres() -> AsyncIterator[OwnPostgres]:
-    server = await asyncio.to_thread(OwnPostgres)
-    try:
-        await asyncio.to_thread(server.start)
-        yield server
-    finally:
-        await asyncio.to_thread(server.close)
 
 
 def _bearer(token: str) -> dict[str, str]:
