@@ -155,9 +155,12 @@ async def check_game(redis: Any, prefix: str, g: dict[str, Any]) -> None:
     assert outcome is not None
     assert len(outcome.scores) == g["players"]
     # Ranks follow the scores; equal scores may still be split by a game's own tie-break
-    # (the cards in hand, the Captain token), and places are shared as in 1, 1, 3.
+    # (the cards in hand, the Captain token), and places are shared as in 1, 1, 3. A game
+    # may give the win outright by a rule of its own ("five map fragments: you won!" in
+    # Pirate King!, whatever the crowns): below the winners, ranks follow the scores.
     pairs = list(zip(outcome.scores, outcome.ranks, strict=True))
-    assert all(ra < rb for sa, ra in pairs for sb, rb in pairs if sa > sb), outcome
+    below = [(s, r) for s, r in pairs if r > 1]
+    assert all(ra < rb for sa, ra in below for sb, rb in below if sa > sb), outcome
     assert all(r == 1 + sum(o < r for o in outcome.ranks) for r in outcome.ranks), outcome
     assert g["view"]["outcome"] == outcome.to_json()
     entries = await redis.xrange(f"{room_key}:log")
