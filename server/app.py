@@ -36,6 +36,7 @@ from server.archive.routes import routes as history_routes
 from server.archive.write import RatingRules
 from server.http import lobby, scrape, web
 from server.http.forwarded import Forwarded
+from server.identity.signing import ServerKey
 from server.identity.tokens import Identity, Tokens
 from server.ops import heap, logs
 from server.ops.busy import Lag
@@ -65,6 +66,14 @@ log = logging.getLogger("tortuga.app")
 UNAVAILABLE = "unavailable"  # the error code of a route that needs Postgres during an outage
 RETRY_AFTER_SECONDS = 5
 READY_POSTGRES_SECONDS = 2.0  # how long /readyz waits for Postgres to answer its ping
+
+
+def server_key(settings: Settings) -> ServerKey:
+    """The server's signing key (server/identity/signing.py): the settings' own, else one
+    derived from the token secret (every node that shares either shares the key)."""
+    if settings.signing_key:
+        return ServerKey(settings.signing_key)
+    return ServerKey.derived(settings.secret)
 
 
 def create_app(settings: Settings) -> Starlette:
@@ -109,6 +118,7 @@ def create_app(settings: Settings) -> Starlette:
             # Records after a step wait for a calm loop, briefly: a final record's writer
             # must take its rescue member within archive_rescue_seconds (game_end.py).
             pace=lambda: lag.calm(most=0.25),
+            server_key=server_key(settings),
         )
         sealing = Sealing(rooms)
         # This process's name in presence: the node id and a suffix of its own, so a node

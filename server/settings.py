@@ -53,6 +53,20 @@ def _load_secret(data_dir: Path) -> bytes:
     return value
 
 
+def _load_signing_key(data_dir: Path) -> bytes:
+    """The server's signing key (the private scalar of its ECDSA P-256 key, 32 bytes):
+    TORTUGA_SIGNING_KEY, else one kept in the data folder beside the token secret, so that
+    every node started on the same folder signs with it (server/identity/signing.py)."""
+    path = data_dir / "signing-key"
+    if path.exists():
+        return bytes.fromhex(path.read_text().strip())
+    data_dir.mkdir(parents=True, exist_ok=True)
+    value = secrets.token_bytes(32)
+    path.write_text(value.hex())
+    path.chmod(0o600)
+    return value
+
+
 @dataclass(frozen=True)
 class Settings:
     host: str = "127.0.0.1"
@@ -68,6 +82,11 @@ class Settings:
     redis_pool_wait_seconds: float = 10.0  # how long a command waits for a free connection
     redis_retries: int = 10  # retries of a command on a connection error (backoff to 1 s)
     secret: bytes = field(default=b"", repr=False)
+    # The server's key for the moves it makes for a seat (defaults, stand-ins, bots): the
+    # 32-byte private scalar (TORTUGA_SIGNING_KEY, else the data folder's ``signing-key``);
+    # empty -- TORTUGA_SECRET set without it, or settings built in tests -- derived from
+    # ``secret``, so every node that shares the secret shares the key.
+    signing_key: bytes = field(default=b"", repr=False)
     # Admin sessions (server/admin/): how long a login lives; login attempts allowed per
     # (account, client address) and per client address (a burst, refilled over a quarter of
     # an hour; never per account alone, which strangers could drain); password checks
@@ -176,7 +195,14 @@ class Settings:
         data_dir = Path(values.pop("data_dir", cls.data_dir)).resolve()
         secret_hex = _env("TORTUGA_SECRET")
         secret = bytes.fromhex(secret_hex) if secret_hex else _load_secret(data_dir)
-        return cls(data_dir=data_dir, secret=secret, **values)
+        key_hex = _env("TORTUGA_SIGNING_KEY")
+        if key_hex:
+            key = bytes.fromhex(key_hex)
+        elif secret_hex:  # nodes that share the secret share the key derived from it
+            key = b""
+        else:
+            key = _load_signing_key(data_dir)
+        return cls(data_dir=data_dir, secret=secret, signing_key=key, **values)
 
     def base_url(self) -> str:
         """How players reach the site: the public URL, else this node's address."""

@@ -91,6 +91,10 @@ class Keys:
         ms), for "my rooms" on any browser of theirs. Hash-tagged by the user."""
         return f"{self.prefix}user:{{{user_id}}}:rooms"
 
+    def user_keys(self, user_id: str) -> str:
+        """The user's registered device keys: a hash, kid -> public key (base64url)."""
+        return f"{self.prefix}user:{{{user_id}}}:keys"
+
     def user_chat(self, user_id: str) -> str:
         """Hash: the user's chat token bucket (``t`` tokens at ``at`` ms), on every node."""
         return f"{self.prefix}user:{{{user_id}}}:chat"

@@ -53,6 +53,10 @@ class SeatInfo(msgspec.Struct, kw_only=True):
     # The seat's contribution to the deal seed (hex of 32 bytes, sent with ``ready``);
     # never shown before the start (server/table/seeding.py).
     entropy: str | None = None
+    # Its device's key and signature of it (server/table/chain.py, kind ``entropy``), if
+    # the player's client signed it.
+    entropy_key: str | None = None
+    entropy_sig: str | None = None
 
     @property
     def empty(self) -> bool:
@@ -111,6 +115,8 @@ class Room:
     # Admins looked at this game's hidden state (server/admin/routes.py, ``reveal``):
     # ``{count, at: [ISO times, the last INSPECTED_KEPT]}``, or None.
     inspected: dict[str, Any] | None = None
+    # The head of the game's move chain (server/table/chain.py): the hash of its last event.
+    head: str | None = None
 
     @property
     def game(self) -> AnyGame:
@@ -230,6 +236,7 @@ def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = No
         muted=_by_user(raw, MUTE_FIELD) if moderated else {},
         announcement=text("announce") or None,
         inspected=_inspected(raw.get("inspected"), int(raw.get("game_no") or b"0")),
+        head=text("head") or None,
     )
 
 
@@ -265,7 +272,7 @@ _PLAIN_FIELDS = frozenset(
         "ended_at", "state", "seed", "seed_digest", "server_seed", "seed_commitment",
         "contributions", "absent", "deadline", "paused_at", "paused_by", "game_no",
         "archived", "checkpoint", "ended_reason", "abandoned_by", "host_name", "active_at",
-        "announce", "resolved_by", "inspected",
+        "announce", "resolved_by", "inspected", "head",
     }
 )  # fmt: skip
 

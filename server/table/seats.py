@@ -214,10 +214,16 @@ class Seats:
         return await self._lobby_change(room_id, change)
 
     async def ready(
-        self, room_id: str, user_id: str, ready: bool, entropy: str | None = None
+        self,
+        room_id: str,
+        user_id: str,
+        ready: bool,
+        entropy: str | None = None,
+        signed: tuple[str, str] | None = None,
     ) -> Room:
         """Mark the seat ready (or not); ``entropy``: the player's contribution to the deal
-        seed (the latest one sent counts)."""
+        seed (the latest one sent counts); ``signed``: its device's (kid, signature) of it,
+        checked by the socket (server/realtime/signed.py)."""
         if entropy is not None:
             try:
                 seeding.entropy(entropy)
@@ -231,6 +237,7 @@ class Seats:
             room.seats[seat].ready = ready
             if entropy is not None:
                 room.seats[seat].entropy = entropy
+                room.seats[seat].entropy_key, room.seats[seat].entropy_sig = signed or (None, None)
 
         return await self._lobby_change(room_id, change)
 
@@ -345,6 +352,10 @@ class Seats:
             # by the commitment, not drawn now that the players' bytes are known.
             sent = [s.entropy if s.bot is None else None for s in room.seats]
             contributions = seeding.contributions(server_seed, sent)
+            for c in contributions:  # a device's signature of its bytes, when it signed them
+                if c["by"] == seeding.PLAYER and room.seats[c["seat"]].entropy_sig is not None:
+                    c["key"] = room.seats[c["seat"]].entropy_key
+                    c["sig"] = room.seats[c["seat"]].entropy_sig
             seed = seeding.derive(server_seed, [bytes.fromhex(c["entropy"]) for c in contributions])
             state = game.start(game.options(room.options), room.players, seed)
             room.seed = seed.hex()
