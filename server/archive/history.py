@@ -19,6 +19,7 @@ reader may see, by allow-list:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -26,7 +27,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engines.core import JSON
-from server.archive.models import FINAL, Event, Game, Rating, Seat, User
+from server.archive.models import FINAL, DeviceKey, Event, Game, Rating, Seat, User
 from server.archive.replay import (
     GameLog,
     LoggedStep,
@@ -200,14 +201,29 @@ def _moves_shown(event: Event, over: bool, own: set[str]) -> dict[str, Any]:
     return {s: m for s, m in event.moves.items() if s in own}
 
 
+def _chain_shown(event: Event, over: bool, own: set[str]) -> dict[str, Any] | None:
+    """An event's proofs as a reader sees them: each proof whole (its commitment and
+    signatures tell nothing of the move), the salt that opens it only with a move the reader
+    is shown (``_moves_shown``): a hidden move's commitment stays closed."""
+    if event.chain is None:
+        return None
+    shown = _moves_shown(event, over, own)
+    moves = {
+        s: {k: v for k, v in proof.items() if k != "salt" or s in shown}
+        for s, proof in (event.chain.get("moves") or {}).items()
+        if isinstance(proof, dict)
+    }
+    return {**event.chain, "moves": moves}
+
+
 async def game_record(
     session: AsyncSession, game_id: str, reader: str | None = None
 ) -> dict[str, JSON]:
     """One game: its row, its seats and its move log, as ``reader`` may see them."""
     game = await _visible(session, game_id, reader)
     seats = (await _seats(session, [game_id]))[game_id]
-    events = await session.scalars(
-        select(Event).where(Event.game_id == game_id).order_by(Event.version)
+    events = list(
+        await session.scalars(select(Event).where(Event.game_id == game_id).order_by(Event.version))
     )
     over = game.status in FINAL
     own = {str(s.seat) for s in seats if reader is not None and s.user_id == reader}
@@ -224,17 +240,20 @@ async def game_record(
             "takeback": e.takeback,
             "at": _iso(e.at),
             "digest": e.digest,
+            "head": e.head,
+            "chain": _chain_shown(e, over, own),
         }
         for e in events
     ]
+    record["keys"] = await _keys(session, events)
     return record
 
 
 async def game_log(session: AsyncSession, game_id: str) -> GameLog:
     """What ``replay.py`` needs to recompute the game."""
     game = await _game(session, game_id)
-    events = await session.scalars(
-        select(Event).where(Event.game_id == game_id).order_by(Event.version)
+    events = list(
+        await session.scalars(select(Event).where(Event.game_id == game_id).order_by(Event.version))
     )
     seats = (await _seats(session, [game_id]))[game_id]
     return GameLog(
@@ -249,10 +268,39 @@ async def game_log(session: AsyncSession, game_id: str) -> GameLog:
         deal=game.deal,
         seats=[{"seat": s.seat, "user": s.user_id, "bot": s.bot} for s in seats],
         steps=[
-            LoggedStep(e.version, e.moves, e.defaults, e.at, e.digest, e.proxies, e.takeback)
+            LoggedStep(
+                e.version,
+                e.moves,
+                e.defaults,
+                e.at,
+                e.digest,
+                e.proxies,
+                e.takeback,
+                e.head,
+                e.chain,
+            )
             for e in events
         ],
+        room=game.room,
+        keys=await _keys(session, events),
     )
+
+
+async def _keys(session: AsyncSession, events: Sequence[Event]) -> dict[str, dict[str, Any]]:
+    """The registered public keys the events' proofs name (server/archive/models.py,
+    ``DeviceKey``): kid -> {user, key}."""
+    kids: set[str] = set()
+    for e in events:
+        for proof in ((e.chain or {}).get("moves") or {}).values():
+            if isinstance(proof, dict) and isinstance(proof.get("key"), str):
+                kids.add(proof["key"])
+        for c in ((e.chain or {}).get("game") or {}).get("contributions") or []:
+            if isinstance(c, dict) and isinstance(c.get("key"), str):
+                kids.add(c["key"])
+    if not kids:
+        return {}
+    rows = await session.scalars(select(DeviceKey).where(DeviceKey.kid.in_(sorted(kids))))
+    return {r.kid: {"user": r.user_id, "key": r.public_key} for r in rows}
 
 
 async def verify_game(session: AsyncSession, game_id: str) -> VerifyReport:

@@ -145,6 +145,23 @@ class Event(Base):
     at: Mapped[datetime] = mapped_column(Timestamp)
     # sha256 hex of game.encode(state) after this step.
     digest: Mapped[str] = mapped_column(String(64))
+    # The move chain (server/table/chain.py; migration 0009): the head after this event and
+    # its moves' proofs (``{"moves": {seat: {by, c, key, l, open, sig, salt}}, "game"?}``);
+    # NULL in events stored before the chain.
+    head: Mapped[str | None] = mapped_column(String(64))
+    chain: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+
+
+class DeviceKey(Base):
+    """A public key an event's proof names (server/identity/signing.py): a device's,
+    registered with its user, or the server's (no user)."""
+
+    __tablename__ = "device_keys"
+
+    kid: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[str | None] = mapped_column(String(64))
+    public_key: Mapped[str] = mapped_column(String(100))
+    first_seen: Mapped[datetime] = mapped_column(Timestamp, server_default=func.now())
 
 
 class Rating(Base):

@@ -23,6 +23,7 @@ from typing import Any
 
 from engines import registry
 from engines.core import JSON
+from server.archive.chain_check import check_chain
 from server.archive.record import ArchiveRecord
 from server.table import seeding
 
@@ -39,6 +40,8 @@ class LoggedStep:
     digest: str
     proxies: Sequence[int] = ()
     takeback: int | None = None
+    head: str | None = None  # the move chain's head after it (None: from before the chain)
+    chain: Mapping[str, Any] | None = None  # its moves' proofs (server/table/chain.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +62,9 @@ class GameLog:
     deal: Mapping[str, Any] | None = None
     # Who sat where at the end: [{seat, user, bot}] (empty: not known).
     seats: Sequence[Mapping[str, Any]] = ()
+    room: str = ""
+    # The public keys the proofs name: kid -> {user (None: the server's), key}.
+    keys: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +137,7 @@ def replay_log(log: GameLog, *, views: bool = True) -> Replay:
 
     state: Any = None
     states: dict[int, Any] = {}  # version -> state (a take-back restores an earlier one)
+    labels: dict[int, str] = {}  # version -> what its moves were made under (the chain's ``l``)
     previous_round: int | None = None
     previous_at: datetime | None = None
     for expected, step in enumerate(log.steps, start=1):
@@ -146,6 +153,9 @@ def replay_log(log: GameLog, *, views: bool = True) -> Replay:
         previous_at = step.at
         prompt = game.prompt(state) if expected > 1 and step.takeback is None else None
         private = prompt is not None and prompt.private and prompt.for_good
+        if prompt is not None:
+            sealed = prompt.sealed
+            labels[expected] = f"{prompt.kind}@{expected - 1}" if sealed else f"act@{expected - 1}"
         if expected > 1 and step.takeback is None:
             try:
                 problem = who_did_what(game, state, step)
@@ -232,12 +242,27 @@ def replay_log(log: GameLog, *, views: bool = True) -> Replay:
                 checked,
                 previous_round,
             )
+    linked = check_chain(
+        room=log.room or log.game_id.rsplit("-", 1)[0],
+        game_id=log.game_id,
+        engine=log.engine,
+        options=log.options,
+        players=log.players,
+        seed_digest=log.seed_digest,
+        deal=log.deal,
+        end_seats=log.seats,
+        steps=log.steps,
+        labels=labels,
+        keys=log.keys,
+    )
+    if linked.problem is not None:
+        return fail(linked.problem, linked.version)
     deals = "" if previous_round is None else f", {previous_round} deal(s)"
     out.report = VerifyReport(
         log.game_id,
         True,
         f"verified: {checked} versions{deals} recomputed from the seed and the moves match the "
-        f"log; {_seed_note(log, making)}",
+        f"log; {_seed_note(log, making)}; {linked.note()}",
         checked=checked,
     )
     return out
@@ -317,7 +342,11 @@ def log_of(record: ArchiveRecord) -> GameLog:
         deal=record.deal,
         seats=[{"seat": s.seat, "user": s.user, "bot": s.bot} for s in record.seats],
         steps=[
-            LoggedStep(e.version, e.moves, e.defaults, e.at, e.digest, e.proxies, e.undoes)
+            LoggedStep(
+                e.version, e.moves, e.defaults, e.at, e.digest, e.proxies, e.undoes, e.head, e.chain
+            )
             for e in record.events
         ],
+        room=record.room,
+        keys=record.keys,
     )

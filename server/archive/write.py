@@ -31,7 +31,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from server.archive import ratings
-from server.archive.models import FINAL, Event, Game, Rating, Seat, User
+from server.archive.models import FINAL, DeviceKey, Event, Game, Rating, Seat, User
 from server.archive.record import ArchiveRecord
 from server.table.record import SeatRecord
 
@@ -81,6 +81,7 @@ _USERS = cast(Table, User.__table__)
 _GAMES = cast(Table, Game.__table__)
 _SEATS = cast(Table, Seat.__table__)
 _EVENTS = cast(Table, Event.__table__)
+_KEYS = cast(Table, DeviceKey.__table__)
 
 
 def _upsert_users_statement() -> Any:
@@ -122,6 +123,7 @@ _LAST_VERSION = (
     .where(_GAMES.c.id == bindparam("game"))
     .values(last_version=func.greatest(_GAMES.c.last_version, bindparam("upto")))
 )
+_INSERT_KEY = insert(_KEYS).on_conflict_do_nothing(index_elements=[_KEYS.c.kid])
 _INSERT_EVENT = (
     insert(_EVENTS)
     .on_conflict_do_nothing(index_elements=[_EVENTS.c.game_id, _EVENTS.c.version])
@@ -222,6 +224,8 @@ async def _insert_events(session: Executor, record: ArchiveRecord, after: int = 
                 "moves_private": e.private_moves,
                 "at": e.at,
                 "digest": e.digest,
+                "head": e.head,
+                "chain": e.chain,
             }
             for e in events[start : start + EVENT_CHUNK]
         ]
@@ -338,6 +342,12 @@ async def save_record(
         if stored is None or int(stored.last_version or 0) < record.events_from - 1:
             return Saved.GAP
     await _upsert_users(session, record)
+    if record.keys:  # a key is kept once, as first seen: never replaced by a later record
+        rows = [
+            {"kid": kid, "user_id": k.get("user"), "public_key": k.get("key")}
+            for kid, k in sorted(record.keys.items())
+        ]
+        await session.execute(_INSERT_KEY, rows)
     values = _game_values(record, now)
     # A game's stored events are every version up to its last_version: none yet when its
     # first record is a checkpoint that starts later (the ones before it are not stored).

@@ -85,6 +85,11 @@ class GameEvent(msgspec.Struct, Generic[Time], kw_only=True):
     # good, also once the game is over.
     moves_private: bool | UnsetType = UNSET
     takeback: int | UnsetType | None = UNSET  # a take-back: the version it undid
+    # The move chain (server/table/chain.py): the head after this event, and its moves'
+    # proofs (seat -> {by, c, key, l, open, sig, salt}; the deal's also ``game``). None in
+    # records from before the chain.
+    head: str | None = None
+    chain: dict[str, Any] | None = None
 
     @property
     def public_moves(self) -> bool:
@@ -141,6 +146,9 @@ class GameRecord(msgspec.Struct, Generic[Time], kw_only=True):
     # Admins looked at the hidden state of the game under way (None: never, or a record
     # from before).
     inspected: Inspections[Time] | None = None
+    # The public keys the events' proofs name: kid -> {"user": <id> | null (the server's),
+    # "key": base64url point} (server/identity/signing.py).
+    keys: dict[str, dict[str, Any]] = {}
 
     @property
     def final(self) -> bool:
@@ -257,4 +265,21 @@ def _event(fields: dict[str, bytes]) -> GameEvent[str]:
         moves_private=True if fields.get("secret") == b"1" else UNSET,  # its movers' for good
         # A take-back: the state is the one of the version before the undone move.
         takeback=int(undoes) if undoes else UNSET,
+        head=fields["head"].decode() if fields.get("head") else None,
+        chain=_json(fields["chain"]) if fields.get("chain") else None,
     )
+
+
+def kids_used(record: GameRecord[Any]) -> dict[str, int | None]:
+    """The kids the record's proofs name, each with the seat whose player's key it must be
+    (None: a key of the server's, ``by: "server"``)."""
+    out: dict[str, int | None] = {}
+    for event in record.events:
+        chain = event.chain or {}
+        for seat, proof in (chain.get("moves") or {}).items():
+            if isinstance(proof, dict) and proof.get("key"):
+                out[proof["key"]] = None if proof.get("by") == "server" else int(seat)
+        for c in (chain.get("game") or {}).get("contributions") or []:
+            if isinstance(c, dict) and c.get("key"):
+                out[c["key"]] = c.get("seat")
+    return out

@@ -34,6 +34,7 @@ TABLES = {
     "admin_audit_head",
     "admins",
     "admin_sessions",
+    "device_keys",
 }
 
 
