@@ -2,9 +2,10 @@
 the first event to the last, what the first commits to, every move's commitment, and every
 signature against the key registered for it (docs/PROTOCOL.md, "The move chain").
 
-Pure: no I/O. ``check_chain`` takes the log ``replay.py`` recomputed and the label each
-version's moves were made under (``act@<v>`` or the sealed phase, known from the replayed
-prompts), and says what is wrong first, or how the moves were signed.
+Pure: no I/O. ``check_chain`` needs no engine: it runs before the replay, so that a record
+an insider rewrote and recomputed (digests, commitments, heads) is refused for the
+signature it could not make. ``check_labels`` then compares each proof's label with the one
+the replay knows the move was made under (``act@<v>``, or the sealed phase's name).
 """
 
 from __future__ import annotations
@@ -59,7 +60,6 @@ def check_chain(
     deal: Mapping[str, Any] | None,
     end_seats: Sequence[Mapping[str, Any]],
     steps: Sequence[Any],
-    labels: Mapping[int, str],
     keys: Mapping[str, Mapping[str, Any]],
 ) -> ChainReport:
     """``steps``: the replayed log's ``LoggedStep``s (with ``head`` and ``chain``)."""
@@ -135,12 +135,26 @@ def check_chain(
             return fail(v, f"its head {step.head} is not the hash of its link on the one before")
         for text, move in step.moves.items():
             seat = int(text)
-            problem = _move(proofs[text], seat, move, v, labels.get(v), step, seats, bots_at_end,
-                            keys, counts, room)  # fmt: skip
+            problem = _move(
+                proofs[text], seat, move, v, step, seats, bots_at_end, keys, counts, room
+            )
             if problem is not None:
                 return fail(v, f"seat {seat}'s move {problem}")
         prev = step.head
     return ChainReport(signed=counts["signed"], made=counts["made"], unsigned=counts["unsigned"])
+
+
+def check_labels(steps: Sequence[Any], labels: Mapping[int, str]) -> tuple[str, int] | None:
+    """The first proof whose label is not the one its move was made under (``labels``,
+    from the replay): what is wrong and where, or None."""
+    for step in steps:
+        for seat, proof in ((step.chain or {}).get("moves") or {}).items():
+            label = proof.get("l") if isinstance(proof, dict) else None
+            if label != labels.get(step.version):
+                expected = labels.get(step.version)
+                why = f"seat {seat}'s move is labelled {label!r}, but it was made at {expected!r}"
+                return f"the move chain is broken at version {step.version}: {why}", step.version
+    return None
 
 
 def _parts(contributions: Any) -> list[tuple[Any, Any, Any]]:
@@ -157,7 +171,6 @@ def _move(
     seat: int,
     move: Any,
     v: int,
-    label: str | None,
     step: Any,
     seats: Mapping[Any, Mapping[str, Any]],
     bots_at_end: set[Any],
@@ -167,8 +180,9 @@ def _move(
 ) -> str | None:
     if not isinstance(proof, dict):
         return "has no proof"
-    if label is None or proof.get("l") != label:
-        return f"is labelled {proof.get('l')!r}, made at {label!r}"
+    label = proof.get("l")
+    if not isinstance(label, str) or not label.endswith(f"@{v - 1}"):
+        return f"is labelled {label!r}, not as made at version {v - 1}"
     salt = proof.get("salt")
     if not isinstance(salt, str) or chain.commitment(label, seat, move, salt) != proof.get("c"):
         return "is not the one its commitment c commits to"

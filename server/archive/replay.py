@@ -23,7 +23,7 @@ from typing import Any
 
 from engines import registry
 from engines.core import JSON
-from server.archive.chain_check import check_chain
+from server.archive.chain_check import check_chain, check_labels
 from server.archive.record import ArchiveRecord
 from server.table import seeding
 
@@ -134,6 +134,22 @@ def replay_log(log: GameLog, *, views: bool = True) -> Replay:
         return fail(making.problem)
     if not log.steps:
         return fail("the log is empty")
+    # Before the replay: a record rewritten and recomputed by someone with write access to
+    # the archive is refused for the signatures it could not make (chain_check.py).
+    linked = check_chain(
+        room=log.room or log.game_id.rsplit("-", 1)[0],
+        game_id=log.game_id,
+        engine=log.engine,
+        options=log.options,
+        players=log.players,
+        seed_digest=log.seed_digest,
+        deal=log.deal,
+        end_seats=log.seats,
+        steps=log.steps,
+        keys=log.keys,
+    )
+    if linked.problem is not None:
+        return fail(linked.problem, linked.version)
 
     state: Any = None
     states: dict[int, Any] = {}  # version -> state (a take-back restores an earlier one)
@@ -242,21 +258,9 @@ def replay_log(log: GameLog, *, views: bool = True) -> Replay:
                 checked,
                 previous_round,
             )
-    linked = check_chain(
-        room=log.room or log.game_id.rsplit("-", 1)[0],
-        game_id=log.game_id,
-        engine=log.engine,
-        options=log.options,
-        players=log.players,
-        seed_digest=log.seed_digest,
-        deal=log.deal,
-        end_seats=log.seats,
-        steps=log.steps,
-        labels=labels,
-        keys=log.keys,
-    )
-    if linked.problem is not None:
-        return fail(linked.problem, linked.version)
+    mislabelled = check_labels(log.steps, labels) if linked.chained else None
+    if mislabelled is not None:
+        return fail(*mislabelled)
     deals = "" if previous_round is None else f", {previous_round} deal(s)"
     out.report = VerifyReport(
         log.game_id,
