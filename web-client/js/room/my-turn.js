@@ -28,6 +28,7 @@ export const myTurn = {
       document.title = `${t("room.doc_ended", { title: this.roomTitle(), code: groupCode(this.code) })} — ${BASE_TITLE}`;
       this.runVerify();
       this.checkArchive();
+      this.runChainCheck();
       return;
     }
     const myMove = this.isMyMove();
@@ -46,7 +47,10 @@ export const myTurn = {
     }
     this.wasMyMove = myMove;
     document.title = myMove ? `▶ ${t("room.doc_your_move")} — ${BASE_TITLE}` : `${this.roomTitle()} ${groupCode(this.code)} — ${BASE_TITLE}`;
-    if (v.phase === "over") this.runVerify();
+    if (v.phase === "over") {
+      this.runVerify();
+      this.runChainCheck();
+    }
   },
 
   /** My move began: once drawn, scroll what the module marked (data-turn-target: the bid

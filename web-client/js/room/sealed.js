@@ -7,6 +7,11 @@ import { t } from "../i18n.js";
 import * as sealing from "../seal.js";
 import * as sounds from "../sounds.js";
 
+/** The version a sealed phase stands at: `bid@7` -> 7 (what its commit and opening sign). */
+function phaseVersion(phase) {
+  return Number(String(phase).split("@").pop());
+}
+
 export const sealedMoves = {
   onSealed(msg, render = true) {
     if (this.ended) {
@@ -87,10 +92,11 @@ export const sealedMoves = {
     if (!stored || stored.seat !== this.seat) return;
     const mine = this.seal.committed[this.seat];
     if (mine && typeof mine === "string" && mine !== stored.digest) return;  // not this tab's seal
+    const signed = (kind) => ({ kind, version: phaseVersion(stored.phase), seat: this.seat, c: stored.digest });
     if (!mine && !this.seal.open) {
-      this.conn.send({ type: "commit", phase: stored.phase, digest: stored.digest });
+      this.conn.sendSigned({ type: "commit", phase: stored.phase, digest: stored.digest }, signed("commit"));
     } else if (this.seal.open && !this.seal.revealed.includes(this.seat)) {
-      this.conn.send({ type: "reveal", phase: stored.phase, move: stored.move, salt: stored.salt });
+      this.conn.sendSigned({ type: "reveal", phase: stored.phase, move: stored.move, salt: stored.salt }, signed("reveal"));
       this.seal.revealed = [...this.seal.revealed, this.seat];
     }
   },
@@ -102,7 +108,8 @@ export const sealedMoves = {
     const phase = this.seal.phase;
     const sealed = await sealing.seal(this.code, phase, this.seat, move);
     sealing.forget(this.code, null, { keep: phase });
-    this.conn.send({ type: "commit", phase, digest: sealed.digest });
+    this.conn.sendSigned({ type: "commit", phase, digest: sealed.digest },
+      { kind: "commit", version: phaseVersion(phase), seat: this.seat, c: sealed.digest });
     announce(t("room.sealed_announce"));
     this.render();
   },

@@ -40,7 +40,9 @@ export const beforeStart = {
    * room's seed commitment: before it, the server would not be bound to its seed yet. */
   sendReady(ready) {
     const entropy = contributionFor(this.code, this.room && this.room.seed_commitment);
-    this.conn.send(entropy ? { type: "ready", ready, entropy } : { type: "ready", ready });
+    const mine = ((this.room && this.room.seats) || []).find((x) => this.me && x.user === this.me.id);
+    if (!entropy || !mine) this.conn.send({ type: "ready", ready });
+    else this.conn.sendSigned({ type: "ready", ready, entropy }, { kind: "entropy", version: 0, seat: mine.seat, c: entropy });
   },
 
   /** Before the start: remember (or forget) this room in "my rooms" as the seat changes. */
