@@ -43,7 +43,8 @@ def test_chain_js_matches_the_vectors(page: Any) -> None:
           return {
             chain: m.CHAIN, sig: m.SIG, genesis: m.GENESIS,
             canonical: v.canonical.map((c) => seal.canonicalJson(c.value)),
-            commitments: await Promise.all(v.commitments.map((c) => m.commitment(c.label, c.seat, c.move, c.salt))),
+            commitments: await Promise.all(
+              v.commitments.map((c) => m.commitment(c.label, c.seat, c.move, c.salt))),
             messages: v.messages.map((x) => m.sigMessage(x.kind, x.room, x.version, x.seat, x.c)),
             heads, texts, ats, sigs,
           };
@@ -76,8 +77,10 @@ def test_a_device_key_signs_what_the_server_checks(page: Any) -> None:
           const dev = await m.device();
           const sig = await m.sign("act", "K7QXMH4P", 7, 2, "ab".repeat(32));
           let exported = true;
-          try { await crypto.subtle.exportKey("pkcs8", dev.privateKey); } catch { exported = false; }
-          return { pub: dev.public, kid: dev.kid, sig, exported, extractable: dev.privateKey.extractable };
+          try { await crypto.subtle.exportKey("pkcs8", dev.privateKey); }
+          catch { exported = false; }
+          const extractable = dev.privateKey.extractable;
+          return { pub: dev.public, kid: dev.kid, sig, exported, extractable };
         }"""
     )
     kid, key = public_key(out["pub"])
