@@ -16,7 +16,9 @@ field ``record`` (docs/ARCHITECTURE.md, "The archive record"):
      "events": [{"version": 1, "moves": {}, "defaults": [], "proxies": [], "at": ISO,
                  "digest": hex, "moves_public": true (only when they are),
                  "moves_private": true (a private prompt's: only when they are),
-                 "takeback": <version undone> (only on a take-back)}, ...]}
+                 "takeback": <version undone> (only on a take-back),
+                 "head": hex, "chain": {"moves": {seat: proof}, "game"?}}, ...],
+     "keys": {kid: {"user": <id> | null, "key": base64url}}}
 
 Version 1 is the deal (``game.start``); each later version is ``game.step`` with the logged
 moves, or -- a take-back (``takeback: u``) -- the state of version ``u - 1`` again;
