@@ -64,7 +64,6 @@ def genesis(room: Room, extra: dict[str, Any]) -> dict[str, Any]:
 def chain_step(
     room: Room,
     key: ServerKey,
-    *,
     kind: str,
     version: int,
     at: str,

@@ -333,24 +333,11 @@ class Steps:
         and what follows (``_follow``: the game's record, the bots' turn)."""
         extra = extra or {}
         step = self._settle(room, state, kind, deadline)
-        chained: dict[str, Any] | None = None
-        if kind == ABANDON:  # no event of the game: the chain stays where it is
-            step.head = room.head
-        else:
-            step.head, chained = chain_step(
-                room,
-                self.server_key,
-                kind=kind,
-                version=step.version,
-                at=step.at,
-                blob=step.blob,
-                moves=moves,
-                defaults=defaults,
-                proxies=proxies or [],
-                undoes=undoes,
-                given=proofs,
-                extra=extra,
-            )
+        # The step's link on the game's chain (an abandon is no event: the chain stays).
+        step.head, chained = (room.head, None) if kind == ABANDON else chain_step(
+            room, self.server_key, kind, step.version, step.at, step.blob, moves, defaults,
+            proxies or [], undoes, proofs, extra,
+        )  # fmt: skip
         fields = self._room_fields(room, step, kind, extra)
         entry = self._entry(room, step, kind, moves, defaults, proxies, seats, undoes, extra)
         entry.head, entry.chain = step.head, chained
