@@ -84,7 +84,17 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     settings = _resolve(Settings.from_env())
     assert settings.database_url is not None
-    report = asyncio.run(verify(settings.database_url, args.game_id))
+    seen = None
+    if args.heads is not None:
+        from server.archive.commands import read_heads
+
+        try:
+            with open(args.heads, encoding="utf-8") as f:
+                seen = read_heads(f.read(1 << 22))
+        except (OSError, ValueError) as exc:
+            print(f"tortuga verify: {exc}", file=sys.stderr)
+            return 2
+    report = asyncio.run(verify(settings.database_url, args.game_id, seen))
     print(report.message)
     return 0 if report.ok else 1
 
@@ -291,6 +301,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     verify = sub.add_parser("verify", help="recompute a finished game's deals from its seed")
     verify.add_argument("game_id")
+    verify.add_argument(
+        "--heads",
+        metavar="FILE",
+        help="the heads a device saw while it played (the file its browser saves): the "
+        "archive must hold the same ones",
+    )
     verify.set_defaults(func=cmd_verify)
 
     admin = sub.add_parser(

@@ -144,6 +144,17 @@ def check_chain(
     return ChainReport(signed=counts["signed"], made=counts["made"], unsigned=counts["unsigned"])
 
 
+def differs_from_seen(steps: Sequence[Any], seen: Mapping[int, str]) -> int | None:
+    """The first version whose archived head is not the one a device was sent while it played
+    (``seen``: version -> head, as the browser keeps them and lets its player save them), or
+    None when every head it saw is the archive's. A version the archive lacks differs."""
+    archived = {s.version: s.head for s in steps}
+    for version in sorted(seen):
+        if archived.get(version) != seen[version]:
+            return version
+    return None
+
+
 def check_labels(steps: Sequence[Any], labels: Mapping[int, str]) -> tuple[str, int] | None:
     """The first proof whose label is not the one its move was made under (``labels``,
     from the replay): what is wrong and where, or None."""

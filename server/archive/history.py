@@ -19,7 +19,7 @@ reader may see, by allow-list:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -303,14 +303,17 @@ async def _keys(session: AsyncSession, events: Sequence[Event]) -> dict[str, dic
     return {r.kid: {"user": r.user_id, "key": r.public_key} for r in rows}
 
 
-async def verify_game(session: AsyncSession, game_id: str) -> VerifyReport:
+async def verify_game(
+    session: AsyncSession, game_id: str, seen: Mapping[int, str] | None = None
+) -> VerifyReport:
     """``verified`` or exactly which version (and deal) differs; a missing game is a failed
-    report, not an exception (the CLI prints it either way)."""
+    report, not an exception (the CLI prints it either way). ``seen``: the heads a device
+    was sent while it played (version -> head), compared with the archive's first."""
     try:
         log = await game_log(session, game_id)
     except NotFound as exc:
         return VerifyReport(game_id, False, str(exc))
-    return verify_log(log)
+    return verify_log(log, seen)
 
 
 async def verify_game_for(

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from engines import registry
 from engines.core import JSON
-from server.archive.chain_check import check_chain, check_labels
+from server.archive.chain_check import check_chain, check_labels, differs_from_seen
 from server.archive.record import ArchiveRecord
 from server.table import seeding
 
@@ -327,8 +327,26 @@ def who_did_what(game: Any, before: Any, step: LoggedStep) -> str | None:
     return None
 
 
-def verify_log(log: GameLog) -> VerifyReport:
-    return replay_log(log, views=False).report
+def verify_log(log: GameLog, seen: Mapping[int, str] | None = None) -> VerifyReport:
+    """The replay's report; with ``seen`` (the heads a device was sent: version -> head),
+    first whether the archived record is the game that device saw."""
+    if seen:
+        differs = differs_from_seen(log.steps, seen)
+        if differs is not None:
+            return VerifyReport(
+                log.game_id,
+                False,
+                f"this game's record differs from what the device saw at move {differs}: "
+                f"the archive's head there is not the one the device was sent",
+                differs,
+            )
+    report = replay_log(log, views=False).report
+    if seen and report.ok:
+        return replace(
+            report,
+            message=f"{report.message}; the {len(seen)} head(s) the device saw are the archive's",
+        )
+    return report
 
 
 def log_of(record: ArchiveRecord) -> GameLog:

@@ -23,7 +23,7 @@ from sqlalchemy import text
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 import insider
 
-from server.archive.commands import verify
+from server.archive.commands import read_heads, verify
 from server.archive.db import Database
 
 pytestmark = pytest.mark.browser
@@ -161,8 +161,17 @@ def test_the_players_browser_tells_a_rewritten_record(
         assert state == "ok", said
         assert "is the game your browser saw" in said
         game_id = f"{code}-1"
-        report = _run(verify(database_url, game_id))
+        # The player saves the heads her browser was sent: the file `tortuga verify --heads`
+        # checks any copy of the archive against, without her browser.
+        with ann.page.expect_download() as download:
+            ann.page.get_by_role("button", name="Save what my browser saw").click()
+        saved = json.loads(Path(download.value.path()).read_text())
+        assert saved["room"] == code and saved["game_id"] == game_id
+        seen = read_heads(json.dumps(saved))
+        assert len(seen) >= 4
+        report = _run(verify(database_url, game_id, seen))
         assert report.ok, report.message
+        assert "head(s) the device saw are the archive's" in report.message
         assert "the move chain holds from the deal to the end" in report.message
         original = _run(_load(database_url, game_id))
         # Ann's own moves are signed by her browser's key; the bot's by the server's.
@@ -203,6 +212,9 @@ def test_the_players_browser_tells_a_rewritten_record(
             report = _run(verify(database_url, game_id))
             assert not report.ok, what
             assert "broken signature" in report.message, (what, report.message)
+            report = _run(verify(database_url, game_id, seen))
+            assert not report.ok and report.version == where, (what, report.message)
+            assert f"differs from what the device saw at move {where}" in report.message
             _run(_store(database_url, original))  # the next insider starts from the truth
         state, said = _page_says(ann, code)
         assert state == "ok", said

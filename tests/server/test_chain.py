@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import insider
+import pytest
 from device import Device
 from test_protocol import refused
 from tortuga_client import Client, Node, autoplay, create_app, final_records, guest, open_socket
 
+from server.archive.commands import read_heads
 from server.archive.record import decode_record
 from server.archive.replay import log_of, verify_log
 from server.identity.signing import ServerKey, public_key, verify
@@ -225,6 +227,21 @@ async def test_a_signed_game_verifies_and_an_insiders_rewrite_does_not(
     assert not report.ok and report.version == changed
     assert f"version {changed}: seat 0's move has a broken signature" in report.message
 
+    # "... and against the heads this device saw": the heads a player's browser was sent
+    # (saved to a file and given to `tortuga verify --heads`) name the first move where the
+    # rewritten archive is not the game that device saw.
+    saved = json.dumps(
+        {"room": record["room"], "heads": {str(e["version"]): e["head"] for e in record["events"]}}
+    )
+    seen = read_heads(saved)
+    report = verify_log(log_of(decode_record(json.dumps(record))), seen)
+    assert (
+        report.ok and f"the {len(seen)} head(s) the device saw are the archive's" in report.message
+    )
+    report = verify_log(log_of(decode_record(json.dumps(bid))), seen)
+    assert not report.ok and report.version == changed
+    assert f"differs from what the device saw at move {changed}" in report.message
+
     opens = [
         e["version"]
         for e in record["events"]
@@ -288,3 +305,20 @@ async def test_unsigned_clients_still_play_marked_unsigned(
 
 
 _ = create_app  # the node fixtures build apps with it
+
+
+def test_a_heads_file_is_read_strictly() -> None:
+    """A heads file that is not what a browser saves is refused with what is wrong in it."""
+    head = "ab" * 32
+    assert read_heads(json.dumps({"heads": {"1": head, "7": head}})) == {1: head, 7: head}
+    assert read_heads(json.dumps({"3": head})) == {3: head}
+    for bad, why in (
+        ("not json", "not JSON"),
+        ("{}", "holds no heads"),
+        (json.dumps({"heads": {"x": head}}), "not a version"),
+        (json.dumps({"heads": {"0": head}}), "not a version"),
+        (json.dumps({"heads": {"2": "AB" * 32}}), "not 64 hex digits"),
+        (json.dumps({"heads": {"2": head + "0"}}), "not 64 hex digits"),
+    ):
+        with pytest.raises(ValueError, match=why):
+            read_heads(bad)

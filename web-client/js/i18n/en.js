@@ -389,6 +389,8 @@ export default {
   "room.chain.differs": "This game's record differs from what your browser saw at move {version}.",
   "room.chain.broken": "This game's archived record is broken at move {version} ({what}): it is not what was played.",
   "room.chain.unchained": "This game was recorded before the move chain: its record cannot be checked against what your browser saw.",
+  "room.chain.save": "Save what my browser saw",
+  "room.chain.save_hint": "A file of the heads this browser was sent: `tortuga verify` checks any copy of the archive against it.",
   "seeding.changed": "the server changed its committed seed after this browser saw it",
   "seeding.mismatch": "the server seed does not match the commitment published when the room was set up",
   "seeding.not_derived": "the seed is not made from the committed server seed and the players' bytes",

@@ -389,6 +389,8 @@ export default {
   "room.chain.differs": "Bản lưu của ván này khác với những gì trình duyệt bạn đã thấy ở nước {version}.",
   "room.chain.broken": "Bản lưu của ván này bị hỏng ở nước {version} ({what}): đó không phải ván đã chơi.",
   "room.chain.unchained": "Ván này được lưu trước khi có chuỗi nước đi: không thể so bản lưu với những gì trình duyệt bạn đã thấy.",
+  "room.chain.save": "Lưu những gì trình duyệt đã thấy",
+  "room.chain.save_hint": "Một tệp các mã đầu chuỗi trình duyệt này đã nhận: `tortuga verify` dùng nó để kiểm mọi bản lưu của ván.",
   "seeding.changed": "máy chủ đã đổi hạt giống đã cam kết sau khi trình duyệt này thấy nó",
   "seeding.mismatch": "hạt giống của máy chủ không khớp với cam kết công bố khi lập phòng",
   "seeding.not_derived": "hạt giống không được tạo từ hạt giống đã cam kết của máy chủ và các byte của người chơi",

@@ -89,7 +89,22 @@ export const verification = {
     else if (!c.chained) [text, state] = [t("room.chain.unchained"), "unchained"];
     else if (!c.ok) text = `✗ ${t("room.chain.broken", { version: c.version, what: c.problem })}`;
     else text = `✓ ${t("room.chain.ok", { count: c.seen })} ${t("room.chain.signed", { signed: c.signed, made: c.made, unsigned: c.unsigned })}`;
-    return h("p", { class: ["small", "chain-check", state === "ok" ? "ok" : state === "bad" ? "bad" : ""], dataset: { chain: state } }, text);
+    const save = c.seen > 0 ? [" ", h("button", { class: "link save-heads", type: "button", title: t("room.chain.save_hint"),
+      onclick: () => this.saveHeads() }, t("room.chain.save"))] : [];
+    return h("p", { class: ["small", "chain-check", state === "ok" ? "ok" : state === "bad" ? "bad" : ""], dataset: { chain: state } }, text, ...save);
+  },
+
+  /** The heads this browser was sent, as a file `tortuga verify GAME --heads FILE` reads:
+   * anyone may then check an archive against what this device saw, without this browser. */
+  async saveHeads() {
+    const gameId = this.room && this.room.game_id;
+    const body = JSON.stringify({ room: this.code, game_id: gameId, heads: await heads.get(this.code) }, null, 1);
+    const a = h("a", { href: URL.createObjectURL(new Blob([body], { type: "application/json" })),
+      download: `tortuga-${gameId || this.code}-heads.json` });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
   },
 
   /** The deal check's badge once the seed is out (game over or abandoned). */
