@@ -189,7 +189,8 @@ def replay_log(log: GameLog, *, views: bool = True) -> Replay:
             if expected == 1:
                 if step.moves or step.takeback is not None:
                     return fail("version 1 is the deal: it takes no moves", 1)
-                state = game.start(game.options(log.options), log.players, seed)
+                # The edition of the rules the game was played under (docs/ENGINES.md).
+                state = game.start(game.recorded_options(log.options), log.players, seed)
             elif step.takeback is not None:
                 undone = step.takeback
                 if undone != expected - 1 or undone < 2 or not log.steps[undone - 1].moves:

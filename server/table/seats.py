@@ -357,7 +357,9 @@ class Seats:
                     c["key"] = room.seats[c["seat"]].entropy_key
                     c["sig"] = room.seats[c["seat"]].entropy_sig
             seed = seeding.derive(server_seed, [bytes.fromhex(c["entropy"]) for c in contributions])
-            state = game.start(game.options(room.options), room.players, seed)
+            # The options as stored: a room made before its game had editions of the rules
+            # plays (and its record replays) edition 1 (docs/ENGINES.md).
+            state = game.start(game.recorded_options(room.options), room.players, seed)
             room.seed = seed.hex()
             room.seed_digest = hashlib.sha256(seed).hexdigest()
             room.started_at = now_iso()
