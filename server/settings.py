@@ -6,6 +6,7 @@ tests build ``Settings(...)`` directly.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 from collections.abc import Callable
@@ -143,6 +144,8 @@ class Settings:
     ladder_every_seconds: float = 5.0
     ladder_lobby_seconds: float = 60.0
     ladder_move_seconds: float = 30.0
+    # Each game's options at the arena's tables (JSON, by game id; a game left out: its defaults).
+    ladder_options: dict[str, Any] = field(default_factory=dict)
     # Clocks (server/table/deadlines.py) and nodes (server/realtime/heartbeat.py).
     bot_rescue_seconds: float = 5.0  # a bot move not made by then (its node died) is made
     clock_poll_seconds: float = 0.25  # how often a node looks for due deadlines
@@ -229,6 +232,7 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "ladder_every_seconds": ("TORTUGA_LADDER_EVERY_SECONDS", float),
     "ladder_lobby_seconds": ("TORTUGA_LADDER_LOBBY_SECONDS", float),
     "ladder_move_seconds": ("TORTUGA_LADDER_MOVE_SECONDS", float),
+    "ladder_options": ("TORTUGA_LADDER_OPTIONS", json.loads),
     "bot_rescue_seconds": ("TORTUGA_BOT_RESCUE_SECONDS", float),
     "clock_poll_seconds": ("TORTUGA_CLOCK_POLL_SECONDS", float),
     "heartbeat_seconds": ("TORTUGA_HEARTBEAT_SECONDS", float),

@@ -139,7 +139,7 @@ class Arena:
         seconds = self.settings.ladder_move_seconds
         ask = NewRoom(
             game=engine,
-            options={},
+            options=dict(self.settings.ladder_options.get(engine) or {}),
             players=players,
             public=True,
             deadlines={"move": seconds, "commit": seconds, "reveal": seconds},
