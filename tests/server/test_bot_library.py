@@ -5,6 +5,7 @@ move when it stalls past a deadline, and picks its game up again after a dropped
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -118,3 +119,24 @@ async def test_a_dropped_socket_resumes_where_it_was(node: Node) -> None:
     assert [f["type"] for f in frames].count("resumed") == 1
     versions = [f["version"] for f in frames if f["type"] == "event"]
     assert versions == list(range(1, versions[-1] + 1)), "every version once, in order"
+
+
+async def test_the_command_plays_games_against_the_servers_bots(node: Node) -> None:
+    """``tortuga bot run FILE --games N``: a process of its own plays a whole game."""
+    root = Path(__file__).resolve().parents[2]
+    command = [sys.executable, "-m", "tortuga_bot.cli", "run", str(EXAMPLES / "skull_king.py")]
+    process = await asyncio.create_subprocess_exec(
+        *command,
+        "--url",
+        node.url,
+        "--games",
+        "1",
+        "--players",
+        "2",
+        cwd=root,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 0, err.decode()
+    assert "skull-king" in out.decode() and "seed checked" in out.decode(), out.decode()
