@@ -3,9 +3,9 @@
 There is no build step: ``web-client/`` is served as it is. ``/``, ``/r/{code}`` (a room by its
 invite link), ``/replay/{game_id}``, ``/leaderboard/{game}``, ``/ladder/{game}`` and
 ``/player/{user}`` all answer the same page, whose modules read the path; ``/rules/{game}``
-answers a short static page per game, in the player's language when it has one (``rules/<game>.<lang>.html``); ``/static/...``
-the modules, styles and pages themselves (revalidated by ETag on every load, so a new deploy
-is picked up at once).
+answers a short static page per game, in the player's language when it has one
+(``rules/<game>.<lang>.html``); ``/static/...`` the modules, styles and pages themselves
+(revalidated by ETag on every load, so a new deploy is picked up at once).
 
 ``/r/{code}`` is rendered: its head carries the room's preview card (server/http/unfurl.py), so a
 link pasted into a chat app unfurls; a code typed in lower case or in groups of four
