@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import os
 import sys
@@ -37,6 +38,9 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     run.add_argument("--players", type=int, default=3)
     run.add_argument("--against", default="heuristic", help="the server bots' level")
     run.add_argument("--deadline", type=float, help="seconds per move in those games")
+    run.add_argument(
+        "--options", type=json.loads, help="those games' options, JSON: '{\"rounds\": 2}'"
+    )
     run.add_argument("--token", default=os.environ.get("TORTUGA_BOT_TOKEN"))
     run.add_argument("--name", default="Bot", help="a guest's name, without a token")
     run.add_argument("-v", "--verbose", action="store_true")
@@ -95,6 +99,7 @@ async def _main(args: argparse.Namespace) -> int:
             players=args.players,
             against=args.against,
             deadlines=deadlines,
+            options=args.options,
             token=args.token,
             name=args.name,
         )

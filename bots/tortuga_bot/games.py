@@ -103,8 +103,9 @@ async def ladder(
                     done.add(code)
                     try:
                         results.append(task.result())
-                    except Refused:
-                        raise
+                    except Refused as exc:
+                        if exc.code != "stood-up":  # a table the arena gave up: next one
+                            raise
                     except Exception:
                         log.exception("a ladder game failed: %s", code)
             await asyncio.sleep(poll)

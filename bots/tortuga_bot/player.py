@@ -262,6 +262,11 @@ class Player:
 
     async def _lobby(self, state: p.RoomState) -> None:
         me = self.seat if self.seat is not None and self._seated(state, self.seat) else None
+        if me is None and self.lobby_sent.get("seated"):
+            # Stood up by the host (a kick) or the arena (a table given up): not to sit again.
+            raise Refused("stood-up", "the bot's seat was taken away in the lobby")
+        if me is not None:
+            self.lobby_sent["seated"] = True
         if me is None:
             self.seat = None
             free = [s.seat for s in state.seats if s.user is None and s.bot is None]

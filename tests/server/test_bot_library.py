@@ -133,6 +133,8 @@ async def test_the_command_plays_games_against_the_servers_bots(node: Node) -> N
         "1",
         "--players",
         "2",
+        "--options",
+        '{"rounds": 2}',
         cwd=root,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
