@@ -34,10 +34,11 @@ from server.archive.commands import check_schema, migrate
 from server.archive.db import Database, unreachable
 from server.archive.routes import routes as history_routes
 from server.archive.write import RatingRules
-from server.http import lobby, scrape, web
+from server.http import bots, lobby, scrape, web
 from server.http.forwarded import Forwarded
 from server.identity.signing import ServerKey
 from server.identity.tokens import Identity, Tokens
+from server.ladder.arena import Arena
 from server.ops import heap, logs
 from server.ops.busy import Lag
 from server.ops.metrics import NodeMetrics
@@ -184,6 +185,9 @@ def create_app(settings: Settings) -> Starlette:
         arrivals.quiet_accept_errors(asyncio.get_running_loop())
         freezing = asyncio.create_task(heap.keep())
         lagging = asyncio.create_task(lag.keep())
+        # The bot ladder's arena (server/ladder/arena.py): one node at a time makes matches.
+        app.state.arena = arena = Arena(rooms, settings, instance)
+        arenas = [asyncio.create_task(arena.run())] if settings.ladder_tables > 0 else []
         drain.watch()
         # Under ``serve --workers N`` this worker's rooms come to it; before the drain hooks
         # SIGTERM (uvicorn's handler there is how it finds uvicorn's server).
@@ -194,7 +198,7 @@ def create_app(settings: Settings) -> Starlette:
             yield
         finally:
             await homes.stop()
-            for task in (flushing, freezing, lagging):
+            for task in (flushing, freezing, lagging, *arenas):
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
@@ -252,6 +256,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/readyz", readyz),
         *scrape.routes,  # /metrics: operators only (a metrics token or an admin session)
         *lobby.routes,
+        *bots.routes,  # players' bot accounts, the ladder's door
         WebSocketRoute("/ws", websocket),
         *([Mount("/api/history", routes=history_routes)] if settings.database_url else []),
         # The operators' console (server/admin/): accounts and the audit live in Postgres.

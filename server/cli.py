@@ -1,4 +1,4 @@
-"""`tortuga`: serve | migrate | verify | admin | bench | loadtest | games."""
+"""`tortuga`: serve | migrate | verify | admin | bench | loadtest | games | bot."""
 
 from __future__ import annotations
 
@@ -282,6 +282,12 @@ def _audit_limit(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    if args_in[:1] == ["bot"]:
+        # A player's bot against a site: the bot library's own command (bots/, docs/BOTS.md).
+        from tortuga_bot.cli import main as bot_main
+
+        return bot_main(args_in[1:], prog="tortuga bot")
     parser = argparse.ArgumentParser(prog="tortuga", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -428,6 +434,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     games = sub.add_parser("games", help="list the registered games")
     games.set_defaults(func=cmd_games)
+
+    sub.add_parser("bot", help="run a player's bot on a site: `tortuga bot run --help`")
 
     args = parser.parse_args(argv)
     return int(args.func(args))

@@ -6,6 +6,7 @@ tests build ``Settings(...)`` directly.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 from collections.abc import Callable
@@ -154,6 +155,16 @@ class Settings:
     # could otherwise name any client address). Set it to the proxy's (docker-compose.yml).
     forwarded_allow_ips: str = ""
     bot_delay: float = 0.6  # seconds a bot "thinks" (0 in tests)
+    # The bot ladder's arena (server/ladder/arena.py): tables at once per game (0: no arena),
+    # seats per table, how often it looks, how long a table waits for its bots to get ready,
+    # and the seconds every move, commit and opening of its games has.
+    ladder_tables: int = 0
+    ladder_players: int = 3
+    ladder_every_seconds: float = 5.0
+    ladder_lobby_seconds: float = 60.0
+    ladder_move_seconds: float = 30.0
+    # Each game's options at the arena's tables (JSON, by game id; a game left out: its defaults).
+    ladder_options: dict[str, Any] = field(default_factory=dict)
     # Clocks (server/table/deadlines.py) and nodes (server/realtime/heartbeat.py).
     bot_rescue_seconds: float = 5.0  # a bot move not made by then (its node died) is made
     clock_poll_seconds: float = 0.25  # how often a node looks for due deadlines
@@ -242,6 +253,12 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "allowed_origins": ("TORTUGA_ALLOWED_ORIGINS", _origins),
     "grace_seconds": ("TORTUGA_GRACE_SECONDS", float),
     "bot_delay": ("TORTUGA_BOT_DELAY", float),
+    "ladder_tables": ("TORTUGA_LADDER_TABLES", int),
+    "ladder_players": ("TORTUGA_LADDER_PLAYERS", int),
+    "ladder_every_seconds": ("TORTUGA_LADDER_EVERY_SECONDS", float),
+    "ladder_lobby_seconds": ("TORTUGA_LADDER_LOBBY_SECONDS", float),
+    "ladder_move_seconds": ("TORTUGA_LADDER_MOVE_SECONDS", float),
+    "ladder_options": ("TORTUGA_LADDER_OPTIONS", json.loads),
     "bot_rescue_seconds": ("TORTUGA_BOT_RESCUE_SECONDS", float),
     "clock_poll_seconds": ("TORTUGA_CLOCK_POLL_SECONDS", float),
     "heartbeat_seconds": ("TORTUGA_HEARTBEAT_SECONDS", float),

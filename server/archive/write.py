@@ -31,6 +31,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from server.archive import ratings
+from server.archive.ladder import is_ladder_game, rate_ladder
 from server.archive.models import FINAL, DeviceKey, Event, Game, Rating, Seat, User
 from server.archive.record import ArchiveRecord
 from server.table.record import SeatRecord
@@ -267,6 +268,8 @@ async def _rate(
 ) -> bool:
     """Update the ratings of the established human seats of a finished game (or of an
     abandoned one a seated player ended); False if it is not rated."""
+    if is_ladder_game(record):  # a player's bot sat in it: the bot ladder, never people's
+        return await rate_ladder(session, record, now)
     if record.outcome is None:
         return False
     humans = sorted((s for s in record.seats if s.human), key=lambda s: str(s.user))

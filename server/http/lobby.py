@@ -37,6 +37,7 @@ class CreateRoom(msgspec.Struct, forbid_unknown_fields=True):
     deadlines: dict[str, float | None] = msgspec.field(default_factory=dict)
     takeback: bool = False
     absent: Literal["bot", "default"] = "bot"  # who plays a seat gone past the grace time
+    player_bots: bool = True  # players' bot accounts may sit (docs/BOTS.md)
 
 
 class Guest(msgspec.Struct):
@@ -98,6 +99,9 @@ _STATUS = {
     p.TOO_MANY_GUESTS: 429,
     p.TOO_MANY_KEYS: 429,
     p.BANNED: 403,
+    "too-many-bots": 429,
+    "no-such-bot": 404,
+    "not-for-bots": 403,
 }
 
 
@@ -186,6 +190,7 @@ async def create_room(request: Request) -> Response:
         deadlines=dict(body.deadlines),
         takeback=body.takeback,
         absent=body.absent,
+        player_bots=body.player_bots,
         address=_address_mark(request),
     )
     room = await _services(request).rooms.seats.create(user.id, user.name, ask)

@@ -33,6 +33,7 @@ SEATS_EMPTY = "seats-empty"
 NOT_READY = "not-ready"
 NO_COMMITMENT = "no-commitment"  # a start in a room that published no seed commitment
 NOT_A_BOT = "not-a-bot"
+NO_PLAYER_BOTS = "no-player-bots"  # a player's bot account sits where the host refuses them
 BAD_BOT_LEVEL = "bad-bot-level"
 CANNOT_KICK_SELF = "cannot-kick-self"
 STALE_VERSION = "stale-version"

@@ -24,7 +24,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from server import protocol as p
 from server.identity.signing import parsed
 from server.identity.text import BadText, clean_text
-from server.identity.tokens import BadToken, Claims, Identity, Tokens
+from server.identity.tokens import BadToken, Claims, Identity, Tokens, is_bot_account
 from server.realtime.hub import Connection, Hub
 from server.realtime.resume import entry_wait
 from server.realtime.signed import DeviceKey, act_proof, checked
@@ -498,7 +498,8 @@ class Session:
             case p.Sit():
                 if self.conn.role != "player":
                     raise RoomError(p.NOT_A_PLAYER, "join as a player to sit")
-                await rooms.seats.sit(self.room_id(), user.id, user.name, m.seat)
+                owner = await self.owner_of_bot(user.id)
+                await rooms.seats.sit(self.room_id(), user.id, user.name, m.seat, owner)
             case p.Stand():
                 await rooms.seats.stand(self.room_id(), user.id)
             case p.Ready():
@@ -557,6 +558,16 @@ class Session:
                 seat=-1 if seat is None else seat, c=m.entropy,
             )  # fmt: skip
         await self.s.rooms.seats.ready(room_id, self.conn.user.id, m.ready, m.entropy, signed)
+
+    async def owner_of_bot(self, user_id: str) -> tuple[str, str] | None:
+        """The (id, name) of the player who owns this bot account (None: not a bot);
+        a bot account revoked meanwhile is refused like its token."""
+        if not is_bot_account(user_id):
+            return None
+        account = await self.s.rooms.store.bot_account(user_id)
+        if account is None or account.get("revoked"):
+            raise RoomError(p.BAD_TOKEN, "this bot account was revoked")
+        return str(account["owner"]), str(account["owner_name"])
 
     async def chat(self, m: p.Chat) -> None:
         room_id = self.room_id()

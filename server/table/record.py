@@ -62,6 +62,10 @@ class SeatRecord(msgspec.Struct, kw_only=True):
     user: str | None = None
     name: str = ""
     bot: str | None = None
+    # A player's bot account sat here: the player who owns it (left out of the JSON for a
+    # person's seat or a server bot's).
+    owner: str | msgspec.UnsetType = msgspec.UNSET
+    owner_name: str | msgspec.UnsetType = msgspec.UNSET
 
     @property
     def human(self) -> bool:
@@ -207,6 +211,15 @@ def build_record(
         seats=[
             # A started game's seats are all taken, each with a name.
             SeatRecord(seat=i, user=s.user, name=s.name or "", bot=s.bot)
+            if s.owner is None
+            else SeatRecord(
+                seat=i,
+                user=s.user,
+                name=s.name or "",
+                bot=s.bot,
+                owner=s.owner,
+                owner_name=s.owner_name or "",
+            )
             for i, s in enumerate(room.seats)
         ],
         seed=room.seed if over else None,

@@ -30,6 +30,7 @@ TABLES = {
     "seats",
     "events",
     "ratings",
+    "ladder_ratings",
     "admin_audit",
     "admin_audit_head",
     "admins",

@@ -91,7 +91,8 @@ export const beforeStart = {
         actions.push(h("button", { type: "button", class: "danger", dataset: { key: `kick-${s.seat}` },
           onclick: () => this.conn.send({ type: "kick", seat: s.seat }) }, t("room.kick")));
       }
-      const who = s.bot ? nameNode(s.name || t("room.bot_named", { level: t(`room.level.${s.bot}`) }), s) : s.user ? s.name : t("room.empty");
+      const who = s.bot ? nameNode(s.name || t("room.bot_named", { level: t(`room.level.${s.bot}`) }), s)
+        : s.owner ? t("room.bot_of", { name: s.name, owner: s.owner.name }) : s.user ? s.name : t("room.empty");
       const state = s.bot ? t("room.ready") : s.user ? (s.ready ? t("room.ready_check") : t("room.not_ready")) : "";
       return h("li", { class: [isMe && "me"], dataset: { seat: String(s.seat), bot: s.bot || null } },
         h("div", { class: "seat-head" }, h("strong", {}, t("common.seat", { n: s.seat + 1 })),
