@@ -45,8 +45,19 @@ _redis_processes: list[tuple[subprocess.Popen[bytes], Path]] = []  # with their 
 _postgres_servers: list[Any] = []  # pgserver.PostgresServer handles
 
 
+_PROC = os.path.isdir("/proc/self")  # Linux: what runs, and where, can be known
+
+
 def _alive(pid: int) -> bool:
     """``pid`` runs (exists and is not a zombie)."""
+    if not _PROC:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
@@ -55,7 +66,11 @@ def _alive(pid: int) -> bool:
 
 
 def _pids() -> list[int]:
-    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    """Every process' id (none known without Linux's /proc: nothing is then cleared)."""
+    try:
+        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return []
 
 
 def _cwd(pid: int) -> str | None:
@@ -205,6 +220,9 @@ def _spawn_redis(folder: Path, sock: Path) -> subprocess.Popen[bytes]:
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        # Not in our process group: a terminal's Ctrl-C is for the node, which stops Redis
+        # itself once its workers are done with it.
+        start_new_session=True,
     )
 
 
@@ -248,6 +266,8 @@ def _postmaster(folder: Path, known: int | None = None) -> int | None:
         pid = known
     if pid is None or not _alive(pid):
         return None
+    if not _PROC:
+        return pid  # as pgserver judges: a live pid
     return pid if _cwd(pid) in (str(folder), f"{folder} (deleted)") else None
 
 
@@ -270,7 +290,9 @@ def _set_users(folder: Path, pids: list[int]) -> None:
 
 def _clear_stale_postgres(folder: Path) -> None:
     """Before pgserver looks at ``folder`` (under its lock): what a Postgres that did not
-    stop cleanly, or a user that died, left there."""
+    stop cleanly, or a user that died, left there. Nothing without /proc."""
+    if not _PROC:
+        return
     if _postmaster(folder) is not None:  # running: only its dead users go
         _set_users(folder, [p for p in _users(folder) if _alive(p)])
         return
