@@ -5,12 +5,14 @@
 their data under the data folder, so rooms and history survive a restart, and a second node
 started on the same folder shares them.
 
-They stop with the process that started them: ``stop()`` (``tortuga serve`` calls it on its
-way out, after Ctrl-C or SIGTERM), else at interpreter exit -- and when that process dies
-without either (SIGKILL, a crash), its watchdog stops them (server/ops/lifeline.py; each is
-registered with it before it is started). A Postgres shared with another node on the same
-folder keeps running until its last user stops (pgserver counts them, by pid, in
-``postgres/.handle_pids.json``).
+They stop with the last process that uses them: each user is counted, pgserver's way for
+Postgres (pids in ``postgres/.handle_pids.json``), ours for Redis (pid and start time in
+``redis/users.json``), a dead user not counting; a user's release stops them when no other
+live one is left. A process releases what it uses with ``stop()`` (``tortuga serve`` calls
+it on its way out, after Ctrl-C or SIGTERM), else at interpreter exit -- and if it dies
+without either (SIGKILL, a crash), its watchdog does it for it (server/ops/lifeline.py:
+each service is registered with it before it is started or used). So a node started on the
+folder at once after another was SIGKILLed keeps the servers it found running.
 
 A start after such a death finds what a server that did not stop cleanly leaves, and
 clears it only once it is sure no server of that folder runs (a process is known as one by
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -34,15 +37,17 @@ import subprocess
 import sys
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from server.ops import lifeline
 
-_redis_processes: list[tuple[subprocess.Popen[bytes], Path]] = []  # with their sockets
+_redis_used: list[Path] = []  # the sockets of the Redis servers this process uses
+_redis_processes: list[subprocess.Popen[bytes]] = []  # those it started (to reap)
 _postgres_servers: list[Any] = []  # pgserver.PostgresServer handles
+atexit.register(lambda: stop())  # at interpreter exit, whatever is still in use
 
 
 _PROC = os.path.isdir("/proc/self")  # Linux: what runs, and where, can be known
@@ -167,36 +172,87 @@ def _until(ready: Callable[[], bool], seconds: float, failed: Callable[[], bool]
     return True
 
 
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive ``flock`` on ``path`` (made if missing), held for the block."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _started(pid: int) -> int | None:
+    """When ``pid`` started (clock ticks since boot): with the pid, one process ever."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _me() -> list[int]:
+    return [os.getpid(), _started(os.getpid()) or 0]
+
+
+def _redis_users(folder: Path) -> list[list[int]]:
+    """The processes using the Redis of ``folder`` that still run: ``[pid, start]`` each."""
+    try:
+        users = json.loads((folder / "users.json").read_text())
+    except (OSError, ValueError):
+        return []
+    return [[int(p), int(t)] for p, t in users if _alive(int(p)) and _started(int(p)) == int(t)]
+
+
+def _set_redis_users(folder: Path, users: list[list[int]]) -> None:
+    with contextlib.suppress(FileNotFoundError):  # the folder was deleted
+        (folder / "users.json").write_text(json.dumps(users))
+
+
 def start_redis(data_dir: Path) -> str:
-    """Start (or reuse) a Redis on a unix socket under ``data_dir/redis``; return its URL."""
+    """Start (or reuse) a Redis on a unix socket under ``data_dir/redis``; return its URL.
+
+    Its users are counted (``redis/users.json``, under ``redis/users.lock``), as pgserver
+    counts Postgres': the last one stops it (``stop``, or its watchdog), and a dead one no
+    longer counts. So a node started on the folder at once after another was SIGKILLed
+    keeps the Redis it found, which the dead one's watchdog leaves running for it."""
     folder = (data_dir / "redis").resolve()
     folder.mkdir(parents=True, exist_ok=True)
     sock = folder / "redis.sock"
     url = f"unix://{sock}"
-    if _answers(sock):
+    if sock in _redis_used and _answers(sock):  # this process uses it already
         return url
+    with _locked(folder / "users.lock"):
+        lifeline.after_me("redis", str(sock))  # from here on, this process is a user
+        users = [u for u in _redis_users(folder) if u[0] != os.getpid()]
+        try:
+            if not _answers(sock):
+                _start_redis(folder, sock)
+        except BaseException:
+            lifeline.done("redis", str(sock))
+            raise
+        _set_redis_users(folder, [*users, _me()])
+        if sock not in _redis_used:
+            _redis_used.append(sock)
+    return url
+
+
+def _start_redis(folder: Path, sock: Path) -> None:
     running = _redis_on(sock)
     if running:
         # Not answering yet (loading its append-only file): not ours to replace.
         if _until(lambda: _answers(sock), 60, lambda: not _redis_on(sock)):
-            return url
+            return
         raise RuntimeError(f"a Redis of {folder} runs (pid {running[0]}) but does not answer")
     with contextlib.suppress(FileNotFoundError):
         sock.unlink()  # left by a Redis that did not stop cleanly: nobody listens on it
-    lifeline.after_me("redis", str(sock))
-    try:
-        process = _spawn_redis(folder, sock)
-    except BaseException:
-        lifeline.done("redis", str(sock))
-        raise
-    _redis_processes.append((process, sock))
-    atexit.register(_stop, process, sock)
+    process = _spawn_redis(folder, sock)
+    _redis_processes.append(process)
     if not _until(lambda: _answers(sock), 15, lambda: process.poll() is not None):
         log = folder / "redis.log"
         raise RuntimeError(
             "the embedded Redis did not start: " + (log.read_text()[-2000:] if log.exists() else "")
         )
-    return url
 
 
 def _spawn_redis(folder: Path, sock: Path) -> subprocess.Popen[bytes]:
@@ -226,25 +282,21 @@ def _spawn_redis(folder: Path, sock: Path) -> subprocess.Popen[bytes]:
     )
 
 
-def _stop(process: subprocess.Popen[bytes], sock: Path) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-    lifeline.done("redis", str(sock))
-
-
-def stop_redis_on(sock: Path) -> None:
-    """Stop the Redis listening on ``sock`` (the watchdog, its starter being dead): SIGTERM,
-    which flushes the append-only file; SIGKILL if it is still there 10 s later."""
-    running = _redis_on(sock)
-    _signal_all(running, signal.SIGTERM)
-    left = _wait_gone(running, 10)
-    _signal_all(left, signal.SIGKILL)
-    _wait_gone(left, 5)
+def release_redis(sock: Path, user: int) -> None:
+    """``user`` (a pid) no longer uses the Redis on ``sock``: stop it unless another live
+    process does -- SIGTERM, which flushes its append-only file; SIGKILL if it is still
+    there 10 s later. The watchdog calls this for its dead parent, as ``stop`` does."""
+    folder = sock.parent
+    with _locked(folder / "users.lock"):
+        others = [u for u in _redis_users(folder) if u[0] != user]
+        _set_redis_users(folder, others)
+        if others:
+            return
+        running = _redis_on(sock)
+        _signal_all(running, signal.SIGTERM)
+        left = _wait_gone(running, 10)
+        _signal_all(left, signal.SIGKILL)
+        _wait_gone(left, 5)
 
 
 def _pgserver() -> Any:
@@ -327,8 +379,6 @@ def start_postgres(data_dir: Path) -> str:
     # Its release is ours (``stop``, at exit, or the watchdog's): pgserver's would keep a
     # dead user's pid and never stop the server again.
     atexit.unregister(server._cleanup)
-    if not _postgres_servers:
-        atexit.register(stop)
     _postgres_servers.append(server)
     return asyncpg_url(server.get_uri())
 
@@ -369,9 +419,16 @@ def _system_user() -> str | None:
 
 
 def stop() -> None:
-    """Stop the Redis and Postgres servers this process started (idempotent)."""
-    while _redis_processes:
-        _stop(*_redis_processes.pop())
+    """Stop the Redis and Postgres servers this process started, or found and used, unless
+    another process still uses them (idempotent)."""
+    while _redis_used:
+        sock = _redis_used.pop()
+        release_redis(sock, os.getpid())
+        lifeline.done("redis", str(sock))
+    while _redis_processes:  # reaped, if stopped
+        process = _redis_processes.pop()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(0.5)
     while _postgres_servers:
         server = _postgres_servers.pop()
         # Unless another process on the same folder still uses it.

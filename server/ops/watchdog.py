@@ -120,7 +120,7 @@ def undo(kind: str, arg: str, parent: int) -> None:
     if kind == "remove":
         shutil.rmtree(arg, ignore_errors=True)
     elif kind == "redis":
-        embedded.stop_redis_on(Path(arg))
+        embedded.release_redis(Path(arg), parent)
     elif kind == "postgres":
         embedded.release_postgres(Path(arg), parent)
     else:
