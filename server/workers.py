@@ -140,7 +140,8 @@ def run(settings: Settings, workers: int) -> int:
         lifeline.after_me("remove", made)
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = made
     # The workers follow this process (from this, the main, thread) and its watchdog waits
-    # for them.
+    # for them: their drain, then their shutdown; SIGKILLed if still there after that.
+    lifeline.grace(settings.drain_seconds + 20)
     os.environ.update(lifeline.child_env())
     try:
         supervisor = _Supervisor(config, sockets=[config.bind_socket()])

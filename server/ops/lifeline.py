@@ -167,6 +167,16 @@ def done(*item: str) -> None:
         watchdog.close()
 
 
+def grace(seconds: float) -> None:
+    """How long the watchdog, when this process has died, lets the children that follow it
+    (``child_env``) shut down before it SIGKILLs those still there (by default
+    ``watchdog.GRACE``). Needs a watchdog (something registered)."""
+    watchdog = _mine()
+    if watchdog is not None:
+        with contextlib.suppress(OSError):
+            os.write(watchdog.pipe, (json.dumps(["=", "grace", str(seconds)]) + "\n").encode())
+
+
 def child_env() -> dict[str, str]:
     """The environment for a child that must end with this process (``follow_parent``) and
     that the watchdog, if any, waits for before it undoes anything."""

@@ -8,11 +8,13 @@ with registrations left, it
 
 1. waits until no process holds the lock on ``USERS`` (the parent's workers hold a shared
    one for their lives; they got SIGTERM from the kernel as the parent died and shut down
-   gracefully, still using Redis and Postgres), at most ``USERS_GRACE`` seconds;
-2. undoes each registration, the last first: ``postgres FOLDER`` (the parent no longer
-   uses it; stopped, ``pg_ctl stop -m fast``, unless another process still does),
-   ``redis SOCKET`` (its redis-server stopped, SIGTERM: Redis flushes its append-only
-   file and exits), ``remove FOLDER`` (deleted);
+   gracefully, still using Redis and Postgres), at most the grace the parent set
+   (``["=", "grace", SECONDS]``; ``GRACE`` if none): the ones still there then (stuck in
+   their shutdown) are SIGKILLed -- they are found in /proc/locks;
+2. undoes each registration, the last first: ``postgres FOLDER``, ``redis SOCKET`` (the
+   parent no longer uses them: each is stopped -- ``pg_ctl stop -m fast``; SIGTERM, which
+   flushes Redis' append-only file -- unless another live process still does),
+   ``remove FOLDER`` (deleted);
 3. removes ``USERS`` and exits; whoever adopted it (init) reaps it.
 
 It ignores SIGINT and SIGHUP (the parent's terminal is not its own: it runs in a session of
@@ -33,7 +35,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-USERS_GRACE = 30.0  # seconds: a worker's drain (10 s by default), then its shutdown
+GRACE = 30.0  # seconds for the users to go: a worker's drain (10 s by default), its shutdown
 
 
 def _pidfd(parent: int) -> int | None:
@@ -49,9 +51,12 @@ def _pidfd(parent: int) -> int | None:
     return fd
 
 
-def _apply(line: bytes, items: list[list[str]]) -> bool:
-    """One registration change; True when it took back the last one."""
+def _apply(line: bytes, items: list[list[str]], settings: dict[str, str]) -> bool:
+    """One registration change (or setting); True when it took back the last one."""
     sign, *item = json.loads(line)
+    if sign == "=":
+        settings[item[0]] = item[1]
+        return False
     if sign == "+":
         items.append(item)
         return False
@@ -60,7 +65,7 @@ def _apply(line: bytes, items: list[list[str]]) -> bool:
     return not items
 
 
-def watch(parent: int, fd: int, items: list[list[str]]) -> bool:
+def watch(parent: int, fd: int, items: list[list[str]], settings: dict[str, str]) -> bool:
     """Until the parent dies (True) or takes every registration back (False)."""
     pidfd = _pidfd(parent)
     buffer = b""
@@ -75,7 +80,7 @@ def watch(parent: int, fd: int, items: list[list[str]]) -> bool:
             buffer += data
             *lines, buffer = buffer.split(b"\n")
             for line in lines:
-                if _apply(line, items):
+                if _apply(line, items, settings):
                     return False
         if pidfd is not None and pidfd in readable:
             died = True
@@ -86,27 +91,48 @@ def watch(parent: int, fd: int, items: list[list[str]]) -> bool:
             buffer += data
     for line in buffer.split(b"\n"):
         if line:
-            _apply(line, items)
+            _apply(line, items, settings)
     return True
 
 
-def wait_for_users(users: str, grace: float) -> bool:
-    """Until no process holds a lock on ``users`` (True), at most ``grace`` seconds."""
+def holders(path: str) -> set[int]:
+    """The processes holding a ``flock`` on ``path`` (/proc/locks), this one excepted."""
+    try:
+        st = os.stat(path)
+        table = open("/proc/locks").read()  # noqa: SIM115 - read whole at once
+    except OSError:
+        return set()
+    device = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    found = set()
+    for line in table.splitlines():
+        fields = line.split()
+        if "->" not in fields and len(fields) > 5 and fields[1] == "FLOCK" and fields[5] == device:
+            found.add(int(fields[4]))
+    return found - {os.getpid()}
+
+
+def wait_for_users(users: str, grace: float) -> set[int]:
+    """Until no process holds a lock on ``users``; after ``grace`` seconds those that do are
+    SIGKILLed. Their pids."""
     try:
         fd = os.open(users, os.O_RDONLY | os.O_CLOEXEC)
     except FileNotFoundError:
-        return True
+        return set()
+    killed: set[int] = set()
     try:
         deadline = time.monotonic() + grace
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return True
+                return killed
             except OSError as exc:
                 if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
                     raise
             if time.monotonic() > deadline:
-                return False
+                for pid in holders(users) - killed:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+                    killed.add(pid)
             time.sleep(0.05)
     finally:
         os.close(fd)
@@ -132,17 +158,23 @@ def main(argv: Sequence[str]) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     items: list[list[str]] = []
+    settings: dict[str, str] = {}
+
+    def say(text: str) -> None:
+        print(f"tortuga watchdog: process {parent} died; {text}", file=sys.stderr, flush=True)
+
     try:
-        if watch(parent, fd, items) and items:
-            say = f"tortuga watchdog: process {parent} died;"
-            print(f"{say} stopping what it left: {', '.join(k for k, _ in items)}", file=sys.stderr)
-            if not wait_for_users(users, USERS_GRACE):
-                print(f"{say} its workers still run after {USERS_GRACE:.0f} s", file=sys.stderr)
+        if watch(parent, fd, items, settings) and items:
+            say(f"releasing what it left: {', '.join(kind for kind, _ in items)}")
+            grace = float(settings.get("grace", GRACE))
+            killed = wait_for_users(users, grace)
+            if killed:
+                say(f"killed {sorted(killed)}, still there after {grace:.0f} s")
             for kind, arg in reversed(items):
                 try:
                     undo(kind, arg, parent)
                 except Exception as exc:  # the others still get their turn
-                    print(f"{say} could not stop {kind} {arg}: {exc!r}", file=sys.stderr)
+                    say(f"could not release {kind} {arg}: {exc!r}")
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(users)
