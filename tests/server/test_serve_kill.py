@@ -15,10 +15,15 @@ which execs the server: its pid is the server's). Then, within a bounded wait:
 Then a new ``serve`` on the same folder becomes ready, still has the room, plays a game
 with a bot to its end, says Postgres is up, and stops on SIGTERM leaving nothing behind.
 
+``test_a_restart_at_once_after_sigkill_keeps_the_services_it_finds``: a new ``serve``
+started while the killed one's worker still drains (a socket held open on it) uses the
+Redis and Postgres still running, and the killed one's watchdog leaves them running for it.
+
 ``test_a_start_clears_what_an_unclean_stop_left`` fakes what a SIGKILL of everything
 (watchdog included) leaves: a ``postmaster.pid`` and socket lock naming a pid that is now
 another process, pgserver's user count naming that process and a dead one, Redis's socket
-file. The embedded services start, and stop, all the same, and that other process lives on.
+file. The embedded services start, and stop, all the same, and that other process lives on;
+a second process on the folder shares them, and its stop leaves them to the first.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ import httpx
 import pytest
 import redis as redis_sync
 from test_serve_shutdown import ROOT, wait_ready
-from test_serve_workers import Port, alive
+from test_serve_workers import Port, _hello_node, alive
 from tortuga_client import autoplay, create_room, free_port, guest, seat_players
 
 DEADLINE = 60  # seconds for everything to go: the workers' drain and shutdown, then Postgres
@@ -109,14 +114,14 @@ def environ(pid: int) -> dict[str, str]:
     return dict(e.decode().split("=", 1) for e in raw.split(b"\0") if b"=" in e)
 
 
-def start(how: str, data: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
+def start(how: str, data: Path, port: int, log: Path, **env: str) -> subprocess.Popen[bytes]:
     base = {k: v for k, v in os.environ.items() if not k.startswith("TORTUGA_")}
     command = ["./tortuga"] if how == "wrapper" else [sys.executable, "-m", "server.cli"]
     with log.open("ab") as out:
         return subprocess.Popen(
             [*command, "serve", "--port", str(port), "--workers", "2"],
             cwd=ROOT,
-            env={**base, **ENV, "TORTUGA_DATA_DIR": str(data)},
+            env={**base, **ENV, **env, "TORTUGA_DATA_DIR": str(data)},
             stdout=out,
             stderr=subprocess.STDOUT,
         )
@@ -168,9 +173,9 @@ def leftovers() -> Iterator[tuple[list[subprocess.Popen[Any]], set[int], list[Pa
 
 
 def serve_until_ready(
-    how: str, data: Path, port: int, log: Path, started: list[subprocess.Popen[Any]]
+    how: str, data: Path, port: int, log: Path, started: list[subprocess.Popen[Any]], **env: str
 ) -> subprocess.Popen[bytes]:
-    process = start(how, data, port, log)
+    process = start(how, data, port, log, **env)
     started.append(process)
     wait_ready(process, port, log)
     until(lambda: heartbeats(data) == 2, 120, f"both workers heartbeat:\n{log.read_text()[-3000:]}")
@@ -218,7 +223,9 @@ async def test_sigkill_of_serve_leaves_nothing_running_and_it_starts_again(
     assert not answers(port)
     assert not [f for f in folders_made if Path(f).exists()]
     text = log.read_text()
-    assert "tortuga watchdog: process" in text and "could not stop" not in text, text[-3000:]
+    assert (
+        "tortuga watchdog: process" in text and "could not" not in text and "killed" not in text
+    ), text[-3000:]
 
     # The same folder, the same port: ready, the room kept, a game played, Postgres up.
     second = serve_until_ready(how, data, port, log, started)
@@ -240,6 +247,56 @@ async def test_sigkill_of_serve_leaves_nothing_running_and_it_starts_again(
     second.send_signal(signal.SIGTERM)
     assert second.wait(60) == 128 + signal.SIGTERM, log.read_text()[-3000:]
     until(lambda: not alive(tree | services) and not working_in(data), 15, "a clean stop")
+
+
+async def test_a_restart_at_once_after_sigkill_keeps_the_services_it_finds(
+    tmp_path: Path,
+    leftovers: tuple[list[subprocess.Popen[Any]], set[int], list[Path]],
+) -> None:
+    """Started again while the dead one's workers still drain (a socket is held open on
+    one), the new node uses the Redis and Postgres still running, and the dead one's
+    watchdog, once that worker is gone, leaves them running for it: it no longer counts
+    among their users, the new node does."""
+    started, seen, folders = leftovers
+    data = tmp_path / "data"
+    folders.append(data)
+    port = free_port()
+    log = tmp_path / "serve.log"
+    first = serve_until_ready("python", data, port, log, started, TORTUGA_DRAIN_SECONDS="30")
+    token, _ = await guest(Port(port), "held")  # type: ignore[arg-type]
+    _, held = await _hello_node(port, token, None)  # its worker drains until it closes
+    tree = descendants(first.pid)
+    services = working_in(data)
+    seen |= tree | services
+    watchdog = {pid for pid in tree if "server.ops.watchdog" in name(pid)}
+    assert len(watchdog) == 1, {pid: name(pid) for pid in tree}
+
+    os.kill(first.pid, signal.SIGKILL)
+    first.wait(10)
+    assert alive(watchdog) == watchdog  # waiting for the draining worker
+    second = serve_until_ready("python", data, port, log, started)
+    assert alive(services) == services  # Redis and Postgres kept (not restarted)
+    await held.close()
+    await asyncio.sleep(0.1)  # the loop closes its end (the checks below block it)
+    tree -= services
+    until(
+        lambda: not alive(tree),
+        DEADLINE,
+        "the dead node's workers and watchdog gone: "
+        + repr({p: name(p) for p in alive(tree)})
+        + log.read_text()[-3000:],
+    )
+    assert alive(services) == services
+    ready = httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=5).json()
+    assert ready.get("redis") == "up" and ready.get("postgres") == "up", ready
+    token, _ = await guest(Port(port), "after")  # type: ignore[arg-type]
+    await create_room(Port(port), token)  # type: ignore[arg-type]
+
+    tree = descendants(second.pid)
+    seen |= tree | working_in(data)
+    second.send_signal(signal.SIGTERM)
+    assert second.wait(60) == 128 + signal.SIGTERM, log.read_text()[-3000:]
+    until(lambda: not alive(tree) and not working_in(data), 15, "a clean stop")
 
 
 # The embedded services of a process of its own (not this one's: ``embedded.stop`` here
@@ -319,14 +376,19 @@ def test_a_start_clears_what_an_unclean_stop_left(
         postmaster = int((pg / "postmaster.pid").read_text().split()[0])
         assert postmaster != other.pid and postmaster in running
         assert json.loads((pg / ".handle_pids.json").read_text()) == [state["pid"]]
-        # A second process on the folder shares the running server, and its stop leaves it
-        # running for the first: nothing of a running server is cleared.
-        second = hold(data)
+        # A second process on the folder shares the running servers, and its stop leaves
+        # them running for the first: nothing of a running server is cleared.
+        redis_pids = {p for p in running if "redis" in name(p)}
+        second = hold(data, "redis")
         started.append(second)
-        assert said(second)["urls"] == ["", postgres_url]
+        assert said(second)["urls"] == [redis_url, postgres_url]
         release(second)
         assert int((pg / "postmaster.pid").read_text().split()[0]) == postmaster
-        assert alive({postmaster}) == {postmaster}
+        assert alive({postmaster} | redis_pids) == {postmaster} | redis_pids
+        assert redis_sync.Redis.from_url(redis_url).ping()
+        assert [u[0] for u in json.loads((sock.parent / "users.json").read_text())] == [
+            state["pid"]
+        ]
     finally:
         release(holder)
     until(lambda: not working_in(data), 30, "the embedded servers stopped")
