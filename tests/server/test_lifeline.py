@@ -31,21 +31,25 @@ from server.ops import lifeline
 PARENT = """
 import os, subprocess, sys, time
 from server.ops import lifeline
-folder, marker, program = sys.argv[1:]
+folder, marker, program, how, grace = sys.argv[1:]
 lifeline.after_me("remove", folder)
+lifeline.grace(float(grace))
 env = {**os.environ, **lifeline.child_env()}
-child = subprocess.Popen([sys.executable, "-c", program, marker], env=env)
+child = subprocess.Popen([sys.executable, "-c", program, marker, how], env=env)
 print("pids", child.pid, lifeline._watchdog.process.pid, flush=True)
 time.sleep(600)
 """
 
-# The child: follows its parent; SIGTERM makes it linger a second (a drain), then leave.
+# The child: follows its parent; SIGTERM makes it linger a second (a drain), then leave --
+# or, stuck, never.
 CHILD = """
 import signal, sys, time
 from pathlib import Path
 def stop(signum, frame):
     time.sleep(1)
     Path(sys.argv[1]).write_text("gone")
+    if sys.argv[2] == "stuck":
+        time.sleep(600)
     sys.exit(0)
 signal.signal(signal.SIGTERM, stop)
 from server.ops import lifeline
@@ -74,14 +78,17 @@ def pids() -> Iterator[set[int]]:
             os.kill(pid, signal.SIGKILL)
 
 
+@pytest.mark.parametrize("how", ["drains", "stuck"])
 def test_the_watchdog_undoes_after_a_sigkill_once_the_children_are_gone(
-    tmp_path: Path, pids: set[int]
+    how: str, tmp_path: Path, pids: set[int]
 ) -> None:
+    """The child shuts down in a second (as a worker drains): the folder is removed once it
+    has exited. Or it never does: the watchdog SIGKILLs it once the grace is over (2 s)."""
     folder = tmp_path / "made"
     folder.mkdir()
     marker = tmp_path / "child-exited"
     parent = subprocess.Popen(
-        [sys.executable, "-c", PARENT, str(folder), str(marker), CHILD],
+        [sys.executable, "-c", PARENT, str(folder), str(marker), CHILD, how, "2"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,
@@ -94,9 +101,8 @@ def test_the_watchdog_undoes_after_a_sigkill_once_the_children_are_gone(
         assert lines[0] == "following\n" and lines[1].startswith("pids "), lines
         child, watchdog = (int(p) for p in lines[1].split()[1:])
         pids |= {child, watchdog}
-        users = Path(
-            Path(f"/proc/{watchdog}/cmdline").read_bytes().split(b"\0")[-2].decode()
-        )  # the watchdog's last argument: the lock file its users hold
+        # The watchdog's last argument: the lock file the children hold.
+        users = Path(Path(f"/proc/{watchdog}/cmdline").read_bytes().split(b"\0")[-2].decode())
         assert users.exists()
 
         parent.kill()
@@ -104,7 +110,8 @@ def test_the_watchdog_undoes_after_a_sigkill_once_the_children_are_gone(
         until(lambda: not folder.exists(), 20, "the registered folder removed")
         # Not before the child had finished its SIGTERM (it held the lock until it exited).
         assert marker.read_text() == "gone"
-        until(lambda: not alive({child, watchdog}), 10, "the child and the watchdog gone")
+        assert not alive({child})
+        until(lambda: not alive({watchdog}), 10, "the watchdog gone")
         assert not users.exists()
     finally:
         parent.kill()
