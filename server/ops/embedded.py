@@ -174,8 +174,13 @@ def _until(ready: Callable[[], bool], seconds: float, failed: Callable[[], bool]
 
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
-    """An exclusive ``flock`` on ``path`` (made if missing), held for the block."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    """An exclusive ``flock`` on ``path`` (made if missing), held for the block; none if
+    its folder was deleted (what is released then is nobody else's)."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except FileNotFoundError:
+        yield
+        return
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -404,9 +409,11 @@ def release_postgres(folder: Path, user: int, postmaster: int | None = None) -> 
         from pgserver import _commands
 
         try:
+            if not folder.exists():  # deleted under it: pg_ctl cannot find it
+                raise FileNotFoundError(folder)
             pg_ctl = _commands.pg_ctl  # type: ignore[attr-defined]  # made at its import
             pg_ctl(["-w", "-m", "fast", "stop"], pgdata=folder, user=_system_user(), timeout=90)
-        except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
+        except (OSError, subprocess.CalledProcessError, subprocess.TimeoutExpired):
             _signal_all([postmaster], signal.SIGINT)  # the postmaster's fast shutdown
         left = _wait_gone([postmaster], 30)
         _signal_all(left, signal.SIGQUIT)  # immediate
