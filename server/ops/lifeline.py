@@ -20,10 +20,11 @@ Two means, one for each kind of child:
   session of its own (a terminal's Ctrl-C is for the parent), not a child that any
   parent-death signal reaches, which waits for the parent to die (a pidfd; else the end of
   a pipe only the parent writes to). If the parent dies with something still registered,
-  the watchdog waits (at most ``watchdog.USERS_GRACE`` seconds) for the processes that use
-  it to go -- the workers, each holding a shared ``flock`` on a file the watchdog named --
-  then undoes it, the last registered first, and exits. When the last registration is
-  taken back, it exits at once and its parent reaps it.
+  the watchdog waits for the processes that use it to go -- the workers, each holding a
+  shared ``flock`` on a file the watchdog named; those still there after a grace (``grace``)
+  are SIGKILLed -- then undoes it, the last registered first (a service is released in
+  the dead parent's name: stopped unless another live process uses it), and exits. When
+  the last registration is taken back, it exits at once and its parent reaps it.
 """
 
 from __future__ import annotations
@@ -108,6 +109,7 @@ class _Watchdog:
         finally:
             os.close(read)
         self.items: list[tuple[str, ...]] = []
+        self.grace: tuple[str, ...] | None = None
 
     def tell(self, sign: str, item: tuple[str, ...]) -> None:
         # One short line: one write, whole (below PIPE_BUF), never mixed with another.
@@ -138,16 +140,20 @@ def after_me(*item: str) -> None:
     global _watchdog
     watchdog = _mine()
     items: list[tuple[str, ...]] = []
+    set_grace = None
     if watchdog is not None and watchdog.process.poll() is not None:
         # Someone killed it: a new one, told everything again.
         os.close(watchdog.pipe)
         watchdog.process.wait()
-        items, watchdog = watchdog.items, None
+        items, set_grace, watchdog = watchdog.items, watchdog.grace, None
     if watchdog is None:
         watchdog = _watchdog = _Watchdog()
         for old in items:
             watchdog.tell("+", old)
         watchdog.items = items
+        if set_grace is not None:
+            watchdog.tell("=", set_grace)
+            watchdog.grace = set_grace
     watchdog.tell("+", item)
     watchdog.items.append(item)
 
@@ -173,8 +179,9 @@ def grace(seconds: float) -> None:
     ``watchdog.GRACE``). Needs a watchdog (something registered)."""
     watchdog = _mine()
     if watchdog is not None:
+        watchdog.grace = ("grace", str(seconds))
         with contextlib.suppress(OSError):
-            os.write(watchdog.pipe, (json.dumps(["=", "grace", str(seconds)]) + "\n").encode())
+            watchdog.tell("=", watchdog.grace)
 
 
 def child_env() -> dict[str, str]:
