@@ -154,8 +154,9 @@ def answers(port: int) -> bool:
 
 @pytest.fixture
 def leftovers() -> Iterator[tuple[list[subprocess.Popen[Any]], set[int], list[Path]]]:
-    """What the test started -- ``serve`` processes, other pids seen, data folders -- killed
-    at the end whatever happened (a passed test leaves none of them running)."""
+    """What the test started -- ``serve`` processes, other pids seen, data folders -- gone
+    at the end whatever happened (a passed test leaves none of them running): the processes
+    killed, then a while for their watchdogs to clean up, then whatever is left killed."""
     processes: list[subprocess.Popen[Any]] = []
     pids: set[int] = set()
     folders: list[Path] = []
@@ -165,9 +166,14 @@ def leftovers() -> Iterator[tuple[list[subprocess.Popen[Any]], set[int], list[Pa
             pids |= descendants(process.pid)
             process.kill()
         process.wait()
-    for folder in folders:
-        pids |= working_in(folder)
-    for pid in alive(pids):
+
+    def left() -> set[int]:
+        return alive(pids) | {p for folder in folders for p in working_in(folder)}
+
+    deadline = time.monotonic() + DEADLINE
+    while left() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for pid in left():
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
 
