@@ -20,7 +20,7 @@ import { gameTitle, t } from "../i18n.js";
 import { nameNode } from "../names.js";
 import * as sealing from "../seal.js";
 import * as sounds from "../sounds.js";
-import { endings, identity } from "../store.js";
+import { endings, HOLD_SPEEDS, holdSpeed, identity } from "../store.js";
 import { nameForm, setConnState, setWho } from "../ui.js";
 import { chat } from "./chat.js";
 import { clock } from "./clock.js";
@@ -165,17 +165,10 @@ export class RoomPage {
     });
     this.ticker = setInterval(() => this.tick(), 1000);
     document.addEventListener("keydown", (ev) => this.onKey(ev));
-    // A click anywhere goes on at once from a held moment. When frames were waiting, the
-    // page under the click was out of date: the click only goes on.
-    document.addEventListener("click", (ev) => {
-      if (!this.held) return;
-      const stale = this.queue.length > 0;
-      this.endHold();
-      if (stale) {
-        ev.preventDefault();
-        ev.stopPropagation();
-      }
-    }, true);
+    // A click anywhere goes on at once from a held moment; a click on a control does what
+    // it says (held.js).
+    document.addEventListener("click", (ev) => this.clickDuringHold(ev), true);
+    document.addEventListener("pointerdown", (ev) => this.pressDuringHold(ev), true);
     this.render();
   }
 
@@ -356,7 +349,23 @@ export class RoomPage {
       h("label", { class: "check small sound-toggle" },
         h("input", { type: "checkbox", checked: sounds.enabled(), dataset: { key: "sounds" },
           onchange: (ev) => { sounds.setEnabled(ev.target.checked); this.render(); } }),
-        t("room.sounds")));
+        t("room.sounds")),
+      this.holdSpeedButton());
+  }
+
+  /** How long moments are held (store.js holdSpeed): each click gives the next choice. A
+   * button, not a list: the header is redrawn at every frame, which would close a list. */
+  holdSpeedButton() {
+    const speed = holdSpeed.get();
+    const order = Object.keys(HOLD_SPEEDS);
+    const next = order[(order.indexOf(speed) + 1) % order.length];
+    return h("button", { type: "button", class: "secondary small hold-speed", dataset: { key: "hold-speed", speed },
+      title: t("room.hold.hint"),
+      onclick: () => {
+        holdSpeed.set(next);
+        if (next === "off" && this.held) this.endHold();
+        this.render();
+      } }, t("room.hold.speed", { speed: t(`room.hold.${speed}`) }));
   }
 
   /** The table, drawn by the game module; the shell adds the seal check and the take-back. */
