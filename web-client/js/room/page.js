@@ -309,7 +309,9 @@ export class RoomPage {
     const stored = seal && this.seat !== null ? sealing.load(this.code, seal.phase) : null;
     return {
       view, room: this.room, seat: this.seat, seal, held: this.held,
-      sealedMove: stored && stored.seat === this.seat ? stored.move : null,
+      // (once revealed, my move is the opening's: the stored seal is forgotten then)
+      sealedMove: stored && stored.seat === this.seat ? stored.move
+        : seal && seal.opened && this.seat !== null ? seal.opened[this.seat] ?? null : null,
       connected: this.connectedSeats(), away: this.away, busy: this.sending,
       ended: this.ended ? this.endedText() : null,
       clock: c ? h("span", { class: ["clock", c.low && "low"], "aria-label": t("room.time_left", { time: c.text }) }, t("room.time_left", { time: c.text })) : null,
