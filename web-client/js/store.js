@@ -1,6 +1,6 @@
 // What this browser remembers (localStorage): who it is, the rooms it sits in, the hands it
 // was dealt (to verify the deals when the seed is revealed), the notification opt-in, how
-// long the table holds a moment.
+// long the table holds a moment, whether the room's chat is folded.
 
 const ID = "tortuga.identity";
 const ROOMS = "tortuga.rooms";
@@ -8,6 +8,7 @@ const NOTIFY = "tortuga.notify";
 const SEEN = "tortuga.seen.";
 const ENDED = "tortuga.ended.";
 const HOLD = "tortuga.holdSpeed";
+const CHAT_FOLDED = "tortuga.chatFolded";
 
 function read(key, fallback) {
   try {
@@ -95,4 +96,10 @@ export const holdSpeed = {
   set: (speed) => write(HOLD, Object.hasOwn(HOLD_SPEEDS, speed) ? speed : "normal"),
   /** The factor a game's hold length is multiplied by. */
   factor: () => HOLD_SPEEDS[holdSpeed.get()],
+};
+
+/** The room's chat folded to its heading (on a phone: the table stays clear of it). */
+export const chatFolded = {
+  get: () => read(CHAT_FOLDED, false),
+  set: (on) => write(CHAT_FOLDED, !!on),
 };

@@ -242,7 +242,9 @@ export class RoomPage {
     const body = this.frame();
     const bottom = !!(this.room && !this.notFound && !this.closedToSpectators && !this.removed);
     this.bottomEl.hidden = !bottom;
-    // A game whose deals are table talk (Pearates) keeps the chat beside the table.
+    // At the table the chat stands beside it on a wide screen (every game); a game whose
+    // deals are table talk (Pearates) also keeps it in sight at the bottom of a phone's.
+    this.el.classList.toggle("table-side", !!(bottom && this.view && this.game));
     this.el.classList.toggle("table-talk", !!(bottom && this.view && this.game && this.game.tableTalk));
     if (bottom) {
       // Once the game is over there is nobody left to invite to it.
