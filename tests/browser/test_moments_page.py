@@ -487,3 +487,81 @@ def test_the_hold_setting_shortens_and_lengthens_a_held_trick(tables: Any, size:
     page.reload()
     page.locator("button[data-key='hold-speed']").wait_for()
     assert page.locator("button[data-key='hold-speed']").inner_text().endswith("Moments: off")
+
+
+def _split_then_sealed_choice() -> tuple[dict[str, Any], dict[str, Any]]:
+    """Pearates, seat 0's view before and after a split that is held on screen, where the
+    step after it is a sealed choice of seat 0 (random bots play the engine)."""
+    from engines.rng import Rng
+
+    game = GAMES["pearates"]
+    for n in range(80):
+        seed = bytes([n]) * 32
+        state = game.start(game.options({}), 3, seed)
+        rng = Rng(seed, "test-press")
+        while game.outcome(state) is None:
+            prompt = game.prompt(state)
+            moves = {
+                s: game.bot("random")(game.view(state, s), game.legal(state, s), rng)
+                for s in prompt.seats
+            }
+            before = game.view(state, 0)
+            state = game.step(state, moves)
+            after = game.view(state, 0)
+            p = after["prompt"]
+            same = after["round"] == before["round"]
+            log = after["log"] if same else after.get("last_log") or []
+            fresh = [e["what"] for e in log[len(before["log"]) :]]
+            moment = {"share", "take", "take-bottom", "collect", "leftovers", "mutiny"} & set(fresh)
+            if same and moment and p and p["sealed"] and 0 in p["seats"]:
+                return before, after
+    raise AssertionError("no split followed by a sealed choice of seat 0")
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_choice_pressed_while_its_phase_waits_behind_a_held_split_is_sealed(
+    tables: Any, size: str
+) -> None:
+    """Pearates: the split is held and the sealed choice that follows waits behind it (its
+    buttons disabled: the phase is not open yet). A press on one goes on, the phase opens,
+    and that very choice is sealed (committed), never lost."""
+    from test_pearates_table import _pe_frame, _pe_summary
+
+    before, after = _split_then_sealed_choice()
+    summary = _pe_summary()
+    table = tables(size, summary, hold_ms=600000)
+    script = Script([_pe_frame("snapshot", 5, before)])
+    page = table.start(script)
+    page.wait_for_selector(".pe-treasure")
+    script.push(_pe_frame("event", 6, after))
+    page.wait_for_selector("[data-role='split-moment']")
+    prompt = after["prompt"]
+    script.push(_sealed(f"{prompt['kind']}@6", 6, prompt["seats"], {}))
+    page.wait_for_function("() => window.tortuga.queue.length === 1")
+    button = page.locator(".pe-prompt button[data-move]").first
+    assert button.is_disabled()
+    chosen = json.loads(button.get_attribute("data-move") or "null")
+    def server(msg: dict[str, Any]) -> None:
+        if msg["type"] == "commit":
+            script.push(
+                {"type": "committed", "room": CODE, "version": 6, "phase": msg["phase"], "seat": 0,
+                 "digest": msg["digest"]}
+            )
+
+    script.on_message = server
+    button.evaluate("b => b.scrollIntoView({block: 'center'})")  # (a phone pins the chat below)
+    box = button.bounding_box()
+    assert box
+    hit = page.evaluate(
+        "([x, y]) => { const e = document.elementFromPoint(x, y); return e?.closest('button')?.dataset.move ?? (e ? e.outerHTML.slice(0, 200) + ' @' + y : null); }",
+        [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2],
+    )
+    assert hit is not None and hit.startswith("{") and json.loads(hit) == chosen, hit  # nothing over it
+    button.click(force=True)
+    page.wait_for_selector("[data-role='split-moment']", state="detached")
+    page.wait_for_selector(".pe-prompt [data-sealed='1']", timeout=5000)
+    commits = [m for m in script.sent if m["type"] == "commit"]
+    assert len(commits) == 1 and commits[0]["phase"] == f"{prompt['kind']}@6"
+    # The move sealed (kept in this tab until the reveal) is the one pressed.
+    stored = page.evaluate("() => Object.values(sessionStorage).map((v) => JSON.parse(v).move)")
+    assert stored == [chosen]
