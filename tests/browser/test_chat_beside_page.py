@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_moments_page import SIZES, Table, _snapshot
+from test_moments_page import Table, _snapshot
 from test_table_mocked import CODE, Script, _summary
 
 from engines.registry import GAMES

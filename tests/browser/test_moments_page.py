@@ -24,7 +24,11 @@ pytestmark = pytest.mark.browser
 
 SIZES: dict[str, dict[str, Any]] = {
     "desktop": {"viewport": {"width": 1280, "height": 800}},
-    "phone": {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 1, "is_mobile": True},
+    "phone": {
+        "viewport": {"width": 390, "height": 844},
+        "device_scale_factor": 1,
+        "is_mobile": True,
+    },
 }
 PLAYED = "async () => (await import('/static/js/sounds.js')).played.slice()"
 ANNOUNCED = "() => document.getElementById('announcer').textContent"
@@ -106,7 +110,9 @@ def _snapshot(view: dict[str, Any], summary: dict[str, Any], version: int = 5) -
     }
 
 
-def _sealed(phase: str, version: int, seats: list[int], committed: dict[str, str]) -> dict[str, Any]:
+def _sealed(
+    phase: str, version: int, seats: list[int], committed: dict[str, str]
+) -> dict[str, Any]:
     return {
         "type": "sealed",
         "room": CODE,
@@ -269,7 +275,7 @@ def test_the_bids_are_revealed_all_at_once_and_held_a_moment(
     assert "Mia" in page.inner_text(".player[data-seat='0']")
 
 
-def _loon_bidding() -> tuple[dict[str, Any], dict[str, Any], Any, Any]:
+def _loon_bidding() -> tuple[dict[str, Any], dict[str, Any], dict[int, Any]]:
     """Seat 0's view of a Loon round's first sealed bid (the engine's own), the moves of a
     bid for it that does not tie, and the view after."""
     game = GAMES["loon-tricks"]
@@ -277,9 +283,11 @@ def _loon_bidding() -> tuple[dict[str, Any], dict[str, Any], Any, Any]:
     prompt = game.prompt(state)
     assert prompt.sealed and prompt.kind == "bid"
     view = game.view(state, 0)
-    moves = {s: game.legal(state, s)[min(s + 1, len(game.legal(state, s)) - 1)] for s in prompt.seats}
+    moves = {
+        s: game.legal(state, s)[min(s + 1, len(game.legal(state, s)) - 1)] for s in prompt.seats
+    }
     after = game.step(state, moves)
-    return view, game.view(after, 0), prompt, {s: m.to_json() for s, m in moves.items()}
+    return view, game.view(after, 0), {s: m.to_json() for s, m in moves.items()}
 
 
 @pytest.mark.parametrize("size", list(SIZES))
@@ -288,7 +296,7 @@ def test_the_loon_row_auction_bids_are_held_a_moment(
 ) -> None:
     """Loon & Score Cards: each row's sealed bids revealed at once, held a moment, then the
     auction goes on."""
-    view, after, prompt, moves = _loon_bidding()
+    view, after, moves = _loon_bidding()
     summary = _summary() | {"game": "loon-tricks", "title": "Loon", "options": {}}
     table = tables(size, summary, hold_ms=4000)
     script = Script([_snapshot(view, summary)])
@@ -316,7 +324,11 @@ def test_the_loon_row_auction_bids_are_held_a_moment(
 
 
 # -- a click during a hold does what it says ---------------------------------------------------
-PLAYS = [{"seat": 1, "card": "blue-9"}, {"seat": 2, "card": "blue-2"}, {"seat": 0, "card": "blue-5"}]
+PLAYS = [
+    {"seat": 1, "card": "blue-9"},
+    {"seat": 2, "card": "blue-2"},
+    {"seat": 0, "card": "blue-5"},
+]
 
 
 def _trick_won(hold_ms: int = 600000) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
@@ -390,10 +402,10 @@ def test_a_card_clicked_during_a_held_trick_is_played(tables: Any, size: str) ->
     assert card.is_disabled()
     card.click(force=True)
     page.wait_for_function("() => window.tortuga.held === null")
+    page.wait_for_function("() => document.querySelector('.trick-zone [data-card=\"yellow-4\"]')")
     page.wait_for_function(
-        "() => document.querySelector('.trick-zone [data-card=\"yellow-4\"]')"
+        "() => document.querySelectorAll('button.card:not([disabled])').length === 0"
     )
-    page.wait_for_function("() => document.querySelectorAll('button.card:not([disabled])').length === 0")
     acts = [m for m in script.sent if m["type"] == "act"]
     assert [(a["move"], a["version"]) for a in acts] == [
         ({"play": "blue-5"}, 5),
@@ -423,7 +435,14 @@ def test_a_bid_clicked_during_a_hold_takes_effect(tables: Any, size: str) -> Non
     page.wait_for_selector(".bids button")
     page.evaluate("() => window.tortuga.startHold({ms: 1500, kind: 'test', text: ''})")
     script.push(
-        {"type": "committed", "room": CODE, "version": 5, "phase": "bid@5", "seat": 1, "digest": "ab" * 32}
+        {
+            "type": "committed",
+            "room": CODE,
+            "version": 5,
+            "phase": "bid@5",
+            "seat": 1,
+            "digest": "ab" * 32,
+        }
     )
     page.wait_for_function("() => window.tortuga.queue.length === 1")
     page.click(".bids button[data-bid='2']")
@@ -431,7 +450,14 @@ def test_a_bid_clicked_during_a_hold_takes_effect(tables: Any, size: str) -> Non
     assert page.evaluate("window.tortuga.held") is None
     assert page.get_attribute(".player[data-seat='1'] .sealed-state", "data-committed") == "1"
     script.on_message = lambda msg: script.push(
-        {"type": "committed", "room": CODE, "version": 5, "phase": "bid@5", "seat": 0, "digest": msg["digest"]}
+        {
+            "type": "committed",
+            "room": CODE,
+            "version": 5,
+            "phase": "bid@5",
+            "seat": 0,
+            "digest": msg["digest"],
+        }
     )
     page.get_by_role("button", name="Seal my bid: 2").click()
     page.wait_for_selector("[data-sealed='1']")
@@ -455,12 +481,24 @@ def test_the_hold_setting_shortens_and_lengthens_a_held_trick(tables: Any, size:
     browser): a won trick (1.5 s as Skull King wishes) is held about 0.75 s when short, 3 s
     when long, not at all when off."""
     summary = _summary()
-    waiting = _view(trick=PLAYS[:1], turn=2, prompt={"seats": [2], "kind": "play", "sealed": False}, legal=[])
+    waiting = _view(
+        trick=PLAYS[:1], turn=2, prompt={"seats": [2], "kind": "play", "sealed": False}, legal=[]
+    )
 
     def won(n: int) -> dict[str, Any]:
-        plays = [{"seat": 1, "card": f"blue-{9 + n}"}, {"seat": 2, "card": "blue-2"}, {"seat": 0, "card": "blue-5"}]
-        return _view(trick=[], turn=1, tricks=[0, n + 1, 0], last_trick={"plays": plays, "winner": 1},
-                     prompt={"seats": [1], "kind": "play", "sealed": False}, legal=[])
+        plays = [
+            {"seat": 1, "card": f"blue-{9 + n}"},
+            {"seat": 2, "card": "blue-2"},
+            {"seat": 0, "card": "blue-5"},
+        ]
+        return _view(
+            trick=[],
+            turn=1,
+            tricks=[0, n + 1, 0],
+            last_trick={"plays": plays, "winner": 1},
+            prompt={"seats": [1], "kind": "play", "sealed": False},
+            legal=[],
+        )
 
     table = tables(size, summary, store={"tortuga.holdSpeed": '"short"'})
     script = Script([_snapshot(waiting, summary)])
@@ -541,11 +579,18 @@ def test_a_choice_pressed_while_its_phase_waits_behind_a_held_split_is_sealed(
     button = page.locator(".pe-prompt button[data-move]").first
     assert button.is_disabled()
     chosen = json.loads(button.get_attribute("data-move") or "null")
+
     def server(msg: dict[str, Any]) -> None:
         if msg["type"] == "commit":
             script.push(
-                {"type": "committed", "room": CODE, "version": 6, "phase": msg["phase"], "seat": 0,
-                 "digest": msg["digest"]}
+                {
+                    "type": "committed",
+                    "room": CODE,
+                    "version": 6,
+                    "phase": msg["phase"],
+                    "seat": 0,
+                    "digest": msg["digest"],
+                }
             )
 
     script.on_message = server
@@ -553,10 +598,15 @@ def test_a_choice_pressed_while_its_phase_waits_behind_a_held_split_is_sealed(
     box = button.bounding_box()
     assert box
     hit = page.evaluate(
-        "([x, y]) => { const e = document.elementFromPoint(x, y); return e?.closest('button')?.dataset.move ?? (e ? e.outerHTML.slice(0, 200) + ' @' + y : null); }",
+        """([x, y]) => {
+            const e = document.elementFromPoint(x, y);
+            return e?.closest('button')?.dataset.move ?? (e ? e.outerHTML.slice(0, 200) : null);
+        }""",
         [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2],
     )
-    assert hit is not None and hit.startswith("{") and json.loads(hit) == chosen, hit  # nothing over it
+    assert hit is not None and hit.startswith("{") and json.loads(hit) == chosen, (
+        hit
+    )  # nothing over it
     button.click(force=True)
     page.wait_for_selector("[data-role='split-moment']", state="detached")
     page.wait_for_selector(".pe-prompt [data-sealed='1']", timeout=5000)

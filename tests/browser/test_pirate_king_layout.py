@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from test_moments_page import Table, _snapshot
-from test_table_mocked import _summary
+from test_table_mocked import Script, _summary
 
 from engines.registry import GAMES
 
@@ -38,15 +38,28 @@ def _mid_round() -> dict[str, Any]:
                 s: game.bot("random")(game.view(state, s), game.legal(state, s), rng)
                 for s in prompt.seats
             }
-            state = game.step(state, moves if prompt.sealed else {prompt.seats[0]: moves[prompt.seats[0]]})
+            state = game.step(
+                state, moves if prompt.sealed else {prompt.seats[0]: moves[prompt.seats[0]]}
+            )
     raise AssertionError("no round with cards in every zone")
 
 
 def _room() -> dict[str, Any]:
-    room = _summary() | {"game": "pirate-king", "title": "Pirate King!", "options": {}, "players": 4}
+    room = _summary() | {
+        "game": "pirate-king",
+        "title": "Pirate King!",
+        "options": {},
+        "players": 4,
+    }
     room["seats"] = [
-        {"seat": i, "user": "g_me" if i == ME else f"g_{n.lower()}", "name": n, "bot": None,
-         "ready": True, "connected": True}
+        {
+            "seat": i,
+            "user": "g_me" if i == ME else f"g_{n.lower()}",
+            "name": n,
+            "bot": None,
+            "ready": True,
+            "connected": True,
+        }
         for i, n in enumerate(NAMES)
     ]
     return room
@@ -56,8 +69,6 @@ def _room() -> dict[str, Any]:
 def test_my_zone_comes_first_and_zones_stand_side_by_side_when_there_is_room(
     chromium: Any, web_only_url: str, screenshot_dir: Path, size: str
 ) -> None:
-    from test_table_mocked import Script
-
     room, view = _room(), _mid_round()
     table = Table(chromium, web_only_url, size, room)
     try:
@@ -76,7 +87,9 @@ def test_my_zone_comes_first_and_zones_stand_side_by_side_when_there_is_room(
         first, second, third = zones[0], zones[1], zones[2]
         if size == "desktop":
             # Two to a row: the second beside the first, the third under the first.
-            assert abs(second["y"] - first["y"]) < 2 and second["x"] >= first["x"] + first["w"], zones
+            assert abs(second["y"] - first["y"]) < 2 and second["x"] >= first["x"] + first["w"], (
+                zones
+            )
             assert abs(third["x"] - first["x"]) < 2 and third["y"] >= first["y"] + first["h"], zones
             chat = page.locator(".chat-panel").bounding_box()
             assert chat and chat["x"] >= second["x"] + second["w"], (chat, zones)
