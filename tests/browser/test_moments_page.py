@@ -503,8 +503,8 @@ def test_the_hold_setting_shortens_and_lengthens_a_held_trick(tables: Any, size:
     table = tables(size, summary, store={"tortuga.holdSpeed": '"short"'})
     script = Script([_snapshot(waiting, summary)])
     page = table.start(script)
+    page.wait_for_selector(".trick-zone .played[data-seat='1']")  # the snapshot is drawn
     button = page.locator("button[data-key='hold-speed']")
-    button.wait_for()
     assert button.inner_text().endswith("Moments: short")
     short = _held_for(page, script, won(0), 6)
     button.click()  # normal
