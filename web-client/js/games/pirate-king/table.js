@@ -103,7 +103,8 @@ function entryNote(room, v, e) {
   return e.effect ? t("pk.by_effect") : "";
 }
 
-/** One row per player: name, Pirate, status, totals, curses (warned at two), the play zone. */
+/** One zone per player, mine first: name, Pirate, status, totals, curses (warned at two),
+ * the play zone. Side by side where the screen has room (table.css). */
 export function zonesPanel(ctx) {
   const { view: v, room, seat, connected, away } = ctx;
   const crowns = crownsOf(v);
@@ -112,7 +113,10 @@ export function zonesPanel(ctx) {
   // decided yet -- a seat that has chosen waits like everyone else).
   const committed = (ctx.seal && ctx.seal.committed) || {};
   const prompt = owing(v).filter((s) => !committed[s]);
-  const rows = v.table.map((s) => {
+  // My own zone first, then the others in seat order after mine (a spectator: seat order).
+  const first = seat === null || seat === undefined ? 0 : seat;
+  const seats = [...v.table.slice(first), ...v.table.slice(0, first)];
+  const rows = seats.map((s) => {
     const sunk = s.status === "sunk";
     const danger = !sunk && s.curses === 2;
     const newFrom = fresh[s.seat] ?? s.zone.length;
