@@ -309,10 +309,15 @@ export function handPanel(ctx, mode, chosen, onCard) {
     });
   }
   const active = allowed.size > 0 && !busy;
-  return h("section", { class: "hand-zone", "aria-label": t("lt.hand_aria") },
+  const row = h("div", { class: ["hand", !active && "waiting", mode === "pick" || mode === "ditch" ? "lt-wrap" : null],
+    role: "group", "aria-label": t("lt.hand_count", { count: hand.length }) },
+  buttons.length ? buttons : h("span", { class: "muted" }, t("lt.no_cards")));
+  row.style.setProperty("--n", String(Math.max(buttons.length, 2)));  // a phone overlaps the cards to fit them all (app.css)
+  // My move (whatever it is) brings the hand into view, with the prompt box right above it.
+  const mine = ctx.seat !== null && owing(v).includes(ctx.seat) && !committed(ctx, ctx.seat) && !busy;
+  return h("section", { class: "hand-zone", "aria-label": t("lt.hand_aria"), dataset: { turnTarget: mine ? "1" : null } },
     h("h2", {}, active ? t(`lt.hand_${mode}`) : t("lt.hand")),
-    h("div", { class: ["hand", !active && "waiting", mode !== "play" && "lt-wrap"], role: "group", "aria-label": t("lt.hand_count", { count: hand.length }) },
-      buttons.length ? buttons : h("span", { class: "muted" }, t("lt.no_cards"))),
+    row,
     v.ditched && v.ditched.length ? h("p", { class: "small muted", dataset: { role: "ditched" } }, t("lt.ditched"), " ",
       v.ditched.map((c) => describe(c).label).join(", ")) : null);
 }

@@ -111,7 +111,8 @@ export function playersPanel(ctx) {
       h("span", {}, `${t("sk.won")} `, h("strong", { class: "won" }, String(view.tricks[s] ?? 0))),
       h("span", {}, `${t("sk.score")} `, h("strong", { class: "score" }, String(view.scores[s] ?? 0)))),
     sealedState,
-    view.hand_sizes ? h("div", { class: "small" }, t("sk.in_hand", { count: view.hand_sizes[s] })) : null));
+    // (While bidding every hand holds the round's cards: the status line says how many.)
+    view.hand_sizes && view.phase !== "bid" ? h("div", { class: "small" }, t("sk.in_hand", { count: view.hand_sizes[s] })) : null));
   }
   if (view.ghost) {
     const g = view.ghost;
@@ -260,11 +261,17 @@ export function handPanel(ctx, onPlay, above = null) {
       (pool[k] || pool[0]).focus();
     });
   }
-  return h("section", { class: "hand-zone", "aria-label": t("sk.hand_aria"), dataset: { turnTarget: myTurn ? "1" : null } },
+  // My bid is asked: the hand is what my turn brings into view, right under the bid box (on a
+  // phone both then fit on the screen; the box alone would leave the cards below it).
+  const seal = ctx.seal;
+  const bidding = view.phase === "bid" && !busy && !!seal && seal.seats.includes(ctx.seat) && !(ctx.seat in seal.committed);
+  const row = h("div", { class: ["hand", !myTurn && "waiting"], role: "group", "aria-label": t("sk.hand_count", { count: hand.length }) },
+    buttons.length ? buttons : h("span", { class: "muted" }, t("sk.no_cards")));
+  row.style.setProperty("--n", String(Math.max(buttons.length, 2)));  // a phone overlaps the cards to fit them all (app.css)
+  return h("section", { class: "hand-zone", "aria-label": t("sk.hand_aria"), dataset: { turnTarget: myTurn || bidding ? "1" : null } },
     above,
     h("h2", {}, myTurn ? t("sk.hand_choose") : t("sk.hand")),
-    h("div", { class: ["hand", !myTurn && "waiting"], role: "group", "aria-label": t("sk.hand_count", { count: hand.length }) },
-      buttons.length ? buttons : h("span", { class: "muted" }, t("sk.no_cards"))),
+    row,
     // Why cards are greyed, in words (a phone has no hover to show a card's tooltip).
     greyed && view.led ? h("p", { class: "small hand-why" }, t("table.why.hint", { suit: t(`cards.suit.${view.led}`) })) : null);
 }
