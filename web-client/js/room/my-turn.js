@@ -56,14 +56,18 @@ export const myTurn = {
   /** My move began: once drawn, scroll what the module marked (data-turn-target: the bid
    * box, the hand) into view if it is off screen -- on a phone it is below the fold. */
   bringTurnIntoView() {
-    requestAnimationFrame(() => {
+    // Measured once the page is styled: a game's own sheet (table.css) may still be loading
+    // at its first drawing, when everything lies lower than it will.
+    const loading = [...document.querySelectorAll("link[rel='stylesheet']")].filter((l) => !l.sheet)
+      .map((l) => new Promise((done) => { l.addEventListener("load", done, { once: true }); l.addEventListener("error", done, { once: true }); }));
+    Promise.all(loading).then(() => requestAnimationFrame(() => {
       const el = this.el.querySelector("[data-turn-target]");
       if (!el) return;
       const r = el.getBoundingClientRect();
       if (r.top >= 0 && r.bottom <= window.innerHeight) return;
       const still = matchMedia("(prefers-reduced-motion: reduce)").matches;
       el.scrollIntoView({ block: "nearest", behavior: still ? "auto" : "smooth" });
-    });
+    }));
   },
 
   /** Whether the prompt waits for my seat (in a sealed phase: until I committed). */

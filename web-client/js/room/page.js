@@ -343,17 +343,19 @@ export class RoomPage {
     const r = this.room;
     const status = ["lobby", "playing", "finished", "abandoned"].includes(r.status) ? t(`lobby.status.${r.status}`) : r.status;
     const spectating = this.view && this.seat === null;
-    return h("div", { class: "row" },
+    return h("div", { class: "row room-head" },
       h("h1", {}, `${this.roomTitle()} — ${t("room.room")} `, h("span", { class: "code" }, groupCode(this.code))),
       h("span", { class: "badge" }, status),
       spectating ? h("span", { class: "badge", dataset: { role: "spectator" } }, t("room.watching")) : null,
       h("span", { class: "badge", dataset: { spectators: String(this.watchers) } },
         t("room.spectators", { count: this.watchers })),
       h("a", { href: `/rules/${r.game}`, class: "small" }, t("landing.rules")),
-      h("label", { class: "check small sound-toggle" },
+      // On a phone the words give way to a note, ♪ (app.css); they stay the box's name.
+      h("label", { class: "check small sound-toggle", title: t("room.sounds") },
         h("input", { type: "checkbox", checked: sounds.enabled(), dataset: { key: "sounds" },
           onchange: (ev) => { sounds.setEnabled(ev.target.checked); this.render(); } }),
-        t("room.sounds")),
+        h("span", { class: "sound-icon", "aria-hidden": "true" }, "♪"),
+        h("span", { class: "sound-words" }, t("room.sounds"))),
       this.holdSpeedButton());
   }
 

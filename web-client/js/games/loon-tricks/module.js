@@ -191,7 +191,8 @@ const loonTricks = {
   seatName,
 
   /** Top to bottom: who and what now; what decides the move (the rows in the auction, the
-   * trick in play); the prompt and my hand; then the rest (recruitment, payments, the log). */
+   * trick in play); the prompt, my hand and the score cards; then the rest (the other rows,
+   * recruitment, payments, the log). */
   table(ctx) {
     const v = ctx.view;
     const auction = AUCTION.includes(v.phase);
@@ -213,7 +214,9 @@ const loonTricks = {
       parts.push(...ctx.controls);
       parts.push(handPanel(ctx, mode, chosenCards(ctx, mode), (card) => onCard(ctx, mode, card)));
     }
-    parts.push(auction ? rowsPanel(ctx, "rest") : null, scoreCardsPanel(ctx), side);
+    // The score cards right under the hand: what the cards in it will be worth (on a phone
+    // both are in sight together).
+    parts.push(scoreCardsPanel(ctx), auction ? rowsPanel(ctx, "rest") : null, side);
     if (!auction) parts.push(rowsPanel(ctx));
     return parts;
   },

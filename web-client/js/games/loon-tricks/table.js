@@ -221,35 +221,63 @@ export function recruitedPanel(ctx) {
     h("h2", {}, t("lt.recruited")), h("ul", { class: "recruit-list" }, items));
 }
 
-/** The trick in the middle: red is trump, the suit to follow, the last trick. */
+/** The last trick won, faded and labelled: who played what, who won it. */
+function lastTrickBox(ctx) {
+  const { view: v, room } = ctx;
+  const lt = v.last_trick;
+  return h("div", { class: "previous-trick", role: "group", "aria-label": t("lt.last_trick_show"), dataset: { role: "last-trick" } },
+    h("p", { class: "previous-label" }, around(t("lt.last_trick", { name: "\u0000" }), who(room, v, lt.winner))),
+    h("div", { class: "previous-cards" }, lt.plays.map((p) => h("div", { class: ["played", "previous", p.seat === lt.winner && "winner"],
+      dataset: { seat: String(p.seat) } },
+    cardFace(p.card, { small: true }), h("span", { class: "by" }, who(room, v, p.seat)),
+    p.seat === lt.winner ? h("span", { class: "wins" }, `★ ${t("lt.wins")}`) : null))));
+}
+
+/** "Last trick": a button opening (and closing) the last trick under the one being played;
+ * the next won trick closes it (ctx.ui keeps which one is open). */
+function lastTrickLook(ctx) {
+  const v = ctx.view;
+  const lt = v.last_trick;
+  if (!lt || !lt.plays || !lt.plays.length || !ctx.ui || !ctx.rerender) return null;
+  const key = `${v.round}:${lt.plays.map((p) => p.card).join(",")}`;
+  const open = ctx.ui.lastTrickOpen === key;
+  return h("div", { class: "last-trick-look" },
+    h("button", { type: "button", class: "secondary", "aria-expanded": open ? "true" : "false", dataset: { key: "last-trick" },
+      onclick: () => { ctx.ui.lastTrickOpen = open ? null : key; ctx.rerender(); } },
+    t(open ? "lt.last_trick_hide" : "lt.last_trick_show")),
+    open ? lastTrickBox(ctx) : null);
+}
+
+/** The trick in the middle: red is trump, the suit to follow. Between two tricks (after the
+ * won trick was held, after a reload) the zone shows the last trick faded and labelled as
+ * such; once the next trick has begun, "Last trick" opens it. */
 export function trickPanel(ctx) {
   const { view: v, room } = ctx;
   if (!["play", "over"].includes(v.phase) && !(v.last_trick && v.phase === "predict")) return null;
-  const lt = v.last_trick;
+  const lt = v.last_trick && v.last_trick.plays && v.last_trick.plays.length ? v.last_trick : null;
   const held = ctx.held && ctx.held.kind === "trick" && lt;
   const plays = held ? [] : v.trick || [];
   const led = plays.length ? describe(plays[0].card).suit : null;
-  const items = plays.map((p) => h("div", { class: "played", dataset: { seat: String(p.seat) } },
+  let items = plays.map((p) => h("div", { class: "played", dataset: { seat: String(p.seat) } },
     cardFace(p.card), h("span", { class: "by" }, who(room, v, p.seat))));
-  if (!plays.length && lt && lt.plays && v.phase === "play") {
-    // The trick just won (held on screen a moment), or faded until the next card is led.
-    items.push(...lt.plays.map((p) => h("div", { class: ["played", !held && "previous", p.seat === lt.winner && "winner"],
-      dataset: { seat: String(p.seat) } },
-    cardFace(p.card, { small: !held }), h("span", { class: "by" }, who(room, v, p.seat)),
-    p.seat === lt.winner ? h("span", { class: "wins" }, `★ ${t("lt.wins")}`) : null)));
+  const between = !!lt && !held && !plays.length && v.phase === "play";
+  if (held) {
+    // The trick just won, held on screen a moment: the winner marked.
+    items = lt.plays.map((p) => h("div", { class: ["played", p.seat === lt.winner && "winner"], dataset: { seat: String(p.seat) } },
+      cardFace(p.card), h("span", { class: "by" }, who(room, v, p.seat)),
+      p.seat === lt.winner ? h("span", { class: "wins" }, `★ ${t("lt.wins")}`) : null));
   }
-  const last = lt && lt.plays && lt.plays.length ? h("div", { class: "last-trick" },
-    around(t("lt.last_trick", { name: "\u0000" }), who(room, v, lt.winner)), " ",
-    lt.plays.map((p) => `${seatName(room, v, p.seat)} ${describe(p.card).label}`).join(" · ")) : null;
+  const empty = h("span", { class: "empty" }, t("lt.no_card_yet"));
   return h("section", { class: "trick", "aria-label": t("lt.trick_aria") },
     h("p", { class: "trump small" }, h("span", { class: "s-red" }, "♥ "), t("lt.red_trump"),
       led ? [" · ", h("strong", { class: "follow", dataset: { suit: led } },
         t("lt.follow", { suit: `${t(`cards.suit.${led}`)} ${describe(plays[0].card).symbol}` }))] : null,
       v.phase === "play" ? ` · ${t("lt.trick_n", { n: (v.tricks || []).reduce((a, b) => a + b, 0) + 1 })}` : null),
     held ? h("p", { class: "trick-winner" }, h("strong", {}, around(t("lt.wins_trick", { name: "\u0000" }), who(room, v, lt.winner)))) : null,
-    v.phase === "play" ? h("div", { class: "trick-zone", "aria-live": "polite", dataset: { held: held ? "1" : null } },
-      items.length ? items : h("span", { class: "empty" }, t("lt.no_card_yet"))) : null,
-    last);
+    v.phase === "play" ? h("div", { class: ["trick-zone", between && "between"], "aria-live": "polite", dataset: { held: held ? "1" : null } },
+      between ? [empty, lastTrickBox(ctx)] : items.length ? items : empty) : null,
+    v.phase === "over" && lt ? lastTrickBox(ctx) : null,
+    !between && !held && v.phase !== "over" ? lastTrickLook(ctx) : null);
 }
 
 /** What a ledger entry was for: a bid, loon lying on a row, a top-up or a score card. */
@@ -325,10 +353,15 @@ export function handPanel(ctx, mode, chosen, onCard) {
     });
   }
   const active = allowed.size > 0 && !busy;
-  return h("section", { class: "hand-zone", "aria-label": t("lt.hand_aria") },
+  const row = h("div", { class: ["hand", !active && "waiting", mode === "pick" || mode === "ditch" ? "lt-wrap" : null],
+    role: "group", "aria-label": t("lt.hand_count", { count: hand.length }) },
+  buttons.length ? buttons : h("span", { class: "muted" }, t("lt.no_cards")));
+  row.style.setProperty("--n", String(Math.max(buttons.length, 2)));  // a phone overlaps the cards to fit them all (app.css)
+  // My move (whatever it is) brings the hand into view, with the prompt box right above it.
+  const mine = ctx.seat !== null && owing(v).includes(ctx.seat) && !committed(ctx, ctx.seat) && !busy;
+  return h("section", { class: "hand-zone", "aria-label": t("lt.hand_aria"), dataset: { turnTarget: mine ? "1" : null } },
     h("h2", {}, active ? t(`lt.hand_${mode}`) : t("lt.hand")),
-    h("div", { class: ["hand", !active && "waiting", mode !== "play" && "lt-wrap"], role: "group", "aria-label": t("lt.hand_count", { count: hand.length }) },
-      buttons.length ? buttons : h("span", { class: "muted" }, t("lt.no_cards"))),
+    row,
     v.ditched && v.ditched.length ? h("p", { class: "small muted", dataset: { role: "ditched" } }, t("lt.ditched"), " ",
       v.ditched.map((c) => describe(c).label).join(", ")) : null);
 }

@@ -34,8 +34,9 @@ function button(ctx, label, move, cls = "") {
     onclick: () => send(ctx, move) }, label);
 }
 
-function cardButton(ctx, move) {
-  return cardFace(move.card, { tag: "button", extra: "small", props: { type: "button", disabled: ctx.busy || sealPending(ctx),
+/** A card to click; `full`: with what it does (an action to play), else its value and title. */
+function cardButton(ctx, move, { full = false } = {}) {
+  return cardFace(move.card, { tag: "button", extra: full ? "" : "small", props: { type: "button", disabled: ctx.busy || sealPending(ctx),
     dataset: { key: keyOf(move), card: move.card, move: JSON.stringify(move) }, onclick: () => send(ctx, move) } });
 }
 
@@ -65,7 +66,7 @@ function choices(ctx, legal) {
   const name = (s) => seatName(ctx.room, ctx.view, s);
   const parts = [];
   if (v.arrange) parts.push(group(t("pe.ask.arrange"), v.arrange.map((m) => cardButton(ctx, m))));
-  if (v.play) parts.push(group(t("pe.ask.play"), v.play.map((m) => cardButton(ctx, m))));
+  if (v.play) parts.push(group(t("pe.ask.play"), v.play.map((m) => cardButton(ctx, m, { full: true }))));
   if (v.bid) parts.push(group(t("pe.ask.bid"), v.bid.map((m) => cardButton(ctx, m))));
   for (const verb of ["put", "take", "steal"]) {
     if (v[verb]) parts.push(group(t(`pe.ask.${verb}`), v[verb].map((m) => button(ctx, endWord(m.end), m))));

@@ -34,7 +34,7 @@ function bidBox(ctx) {
   const buttons = bids.map((b) => h("button", { type: "button", "aria-pressed": selected === b ? "true" : "false",
     dataset: { bid: String(b), key: `bid-${b}` }, "aria-label": t("sk.bid.one", { bid: b }),
     onclick: () => { ui.bid = b; ctx.rerender(); } }, String(b)));
-  return h("div", { class: "prompt-box", role: "group", "aria-label": t("sk.bid.aria"), dataset: { turnTarget: "1" } },
+  return h("div", { class: "prompt-box", role: "group", "aria-label": t("sk.bid.aria") },
     h("h2", {}, t("sk.bid.question", { max: bids[bids.length - 1] ?? 0 })),
     h("div", { class: "bids" }, buttons),
     h("div", { class: "row" },

@@ -1,7 +1,7 @@
 // Drawing the table from a seat's view (engines/skull_king/views.py). Pure rendering: the
 // rules are never decided here -- what may be played comes from view.legal.
 
-import { describe, edition, playLabel, sortHand } from "./cards.js";
+import { describe, edition, sortHand } from "./cards.js";
 import { emblem } from "./emblems.js";
 import { h } from "../../dom.js";
 import { t } from "../../i18n.js";
@@ -111,7 +111,8 @@ export function playersPanel(ctx) {
       h("span", {}, `${t("sk.won")} `, h("strong", { class: "won" }, String(view.tricks[s] ?? 0))),
       h("span", {}, `${t("sk.score")} `, h("strong", { class: "score" }, String(view.scores[s] ?? 0)))),
     sealedState,
-    view.hand_sizes ? h("div", { class: "small" }, t("sk.in_hand", { count: view.hand_sizes[s] })) : null));
+    // (While bidding every hand holds the round's cards: the status line says how many.)
+    view.hand_sizes && view.phase !== "bid" ? h("div", { class: "small" }, t("sk.in_hand", { count: view.hand_sizes[s] })) : null));
   }
   if (view.ghost) {
     const g = view.ghost;
@@ -192,36 +193,53 @@ function heldTrick(ctx) {
     h("p", { class: "small go-on" }, t("sk.go_on")));
 }
 
-/** The trick in the middle (or the last trick, faded, while the next one has not begun). */
+/** The last trick won, faded and labelled: who played what, who won it. */
+function lastTrickBox(ctx) {
+  const { view, room } = ctx;
+  const lt = view.last_trick;
+  return h("div", { class: "previous-trick", role: "group", "aria-label": t("sk.last_trick_aria"), dataset: { role: "last-trick" } },
+    h("p", { class: "previous-label" }, splitAround(t("sk.last_trick", { name: "\u0000" }), who(room, view, lt.winner))),
+    h("div", { class: "previous-cards" }, lt.plays.map((p) => playedCard(room, view, p, {
+      classes: ["previous", p.seat === lt.winner && "winner"], small: true,
+      extra: p.seat === lt.winner ? h("span", { class: "wins" }, `★ ${t("sk.wins")}`) : null }))));
+}
+
+/** "Last trick": a button that opens (and closes) the last trick under the one being played.
+ * Open for one trick only: the next won trick closes it (ctx.ui keeps which one is open). */
+function lastTrickLook(ctx) {
+  const v = ctx.view;
+  const lt = v.last_trick;
+  if (!lt || !lt.plays || !lt.plays.length || !ctx.ui || !ctx.rerender) return null;
+  const key = `${v.round}:${lt.plays.map((p) => p.card).join(",")}`;
+  const open = ctx.ui.lastTrickOpen === key;
+  return h("div", { class: "last-trick-look" },
+    h("button", { type: "button", class: "secondary", "aria-expanded": open ? "true" : "false", dataset: { key: "last-trick" },
+      onclick: () => { ctx.ui.lastTrickOpen = open ? null : key; ctx.rerender(); } },
+    t(open ? "sk.last_trick_hide" : "sk.last_trick_show")),
+    open ? lastTrickBox(ctx) : null);
+}
+
+/** The trick in the middle. Between two tricks (after the won trick was held, after a
+ * reload) the zone shows the last trick faded and labelled as such; once the next trick has
+ * begun, "Last trick" opens it. */
 export function trickPanel(ctx) {
   const { view, room } = ctx;
   if (ctx.held && ctx.held.kind === "trick" && view.last_trick) return heldTrick(ctx);
-  const game = view.game;
   const plays = view.trick || [];
   // A card just played flies in (once: a redraw does not replay it).
   const key = plays.length ? `${view.round}:${plays[0].seat}:${plays[0].card}` : "";
   const seen = ctx.ui && ctx.ui.trickKey === key ? ctx.ui.trickSeen : 0;
   if (ctx.ui) Object.assign(ctx.ui, { trickKey: key, trickSeen: plays.length });
   const items = plays.map((p, i) => playedCard(room, view, p, { classes: [i >= seen && "fresh"] }));
-  let last = null;
-  if (view.last_trick && view.last_trick.plays && view.last_trick.plays.length) {
-    const lt = view.last_trick;
-    const winner = seatName(room, view, lt.winner);
-    last = h("div", { class: "last-trick", "aria-label": t("sk.last_trick_aria") },
-      `${t("sk.last_trick", { name: winner })} `,
-      lt.plays.map((p) => `${seatName(room, view, p.seat)} ${playLabel(game, p)}`).join(" · "));
-    if (!plays.length && view.phase === "play") {
-      items.push(...lt.plays.map((p) => playedCard(room, view, p, {
-        classes: ["previous", p.seat === lt.winner && "winner"], small: true })));
-    }
-  }
-  if (view.phase === "over") return h("section", { class: "trick", "aria-label": t("sk.the_last_trick_aria") }, last);
+  const last = view.last_trick && view.last_trick.plays && view.last_trick.plays.length ? view.last_trick : null;
+  if (view.phase === "over") return h("section", { class: "trick", "aria-label": t("sk.the_last_trick_aria") }, last && lastTrickBox(ctx));
+  const between = !!last && !plays.length && view.phase === "play";
+  const empty = h("span", { class: "empty" }, view.phase === "bid" ? t("sk.bids_first") : t("sk.no_card_yet"));
   return h("section", { class: "trick", "aria-label": t("sk.trick_aria") },
-    h("div", { class: "trick-zone", "aria-live": "polite" },
-      items.length ? items : h("span", { class: "empty" },
-        view.phase === "bid" ? t("sk.bids_first") : t("sk.no_card_yet"))),
+    h("div", { class: ["trick-zone", between && "between"], "aria-live": "polite" },
+      between ? [empty, lastTrickBox(ctx)] : items.length ? items : empty),
     followLine(view),
-    last);
+    !between && view.phase === "play" ? lastTrickLook(ctx) : null);
 }
 
 /**
@@ -276,11 +294,17 @@ export function handPanel(ctx, onPlay, above = null) {
       (pool[k] || pool[0]).focus();
     });
   }
-  return h("section", { class: "hand-zone", "aria-label": t("sk.hand_aria"), dataset: { turnTarget: myTurn ? "1" : null } },
+  // My bid is asked: the hand is what my turn brings into view, right under the bid box (on a
+  // phone both then fit on the screen; the box alone would leave the cards below it).
+  const seal = ctx.seal;
+  const bidding = view.phase === "bid" && !busy && !!seal && seal.seats.includes(ctx.seat) && !(ctx.seat in seal.committed);
+  const row = h("div", { class: ["hand", !myTurn && "waiting"], role: "group", "aria-label": t("sk.hand_count", { count: hand.length }) },
+    buttons.length ? buttons : h("span", { class: "muted" }, t("sk.no_cards")));
+  row.style.setProperty("--n", String(Math.max(buttons.length, 2)));  // a phone overlaps the cards to fit them all (app.css)
+  return h("section", { class: "hand-zone", "aria-label": t("sk.hand_aria"), dataset: { turnTarget: myTurn || bidding ? "1" : null } },
     above,
     h("h2", {}, myTurn ? t("sk.hand_choose") : t("sk.hand")),
-    h("div", { class: ["hand", !myTurn && "waiting"], role: "group", "aria-label": t("sk.hand_count", { count: hand.length }) },
-      buttons.length ? buttons : h("span", { class: "muted" }, t("sk.no_cards"))),
+    row,
     // Why cards are greyed, in words (a phone has no hover to show a card's tooltip).
     greyed && view.led ? h("p", { class: "small hand-why" }, t("table.why.hint", { suit: t(`cards.suit.${view.led}`) })) : null);
 }

@@ -81,6 +81,8 @@ export default {
   "lt.trick_n": "trick {n} of 10",
   "lt.no_card_yet": "No card played yet",
   "lt.last_trick": "Last trick, won by {name}:",
+  "lt.last_trick_show": "Last trick",
+  "lt.last_trick_hide": "Hide the last trick",
   "lt.trick_aria": "the trick",
   "lt.wins": "wins",
   "lt.wins_trick": "{name} wins the trick",

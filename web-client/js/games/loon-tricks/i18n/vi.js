@@ -81,6 +81,8 @@ export default {
   "lt.trick_n": "mánh {n}/10",
   "lt.no_card_yet": "Chưa ai đánh lá nào",
   "lt.last_trick": "Mánh trước, {name} thắng:",
+  "lt.last_trick_show": "Mánh trước",
+  "lt.last_trick_hide": "Ẩn mánh trước",
   "lt.trick_aria": "mánh",
   "lt.wins": "thắng",
   "lt.wins_trick": "{name} thắng mánh",

@@ -74,6 +74,8 @@ export default {
   "sk.go_on": "Click anywhere to go on",
   "sk.last_trick_aria": "last trick",
   "sk.last_trick": "Last trick won by {name}:",
+  "sk.last_trick_show": "Last trick",
+  "sk.last_trick_hide": "Hide the last trick",
   "sk.the_last_trick_aria": "the last trick",
   "sk.bids_first": "Bids first, then the first trick",
   "sk.no_card_yet": "No card played yet",

@@ -74,6 +74,8 @@ export default {
   "sk.go_on": "Bấm vào bất kỳ đâu để tiếp tục",
   "sk.last_trick_aria": "mánh trước",
   "sk.last_trick": "Mánh trước do {name} thắng:",
+  "sk.last_trick_show": "Mánh trước",
+  "sk.last_trick_hide": "Ẩn mánh trước",
   "sk.the_last_trick_aria": "mánh cuối",
   "sk.bids_first": "Đặt cược trước, rồi mới đánh mánh đầu",
   "sk.no_card_yet": "Chưa ai đánh lá nào",
