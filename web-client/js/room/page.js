@@ -371,7 +371,10 @@ export class RoomPage {
         holdSpeed.set(next);
         if (next === "off" && this.held) this.endHold();
         this.render();
-      } }, t("room.hold.speed", { speed: t(`room.hold.${speed}`) }));
+      } },
+      // On a phone: a clock and the choice (app.css); the full words stay the button's name.
+      h("span", { class: "hold-short", "aria-hidden": "true" }, `◷ ${t(`room.hold.${speed}`)}`),
+      h("span", { class: "hold-words" }, t("room.hold.speed", { speed: t(`room.hold.${speed}`) })));
   }
 
   /** The table, drawn by the game module; the shell adds the seal check and the take-back. */
