@@ -17,7 +17,7 @@ import msgspec
 from engines.core import JSON, BadOptions, IllegalMove, MalformedMove
 from engines.game import TableGame
 from engines.pearates import actions, bots, flow, moves, views
-from engines.pearates.cards import INDEX, KIND_OF, NAMES, deck, kind
+from engines.pearates.cards import INDEX, KIND_OF, KINDS, NAMES, deck, kind
 from engines.pearates.moves import Move
 from engines.pearates.standing import ID, Standing, zone_cards
 from engines.pearates.state import (
@@ -71,6 +71,7 @@ class Pearates(TableGame[State, Move, Options, Standing]):
     id = ID
     title = "Pearates"
     seats = range(2, 8)
+    card_titles = frozenset(k.title for k in KINDS)
     options_type = Options
     schema: ClassVar[Mapping[str, JSON]] = {
         "friendly": _flag("Friendly variant"),
