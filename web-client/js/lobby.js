@@ -211,7 +211,11 @@ export class LobbyPage {
       const range = seatRange(g);
       seats.min = String(range[0]);
       seats.max = String(range[1]);
-      seatsHint.textContent = t("lobby.create.seats_hint", { min: range[0], max: range[1] });
+      // A ghost hand joins at the player counts the game's engine names (GET /api/games).
+      const ghosts = g.seats && Array.isArray(g.seats.ghost_hand_at) ? g.seats.ghost_hand_at : [];
+      seatsHint.textContent = ghosts.length
+        ? t("lobby.create.seats_ghost", { min: range[0], max: range[1], counts: ghosts.join(", ") })
+        : t("lobby.create.seats_hint", { min: range[0], max: range[1] });
       if (Number(seats.value) > range[1]) seats.value = String(range[1]);
       // The rounds box follows the game's own option (GET /api/games: options.rounds).
       const r = (g.options && g.options.rounds) || null;
