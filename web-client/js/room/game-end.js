@@ -78,8 +78,7 @@ export const gameEnd = {
       this.againControl(),
       this.chartPanel(),
       h("p", {}, this.verifyBadge()),
-      gameId ? h("p", { class: "small verify-line" }, t("room.over.verify", { id: gameId }), " ",
-        h("code", { class: "seed" }, `./tortuga verify ${gameId}`)) : null,
+      this.checkControl(),
       this.seedLines(),
       // The replay opens at its first step (the deal), not at the end just seen.
       h("p", {}, gameId ? h("a", { href: `/replay/${encodeURIComponent(gameId)}?v=1`, dataset: { key: "replay" } }, t("room.watch_replay")) : null,

@@ -61,6 +61,7 @@ export class RoomPage {
     this.error = null;
     this.verify = null;
     this.verifying = false;
+    this.gameCheck = null;  // "Check this game": {state: "running" | "ok" | "bad" | ...}
     this.moveDeadline = null;
     this.paused = false; // an operator stopped the clocks (a `paused` frame; `unpaused` ends it)
     this.takeback = null;  // the version of my own open move that I may still take back
@@ -319,7 +320,7 @@ export class RoomPage {
       sealedMove: stored && stored.seat === this.seat ? stored.move : null,
       connected: this.connectedSeats(), away: this.away, busy: this.sending,
       ended: this.ended ? this.endedText() : null,
-      clock: c ? h("span", { class: ["clock", c.low && "low"], "aria-label": t("room.time_left", { time: c.text }) }, t("room.time_left", { time: c.text })) : null,
+      clock: c ? h("span", { class: ["clock", c.low && "low"], "aria-label": c.text }, c.text) : null,
       notes: [this.revealNote()].filter(Boolean),
       controls: [this.takeBackRow()].filter(Boolean),
       ui: this.ui,

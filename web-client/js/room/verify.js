@@ -1,12 +1,14 @@
 // The verified badge once the seed is out: the deals this browser saw recomputed by the game
 // module, the seed's derivation from the players' random bytes, and whether the archive has
-// the game (for the replay link). Methods of RoomPage (page.js mixes them in).
+// the game (for the replay link); "Check this game": every deal of the game recomputed here
+// from the archive's replay. Methods of RoomPage (page.js mixes them in).
 
 import { api } from "../api.js";
 import { h } from "../dom.js";
-import { t } from "../i18n.js";
+import { errorText, t } from "../i18n.js";
 import { seenDeals } from "../store.js";
 import { checkDerivation, mineIsIn } from "../seeding.js";
+import { fromHex, sha256, toHex } from "../sha256.js";
 
 export const verification = {
   async runVerify() {
@@ -71,6 +73,52 @@ export const verification = {
           : seedOnly ? `✓ ${t("room.verify.seed_only")}`
             : this.verify.checked === 0 ? t("room.verify.nothing")
               : `✗ ${t("room.verify.bad", { what: this.game.badRoundsText(badRounds) })}`);
+  },
+
+  /** "Check this game": the browser's own check of the whole game, in plain words -- the
+   * seed against the fingerprint published at the start (the one this browser saw then),
+   * the seed made from the players' bytes, and every round's deal recomputed from the seed
+   * against the replay's hands (the module's checkReplayDeals, as the replay page does). */
+  async checkGame() {
+    const gameId = this.room && this.room.game_id;
+    if (!gameId || !this.room.seed || (this.gameCheck && this.gameCheck.state === "running")) return;
+    this.gameCheck = { state: "running" };
+    this.render();
+    const seen = seenDeals.get(this.code);
+    try {
+      const data = await api.replay(gameId);
+      const seed = fromHex(this.room.seed);
+      const digest = (seen && seen.seedDigest) || this.room.seed_digest;
+      const derivation = await checkDerivation(this.code, this.room, seen ? seen.seat : this.seat);
+      const { rounds, bad } = await this.game.checkReplayDeals(data.frames || [], seed);
+      let why = null;
+      if (!digest || toHex(await sha256(seed)) !== digest) why = t("room.check.why_seed");
+      else if (!derivation.ok) why = derivation.message;
+      else if (bad.length || !rounds) why = t("room.check.why_deals", { rounds: this.game.badRoundsText(bad) });
+      this.gameCheck = why ? { state: "bad", why } : { state: "ok", rounds };
+    } catch (err) {
+      // The archive stores a finished game within seconds: 404 until it has.
+      this.gameCheck = err.status === 404 ? { state: "not_saved" } : { state: "failed", message: errorText(err) };
+    }
+    this.render();
+  },
+
+  /** The "Check this game" button and, once pressed, what it found. */
+  checkControl() {
+    if (!this.room.game_id || !this.room.seed) return null;
+    const c = this.gameCheck;
+    const running = !!c && c.state === "running";
+    const result = !c ? null
+      : running ? t("room.check.running")
+        : c.state === "ok" ? `✓ ${t("room.check.ok", { count: c.rounds })}`
+          : c.state === "bad" ? `✗ ${t("room.check.bad", { why: c.why })}`
+            : c.state === "not_saved" ? t("room.check.not_saved")
+              : t("room.check.failed", { message: c.message });
+    return h("div", { class: "check-game" },
+      h("button", { type: "button", class: "secondary", dataset: { key: "check-game" }, disabled: running,
+        onclick: () => this.checkGame() }, t("room.check.button")),
+      result ? h("p", { class: ["check-result", c.state === "ok" && "ok", c.state === "bad" && "bad"], role: "status",
+        dataset: { gameCheck: c.state } }, result) : null);
   },
 
   seedLines() {

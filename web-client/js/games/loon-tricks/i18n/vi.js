@@ -112,7 +112,7 @@ export default {
   "lt.sheet": "Loon theo ván",
   "lt.sheet_legend": "Mỗi người đã trả và nhận bao nhiêu trong từng ván (mọi khoản trả đều công khai; tổng chỉ hiện khi kết thúc).",
   "lt.total": "Tổng",
-  "lt.timeout": "Hết giờ: trò chơi đã đi nước mặc định thay bạn",
+  "lt.timeout": "Hết giờ: trò chơi đã đi thay bạn",
   "lt.progress": "{n}/{total} đã niêm phong. Đang chờ những người khác…",
   "lt.sealed_elsewhere": "Đã niêm phong ở nơi khác (thẻ khác, hoặc máy chơi thay khi bạn vắng mặt): sẽ được lật từ đó.",
   "lt.bid_not_yours": "Bạn đã có hàng: những người khác đang trả giá hàng {row}.",
