@@ -154,6 +154,9 @@ def create_app(settings: Settings) -> Starlette:
         app.state.services = Services(settings, tokens, rooms, sealing, hub, identity, gate)
         app.state.identity = identity  # the history routes' reader
         app.state.leaderboard_min_games = settings.leaderboard_min_games
+        app.state.rating_rules = RatingRules(
+            settings.rated_min_games, settings.rated_min_age_seconds
+        )
         app.state.clock = clock
         app.state.heartbeat = heartbeat
         app.state.bots = bots

@@ -41,6 +41,7 @@ from starlette.routing import Route
 from engines import registry
 from server.archive import history
 from server.archive.db import Database
+from server.archive.write import RatingRules
 from server.identity.tokens import BadToken, Identity
 
 
@@ -107,6 +108,14 @@ async def _answer(request: Request, query: Query) -> Response:
             return _error(409, "not-over", str(exc))
 
 
+def _rules(request: Request) -> tuple[RatingRules, int]:
+    """The site's rating rules (``app.state.rating_rules``) and after how many rated games
+    a leaderboard lists a player (``app.state.leaderboard_min_games``)."""
+    rules = getattr(request.app.state, "rating_rules", None)
+    listed_after = int(getattr(request.app.state, "leaderboard_min_games", 1))
+    return (rules if isinstance(rules, RatingRules) else RatingRules()), listed_after
+
+
 def _page(request: Request) -> tuple[int, int]:
     """``limit`` and ``offset`` from the query string (ValueError names the bad one)."""
     return (
@@ -121,14 +130,22 @@ async def user_games(request: Request) -> Response:
     except ValueError as exc:
         return _error(400, "bad-request", str(exc))
     user_id = request.path_params["user_id"]
+    rules, listed_after = _rules(request)
     return await _answer(
-        request, lambda s, r: history.user_games(s, user_id, r, limit=limit, offset=offset)
+        request,
+        lambda s, r: history.user_games(
+            s, user_id, r, limit=limit, offset=offset, rules=rules, listed_after=listed_after
+        ),
     )
 
 
 async def game(request: Request) -> Response:
     game_id = request.path_params["game_id"]
-    return await _answer(request, lambda s, r: history.game_record(s, game_id, r))
+    rules, listed_after = _rules(request)
+    return await _answer(
+        request,
+        lambda s, r: history.game_record(s, game_id, r, rules=rules, listed_after=listed_after),
+    )
 
 
 async def replay(request: Request) -> Response:
@@ -150,11 +167,11 @@ async def leaderboard(request: Request) -> Response:
         limit, offset = _page(request)
     except ValueError as exc:
         return _error(400, "bad-request", str(exc))
-    min_games = int(getattr(request.app.state, "leaderboard_min_games", 1))
+    rules, min_games = _rules(request)
     return await _answer(
         request,
         lambda s, _r: history.leaderboard(
-            s, engine, limit=limit, offset=offset, min_games=min_games
+            s, engine, limit=limit, offset=offset, min_games=min_games, rules=rules
         ),
     )
 
