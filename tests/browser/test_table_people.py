@@ -127,6 +127,11 @@ def test_game_over_play_again_chart_and_the_check_button(site: str, chromium: An
         )
         href = str(page.get_attribute("a[data-key='replay']", "href"))
         assert href.endswith("?v=1") and "/replay/" in href
+        # Two people played it to the end: it counts, and the panel says what it did to
+        # Hana's rating (this site rates everyone from their first game).
+        line = page.locator(".rating-line[data-rated='1']")
+        line.wait_for()
+        assert line.inner_text().startswith("This game counts for the ratings: your rating ")
         bot_seat = int(str(page.get_attribute("ol.final li:has(.who-name.bot)", "data-seat")))
 
         # Play again: a new room, Hana in her seat, the bot at its seat and level.

@@ -46,7 +46,10 @@ export const myTurn = {
     }
     this.wasMyMove = myMove;
     document.title = myMove ? `▶ ${t("room.doc_your_move")} — ${BASE_TITLE}` : `${this.roomTitle()} ${groupCode(this.code)} — ${BASE_TITLE}`;
-    if (v.phase === "over") this.runVerify();
+    if (v.phase === "over") {
+      this.runVerify();
+      this.checkArchive();
+    }
   },
 
   /** My move began: once drawn, scroll what the module marked (data-turn-target: the bid

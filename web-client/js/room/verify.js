@@ -33,8 +33,9 @@ export const verification = {
     this.render();
   },
 
-  /** Whether the archive holds the abandoned game yet (the archiver stores it within
-   * seconds; a site without a database never does): the replay link shows once it does. */
+  /** Whether the archive holds the game over yet (the archiver stores it within seconds; a
+   * site without a database never does): the replay link shows once it does, and the record
+   * says whether the game counts for the ratings (``this.record``). */
   async checkArchive() {
     const gameId = this.room && this.room.game_id;
     if (!gameId || this.archived !== null) return;
@@ -45,6 +46,7 @@ export const verification = {
         const record = await api.game(gameId);
         if (record && (record.status === "abandoned" || record.status === "finished")) {
           this.archived = true;
+          this.record = record;
           this.render();
           return;
         }
