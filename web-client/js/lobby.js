@@ -154,7 +154,7 @@ export class LobbyPage {
       games.map((g) => h("option", { value: g.id }, gameTitle(g.id, g.title))));
     const rounds = h("input", { type: "number", id: "rounds", min: "1", max: "10", value: "10", required: true });
     const seats = h("input", { type: "number", id: "seats", min: "2", max: "6", value: "3", required: true });
-    const seatsHint = h("span", { class: "small muted" });
+    const seatsHint = h("span", { class: "small muted", id: "seats-hint" });
     const roundsField = h("label", { class: "field", for: "rounds" }, t("lobby.create.rounds"), rounds);
     // A game without a "rounds" option (Pirate King! always plays 7) gets no rounds field;
     // a game the server did not describe keeps it.
