@@ -207,8 +207,10 @@ def test_an_admin_reveals_announces_and_closes_from_the_console(
         pause.get_by_role("button", name="Pause the clocks").click()
         clock.get_by_text("The clocks are paused; the players see it.").wait_for()
         clock.get_by_text("Paused since").wait_for()
+        # The clock says it is paused: "clock paused", not "time left paused".
         alice.page.wait_for_function(
-            "() => document.querySelector('.status-line .clock')?.innerText.includes('paused')"
+            "() => document.querySelector('.status-line .clock')?.innerText.trim()"
+            " === 'clock paused'"
         )
         assert "paused this game's clocks" in alice.page.locator(".announce").inner_text()
         assert clock.locator("form.admin-extend").count() == 0  # no extension while paused
