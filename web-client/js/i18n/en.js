@@ -38,7 +38,7 @@ export default {
   "landing.how_watch": "Watch any public game as it is played, and replay finished games move by move.",
   "landing.how_fair": "Fair deals you can check: every shuffle is sealed before the game and revealed after it.",
   "landing.start": "Start playing",
-  "landing.rules": "rules",
+  "landing.rules": "Read the rules",
   "lobby.title": "Tortuga — pirate card games with friends",
   "lobby.intro": "Choose a name: your friends see it at the table.",
   "lobby.my_rooms": "My rooms",

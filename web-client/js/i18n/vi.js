@@ -38,7 +38,7 @@ export default {
   "landing.how_watch": "Xem bất kỳ trận công khai nào đang diễn ra, và xem lại từng nước của các trận đã xong.",
   "landing.how_fair": "Chia bài công bằng, kiểm tra được: mỗi lần xào bài được niêm phong trước trận và công bố sau trận.",
   "landing.start": "Bắt đầu chơi",
-  "landing.rules": "luật chơi",
+  "landing.rules": "Đọc luật chơi",
   "lobby.title": "Tortuga — chơi bài cướp biển cùng bạn bè",
   "lobby.intro": "Chọn một cái tên: bạn bè sẽ thấy nó ở bàn chơi.",
   "lobby.my_rooms": "Phòng của tôi",
