@@ -4,7 +4,9 @@ else the cookie the header's switch sets, else Accept-Language (the browser's la
 
 from __future__ import annotations
 
+import html as ihtml
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -198,6 +200,15 @@ def test_the_landing_cards_and_the_rules_pages_as_a_player_sees_them(
             )
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
         page.screenshot(path=str(screenshot_dir / f"rules-pearates-{lang}-{size}.png"))
+        # Loon's score cards: three tables that fit the screen.
+        page.click("header nav a[href^='/rules/loon-tricks']")
+        page.wait_for_selector("table.score-cards")
+        assert page.locator("table.score-cards").count() == 3
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        page.locator(
+            "h2", has_text="Score cards" if lang == "en" else "Thẻ điểm"
+        ).scroll_into_view_if_needed()
+        page.screenshot(path=str(screenshot_dir / f"rules-loon-{lang}-{size}.png"), full_page=True)
         page.click("header nav a[href^='/rules?']")
         page.wait_for_selector("main.rules-index")
         assert page.locator("main.rules-index .game-card").count() == len(GAMES)
@@ -210,3 +221,48 @@ def test_the_landing_cards_and_the_rules_pages_as_a_player_sees_them(
         assert page.evaluate("document.documentElement.lang") == lang
         ctx.close()
         assert not errors, errors
+
+
+def test_loon_score_cards_are_a_table_whose_house_marks_are_the_tables_tags() -> None:
+    """The Loon rules page shows the 26 score cards as a table per deck, in both languages:
+    each card's name and score as the table's card shows them (the game's catalogue), and
+    the house mark exactly on the cards the engine marks house -- in the words of the
+    in-game tag ("house card", "thẻ luật riêng")."""
+    from engines.loon_tricks.score_cards import CARDS
+
+    sys.path.insert(0, str(RULES.parents[1] / "tests"))
+    from test_catalogues import read
+
+    folder = RULES.parent / "js" / "games" / "loon-tricks" / "i18n"
+    for page, lang in (("loon-tricks.html", "en"), ("loon-tricks.vi.html", "vi")):
+        html_text = (RULES / page).read_text(encoding="utf-8")
+        texts = read(folder / f"{lang}.js")
+        tag = texts["lt.house"]
+        decks = re.findall(
+            r'<table class="score-cards" data-deck="([a-z]+)">(.*?)</table>', html_text, re.S
+        )
+        assert [d for d, _ in decks] == ["recruitment", "capture", "treasure"]
+        rows = {
+            card: (deck, cells)
+            for deck, body in decks
+            for card, cells in re.findall(r'<tr data-card="([a-z-]+)">(.*?)</tr>', body, re.S)
+        }
+        assert sorted(rows) == sorted(c.id for c in CARDS)
+        for card in CARDS:
+            deck, cells = rows[card.id]
+            assert deck == card.deck
+            name, score = re.findall(r"<td>(.*?)</td>", cells, re.S)
+            marked = f'<mark class="house">{tag}</mark>' in name
+            assert marked is card.house, (lang, card.id)
+            assert (
+                ihtml.unescape(re.sub(r"<mark.*?</mark>", "", name)).strip()
+                == (texts[f"lt.card.{card.id}.title"])
+            )
+            assert ihtml.unescape(score) == texts[f"lt.card.{card.id}.text"]
+        # In the tables no other mark than the tag: a house rule is not a house card.
+        tables = "".join(body for _, body in decks)
+        assert (
+            tables.count("<mark")
+            == tables.count(f'<mark class="house">{tag}</mark>')
+            == sum(c.house for c in CARDS)
+        )

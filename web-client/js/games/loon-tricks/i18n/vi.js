@@ -49,7 +49,7 @@ export default {
   "lt.deck.recruitment": "Chiêu mộ",
   "lt.deck.capture": "Chiến lợi",
   "lt.deck.treasure": "Kho báu",
-  "lt.house": "thẻ luật nhà",
+  "lt.house": "thẻ luật riêng",
   "lt.score_cards_aria": "thẻ điểm đang dùng",
   "lt.score_cards": "Thẻ điểm của ván {round}",
   "lt.earlier_cards": "Các ván trước:",
