@@ -105,6 +105,7 @@ def create_app(settings: Settings) -> Starlette:
             archive_rescue=settings.archive_rescue_seconds,
             lease=settings.clock_lease_seconds,
             lobby_idle=settings.lobby_idle_seconds,
+            host_away=settings.lobby_host_away_seconds,
             quotas=quotas,
             # Records after a step wait for a calm loop, briefly: a final record's writer
             # must take its rescue member within archive_rescue_seconds (game_end.py).
