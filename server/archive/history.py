@@ -329,15 +329,25 @@ async def verify_game_for(
 
 
 async def replay_game(
-    session: AsyncSession, game_id: str, reader: str | None = None
+    session: AsyncSession,
+    game_id: str,
+    reader: str | None = None,
+    *,
+    fields: tuple[str, ...] | None = None,
 ) -> dict[str, JSON]:
     """Every version as a spectator sees it after the game (hands revealed), with the
-    verification report. Refused (NotOver) while the game is being played."""
+    verification report. Refused (NotOver) while the game is being played. With ``fields``
+    each frame's view holds only those top-level fields (a page that needs the scores of
+    every version, not every card: a few kilobytes instead of a megabyte)."""
     await _visible(session, game_id, reader)
     log = await game_log(session, game_id)
     if log.status not in FINAL:
         raise NotOver(f"game {game_id} is still being played: its replay opens when it ends")
     replay: Replay = replay_log(log)
+    if fields is not None:
+        for frame in replay.frames:
+            view = frame["view"]
+            frame["view"] = {k: view[k] for k in fields if k in view}
     return {
         "game": game_id,
         "engine": log.engine,

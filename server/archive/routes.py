@@ -1,8 +1,11 @@
 """The history endpoints, to mount under ``/api/history``:
 
     GET /users/{user_id}/games?limit=&offset=   a user's games, most recent first
-    GET /games/{game_id}                        one game: row, seats, the whole move log
-    GET /games/{game_id}/replay                 every version as seen after the game, verified
+    GET /games/{game_id}?wait=                  one game: row, seats, the whole move log
+                                                (``wait``: up to that many seconds for a
+                                                game not in the archive yet)
+    GET /games/{game_id}/replay?view=a,b        every version as seen after the game, verified
+                                                (``view``: only these fields of each view)
     GET /games/{game_id}/verify                 recompute from the seed: "verified" or what differs
     GET /leaderboard/{engine}?limit=&offset=    rated users of one game, best first
 
@@ -29,6 +32,9 @@ Postgres cannot be reached, ``unavailable`` (503: the node's handler, server/app
 
 from __future__ import annotations
 
+import asyncio
+import re
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -139,18 +145,41 @@ async def user_games(request: Request) -> Response:
     )
 
 
+WAIT_LOOK = 0.25  # how often a request that waits for a game looks for it again
+
+
 async def game(request: Request) -> Response:
+    """One game. With ``wait`` (seconds, at most 10) a game not in the archive yet -- one that
+    just ended, on its way there -- is looked for again until it is, or the time is up: the
+    end of a game's page asks once, without a string of "not found" answers."""
     game_id = request.path_params["game_id"]
+    try:
+        wait = _int(request, "wait", 0, 0, 10)
+    except ValueError as exc:
+        return _error(400, "bad-request", str(exc))
     rules, listed_after = _rules(request)
-    return await _answer(
-        request,
-        lambda s, r: history.game_record(s, game_id, r, rules=rules, listed_after=listed_after),
-    )
+    until = time.monotonic() + wait
+    while True:
+        answer = await _answer(
+            request,
+            lambda s, r: history.game_record(s, game_id, r, rules=rules, listed_after=listed_after),
+        )
+        if answer.status_code != 404 or time.monotonic() >= until:
+            return answer
+        await asyncio.sleep(WAIT_LOOK)
+
+
+_FIELD = re.compile(r"[a-z][a-z0-9_]{0,40}")
 
 
 async def replay(request: Request) -> Response:
     game_id = request.path_params["game_id"]
-    return await _answer(request, lambda s, r: history.replay_game(s, game_id, r))
+    fields: tuple[str, ...] | None = None
+    if (raw := request.query_params.get("view")) is not None:
+        fields = tuple(raw.split(","))
+        if not 0 < len(fields) <= 16 or not all(_FIELD.fullmatch(f) for f in fields):
+            return _error(400, "bad-request", "view is up to 16 field names, comma-separated")
+    return await _answer(request, lambda s, r: history.replay_game(s, game_id, r, fields=fields))
 
 
 async def verify(request: Request) -> Response:

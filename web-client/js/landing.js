@@ -29,7 +29,7 @@ export async function showLanding(el) {
       h("span", { class: "game-icon", "aria-hidden": "true" }, ICONS[id]),
       h("h3", {}, rules ? h("a", { class: "rules-link", href: `/rules/${id}` }, gameTitle(id)) : gameTitle(id)),
       h("p", { class: "small" }, t(`games.${id}.blurb`)),
-      rules ? h("span", { class: "small card-more", "aria-hidden": "true" }, `${t("landing.rules")} →`) : null);
+      rules ? h("span", { class: "small card-more", "aria-hidden": "true" }, `${t("landing.read_rules")} →`) : null);
   });
   replaceChildren(el,
     h("section", { class: "landing" },

@@ -109,9 +109,25 @@ export const gameEnd = {
         gameId ? " · " : null, h("a", { href: "/" }, t("common.back_to_lobby"))));
   },
 
+  /** A game whose view holds no score history (Pearates) draws its chart from the archive's
+   * replay once the archive has the game (the module's `replayScores`: the fields it reads
+   * of each view, and the history from them). */
+  async loadRoundHistory(gameId) {
+    const hook = this.game && this.game.replayScores;
+    if (!hook || this.roundHistory !== null) return;
+    this.roundHistory = false;
+    try {
+      const data = await api.replay(gameId, hook.fields);
+      this.roundHistory = hook.history(data.frames || []) || false;
+    } catch {
+      this.roundHistory = false;  // no chart: the rest of the panel stands
+    }
+    this.render();
+  },
+
   /** Each player's cumulative score after every round, as SVG (chart.js), with a legend. */
   chartPanel() {
-    const history = this.game.scoreHistory ? this.game.scoreHistory(this.view) : null;
+    const history = (this.game.scoreHistory ? this.game.scoreHistory(this.view) : null) || this.roundHistory || null;
     if (!history) return null;
     const chart = scoreChart({ rounds: history.rounds,
       series: history.totals.map((values, s) => ({ name: this.name(s), values })) }, { title: t("room.over.chart") });

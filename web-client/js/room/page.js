@@ -73,6 +73,7 @@ export class RoomPage {
     this.endReason = endings.get(code);  // "host" or "idle" once abandoned (the event says)
     this.archived = null;  // null: not looked up; "checking"; true/false: the archive has it
     this.record = null;  // the game over as the archive has it (GET /api/history/games/{id})
+    this.roundHistory = null;  // a chart's history from the archive's replay (replayScores)
     this.start();
   }
 

@@ -40,13 +40,16 @@ export const verification = {
     const gameId = this.room && this.room.game_id;
     if (!gameId || this.archived !== null) return;
     this.archived = "checking";
-    for (const wait of [0, 300, 600, 1000, 1500, 2000, 3000, 5000]) {
-      if (wait) await new Promise((r) => setTimeout(r, wait));
+    // Each ask waits on the server up to 4 s for a game not stored yet (no string of
+    // "not found" answers); a game stored as under way (a checkpoint) is asked again.
+    for (const pause of [0, 300, 600, 1000, 1500, 2000, 3000, 5000]) {
+      if (pause) await new Promise((r) => setTimeout(r, pause));
       try {
-        const record = await api.game(gameId);
+        const record = await api.game(gameId, { wait: 4 });
         if (record && (record.status === "abandoned" || record.status === "finished")) {
           this.archived = true;
           this.record = record;
+          if (record.status === "finished") this.loadRoundHistory(gameId);
           this.render();
           return;
         }
