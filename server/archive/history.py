@@ -366,9 +366,11 @@ async def leaderboard(
     offset: int = 0,
     min_games: int = 1,
     rules: RatingRules = EVERYONE,
+    reader: str | None = None,
 ) -> dict[str, JSON]:
     """The rated users of one game with at least ``min_games`` rated games, best ordinal
-    (mu - 3 sigma) first, and the rating rules (``rules``, ``min_games``)."""
+    (mu - 3 sigma) first, and the rating rules (``rules``, ``min_games``); for a reader,
+    their own rating in the game (``you``: null without one), listed or not yet."""
     rows = (
         await session.execute(
             select(Rating, User.name)
@@ -391,10 +393,15 @@ async def leaderboard(
         }
         for i, (rating, name) in enumerate(rows)
     ]
+    you: JSON = None
+    if reader is not None:
+        mine = await session.get(Rating, (reader, engine))
+        you = {"rating": mine.ordinal, "games": mine.games} if mine is not None else None
     return {
         "engine": engine,
         "min_games": min_games,
         "rating_rules": rules_json(rules, min_games),
+        "you": you,
         "entries": entries,
         "limit": _limit(limit),
         "offset": max(0, offset),

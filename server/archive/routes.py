@@ -199,8 +199,8 @@ async def leaderboard(request: Request) -> Response:
     rules, min_games = _rules(request)
     return await _answer(
         request,
-        lambda s, _r: history.leaderboard(
-            s, engine, limit=limit, offset=offset, min_games=min_games, rules=rules
+        lambda s, r: history.leaderboard(
+            s, engine, limit=limit, offset=offset, min_games=min_games, rules=rules, reader=r
         ),
     )
 

@@ -29,7 +29,6 @@ export class LeaderboardPage {
       const page = await withName(this.el, () => api.leaderboard(this.game, { limit: PAGE }), t("lobby.intro"));
       this.take(page);
       this.games = await knownGames();
-      this.mine = await myRating(this.game);
     } catch (err) {
       if (err.status === 404) {
         replaceChildren(this.el, h("h1", {}, t("leaderboard.no_such_game", { game: this.game })), this.otherGames());
@@ -44,6 +43,7 @@ export class LeaderboardPage {
   take(page) {
     if (page && typeof page.min_games === "number") this.minGames = page.min_games;
     if (page && page.rating_rules) this.rules = page.rating_rules;
+    if (page && "you" in page) this.mine = page.you;  // my own rating here, or null
     const entries = (page && page.entries) || [];
     this.entries.push(...entries);
     this.more = entries.length === PAGE;
@@ -96,19 +96,6 @@ export class LeaderboardPage {
       h("h2", {}, t("leaderboard.other_games")),
       h("ul", { class: "links" }, this.games.filter((g) => g !== this.game).map((g) =>
         h("li", {}, h("a", { href: `/leaderboard/${g}` }, gameTitle(g))))));
-  }
-}
-
-/** The rating of this browser's player in `game` ({rating, games}), null without one, or
- * undefined when it cannot be known (no name, no history here). */
-async function myRating(game) {
-  const me = identity.get();
-  if (!me) return undefined;
-  try {
-    const page = await api.userGames(me.user.id, { limit: 1 });
-    return (page.ratings || []).find((r) => r.engine === game) || null;
-  } catch (err) {
-    return err.status === 404 ? null : undefined;  // 404: never in the archive yet
   }
 }
 

@@ -112,6 +112,13 @@ async def test_history_endpoints(client: httpx.AsyncClient, db: Database) -> Non
     ours = [e for e in entries if e["user"] in (anne, ben, cleo)]
     assert len(ours) == 3 and all(e["games"] == 3 for e in ours)
     assert [e["rank"] for e in entries] == list(range(1, len(entries) + 1))
+    assert r.json()["you"] is None  # nobody asked
+    # A reader is told their own rating there (listed or not yet), or null without one.
+    r = await client.get("/api/history/leaderboard/skull-king", headers=bearer(anne))
+    hers = next(e for e in ours if e["user"] == anne)
+    assert r.json()["you"] == {"rating": hers["rating"], "games": 3}
+    r = await client.get("/api/history/leaderboard/pearates", headers=bearer(anne))
+    assert r.json()["you"] is None
     r = await client.get("/api/history/leaderboard/chess")
     assert r.status_code == 404 and r.json()["error"]["code"] == "not-found"
     r = await client.get("/api/history/leaderboard/skull-king?offset=z")
