@@ -144,7 +144,13 @@ class Game(Protocol[S, M, Opt]):
 
     # -- set-up ---------------------------------------------------------------
     def options(self, raw: Mapping[str, JSON] | None = None) -> Opt:
-        """Typed options from a room's JSON options (defaults filled); BadOptions if wrong."""
+        """Typed options from a host's JSON options for a new game (defaults filled, the
+        current edition of the rules); BadOptions if wrong."""
+        ...
+
+    def recorded_options(self, raw: Mapping[str, JSON] | None = None) -> Opt:
+        """Typed options as a room or a game's record stored them: the edition of the rules
+        they name (none named: the first); BadOptions if wrong."""
         ...
 
     def options_schema(self) -> dict[str, JSON]:

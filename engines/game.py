@@ -76,6 +76,11 @@ class TableGame(abc.ABC, Generic[S, M, Opt, T]):
     """The player counts at which a ghost hand joins (none: the game has no ghost)."""
     options_type: type[Opt]
     """A frozen msgspec struct that forbids unknown fields; its defaults are the game's."""
+    rules_edition: ClassVar[int] = 0
+    """The current edition of the game's rules; 0: its rules have no editions. A game with
+    editions has the option ``rules`` (an int, not in the schema: a host plays the current
+    edition), which its states keep: a game goes on, and its record replays, under the
+    rules it began with (docs/ENGINES.md, "Editions of the rules")."""
     schema: ClassVar[Mapping[str, JSON]] = {}
     """What a host may set (``options_schema``), handed out as a fresh copy each time."""
     encoder: ClassVar[msgspec.msgpack.Encoder]
@@ -92,12 +97,30 @@ class TableGame(abc.ABC, Generic[S, M, Opt, T]):
 
     # -- set-up ---------------------------------------------------------------------
     def options(self, raw: Mapping[str, JSON] | None = None) -> Opt:
+        """A host's options for a new game: always the current edition of the rules (a
+        ``rules`` in ``raw``, as a room played again carries, is replaced)."""
+        return self._options(raw, self.rules_edition or None)
+
+    def recorded_options(self, raw: Mapping[str, JSON] | None = None) -> Opt:
+        """Options as a room or a game's record stored them: the edition of the rules they
+        name; none (stored before the game had editions): the first."""
+        return self._options(raw, None)
+
+    def _options(self, raw: Mapping[str, JSON] | None, edition: int | None) -> Opt:
         if raw is not None and not isinstance(raw, Mapping):
             raise BadOptions("options are a JSON object")
+        data = dict(raw or {})
+        if self.rules_edition:
+            if edition is not None:
+                data["rules"] = edition
+            else:
+                data.setdefault("rules", 1)
         try:
-            opts = msgspec.convert(dict(raw or {}), self.options_type)
+            opts = msgspec.convert(data, self.options_type)
         except msgspec.ValidationError as exc:
             raise BadOptions(str(exc)) from None
+        if self.rules_edition and not 1 <= getattr(opts, "rules", 0) <= self.rules_edition:
+            raise BadOptions(f"rules is an edition from 1 to {self.rules_edition}")
         self.check_options(opts)
         return opts
 

@@ -34,9 +34,11 @@ from server.archive.commands import check_schema, migrate
 from server.archive.db import Database, unreachable
 from server.archive.routes import routes as history_routes
 from server.archive.write import RatingRules
-from server.http import lobby, scrape, web
+from server.http import bots, lobby, scrape, web
 from server.http.forwarded import Forwarded
+from server.identity.signing import ServerKey
 from server.identity.tokens import Identity, Tokens
+from server.ladder.arena import Arena
 from server.ops import heap, logs
 from server.ops.busy import Lag
 from server.ops.metrics import NodeMetrics
@@ -65,6 +67,14 @@ log = logging.getLogger("tortuga.app")
 UNAVAILABLE = "unavailable"  # the error code of a route that needs Postgres during an outage
 RETRY_AFTER_SECONDS = 5
 READY_POSTGRES_SECONDS = 2.0  # how long /readyz waits for Postgres to answer its ping
+
+
+def server_key(settings: Settings) -> ServerKey:
+    """The server's signing key (server/identity/signing.py): the settings' own, else one
+    derived from the token secret (every node that shares either shares the key)."""
+    if settings.signing_key:
+        return ServerKey(settings.signing_key)
+    return ServerKey.derived(settings.secret)
 
 
 def create_app(settings: Settings) -> Starlette:
@@ -110,6 +120,7 @@ def create_app(settings: Settings) -> Starlette:
             # Records after a step wait for a calm loop, briefly: a final record's writer
             # must take its rescue member within archive_rescue_seconds (game_end.py).
             pace=lambda: lag.calm(most=0.25),
+            server_key=server_key(settings),
         )
         sealing = Sealing(rooms)
         # This process's name in presence: the node id and a suffix of its own, so a node
@@ -178,6 +189,9 @@ def create_app(settings: Settings) -> Starlette:
         arrivals.quiet_accept_errors(asyncio.get_running_loop())
         freezing = asyncio.create_task(heap.keep())
         lagging = asyncio.create_task(lag.keep())
+        # The bot ladder's arena (server/ladder/arena.py): one node at a time makes matches.
+        app.state.arena = arena = Arena(rooms, settings, instance)
+        arenas = [asyncio.create_task(arena.run())] if settings.ladder_tables > 0 else []
         drain.watch()
         # Under ``serve --workers N`` this worker's rooms come to it; before the drain hooks
         # SIGTERM (uvicorn's handler there is how it finds uvicorn's server).
@@ -188,7 +202,7 @@ def create_app(settings: Settings) -> Starlette:
             yield
         finally:
             await homes.stop()
-            for task in (flushing, freezing, lagging):
+            for task in (flushing, freezing, lagging, *arenas):
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
@@ -246,6 +260,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/readyz", readyz),
         *scrape.routes,  # /metrics: operators only (a metrics token or an admin session)
         *lobby.routes,
+        *bots.routes,  # players' bot accounts, the ladder's door
         WebSocketRoute("/ws", websocket),
         *([Mount("/api/history", routes=history_routes)] if settings.database_url else []),
         # The operators' console (server/admin/): accounts and the audit live in Postgres.

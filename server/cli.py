@@ -1,4 +1,4 @@
-"""`tortuga`: serve | migrate | verify | admin | bench | loadtest | games."""
+"""`tortuga`: serve | migrate | verify | admin | bench | loadtest | games | bot."""
 
 from __future__ import annotations
 
@@ -84,7 +84,17 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     settings = _resolve(Settings.from_env())
     assert settings.database_url is not None
-    report = asyncio.run(verify(settings.database_url, args.game_id))
+    seen = None
+    if args.heads is not None:
+        from server.archive.commands import read_heads
+
+        try:
+            with open(args.heads, encoding="utf-8") as f:
+                seen = read_heads(f.read(1 << 22))
+        except (OSError, ValueError) as exc:
+            print(f"tortuga verify: {exc}", file=sys.stderr)
+            return 2
+    report = asyncio.run(verify(settings.database_url, args.game_id, seen))
     print(report.message)
     return 0 if report.ok else 1
 
@@ -272,6 +282,12 @@ def _audit_limit(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    if args_in[:1] == ["bot"]:
+        # A player's bot against a site: the bot library's own command (bots/, docs/BOTS.md).
+        from tortuga_bot.cli import main as bot_main
+
+        return bot_main(args_in[1:], prog="tortuga bot")
     parser = argparse.ArgumentParser(prog="tortuga", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -291,6 +307,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     verify = sub.add_parser("verify", help="recompute a finished game's deals from its seed")
     verify.add_argument("game_id")
+    verify.add_argument(
+        "--heads",
+        metavar="FILE",
+        help="the heads a device saw while it played (the file its browser saves): the "
+        "archive must hold the same ones",
+    )
     verify.set_defaults(func=cmd_verify)
 
     admin = sub.add_parser(
@@ -412,6 +434,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     games = sub.add_parser("games", help="list the registered games")
     games.set_defaults(func=cmd_games)
+
+    sub.add_parser("bot", help="run a player's bot on a site: `tortuga bot run --help`")
 
     args = parser.parse_args(argv)
     return int(args.func(args))

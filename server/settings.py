@@ -6,6 +6,7 @@ tests build ``Settings(...)`` directly.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 from collections.abc import Callable
@@ -53,6 +54,20 @@ def _load_secret(data_dir: Path) -> bytes:
     return value
 
 
+def _load_signing_key(data_dir: Path) -> bytes:
+    """The server's signing key (the private scalar of its ECDSA P-256 key, 32 bytes):
+    TORTUGA_SIGNING_KEY, else one kept in the data folder beside the token secret, so that
+    every node started on the same folder signs with it (server/identity/signing.py)."""
+    path = data_dir / "signing-key"
+    if path.exists():
+        return bytes.fromhex(path.read_text().strip())
+    data_dir.mkdir(parents=True, exist_ok=True)
+    value = secrets.token_bytes(32)
+    path.write_text(value.hex())
+    path.chmod(0o600)
+    return value
+
+
 @dataclass(frozen=True)
 class Settings:
     host: str = "127.0.0.1"
@@ -68,6 +83,11 @@ class Settings:
     redis_pool_wait_seconds: float = 10.0  # how long a command waits for a free connection
     redis_retries: int = 10  # retries of a command on a connection error (backoff to 1 s)
     secret: bytes = field(default=b"", repr=False)
+    # The server's key for the moves it makes for a seat (defaults, stand-ins, bots): the
+    # 32-byte private scalar (TORTUGA_SIGNING_KEY, else the data folder's ``signing-key``);
+    # empty -- TORTUGA_SECRET set without it, or settings built in tests -- derived from
+    # ``secret``, so every node that shares the secret shares the key.
+    signing_key: bytes = field(default=b"", repr=False)
     # Admin sessions (server/admin/): how long a login lives; login attempts allowed per
     # (account, client address) and per client address (a burst, refilled over a quarter of
     # an hour; never per account alone, which strangers could drain); password checks
@@ -138,6 +158,16 @@ class Settings:
     # could otherwise name any client address). Set it to the proxy's (docker-compose.yml).
     forwarded_allow_ips: str = ""
     bot_delay: float = 0.6  # seconds a bot "thinks" (0 in tests)
+    # The bot ladder's arena (server/ladder/arena.py): tables at once per game (0: no arena),
+    # seats per table, how often it looks, how long a table waits for its bots to get ready,
+    # and the seconds every move, commit and opening of its games has.
+    ladder_tables: int = 0
+    ladder_players: int = 3
+    ladder_every_seconds: float = 5.0
+    ladder_lobby_seconds: float = 60.0
+    ladder_move_seconds: float = 30.0
+    # Each game's options at the arena's tables (JSON, by game id; a game left out: its defaults).
+    ladder_options: dict[str, Any] = field(default_factory=dict)
     # Clocks (server/table/deadlines.py) and nodes (server/realtime/heartbeat.py).
     bot_rescue_seconds: float = 5.0  # a bot move not made by then (its node died) is made
     clock_poll_seconds: float = 0.25  # how often a node looks for due deadlines
@@ -179,7 +209,14 @@ class Settings:
         data_dir = Path(values.pop("data_dir", cls.data_dir)).resolve()
         secret_hex = _env("TORTUGA_SECRET")
         secret = bytes.fromhex(secret_hex) if secret_hex else _load_secret(data_dir)
-        return cls(data_dir=data_dir, secret=secret, **values)
+        key_hex = _env("TORTUGA_SIGNING_KEY")
+        if key_hex:
+            key = bytes.fromhex(key_hex)
+        elif secret_hex:  # nodes that share the secret share the key derived from it
+            key = b""
+        else:
+            key = _load_signing_key(data_dir)
+        return cls(data_dir=data_dir, secret=secret, signing_key=key, **values)
 
     def base_url(self) -> str:
         """How players reach the site: the public URL, else this node's address."""
@@ -220,6 +257,12 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "grace_seconds": ("TORTUGA_GRACE_SECONDS", float),
     "lobby_host_away_seconds": ("TORTUGA_LOBBY_HOST_AWAY_SECONDS", float),
     "bot_delay": ("TORTUGA_BOT_DELAY", float),
+    "ladder_tables": ("TORTUGA_LADDER_TABLES", int),
+    "ladder_players": ("TORTUGA_LADDER_PLAYERS", int),
+    "ladder_every_seconds": ("TORTUGA_LADDER_EVERY_SECONDS", float),
+    "ladder_lobby_seconds": ("TORTUGA_LADDER_LOBBY_SECONDS", float),
+    "ladder_move_seconds": ("TORTUGA_LADDER_MOVE_SECONDS", float),
+    "ladder_options": ("TORTUGA_LADDER_OPTIONS", json.loads),
     "bot_rescue_seconds": ("TORTUGA_BOT_RESCUE_SECONDS", float),
     "clock_poll_seconds": ("TORTUGA_CLOCK_POLL_SECONDS", float),
     "heartbeat_seconds": ("TORTUGA_HEARTBEAT_SECONDS", float),

@@ -11,6 +11,14 @@ worker that dies, and on SIGTERM/Ctrl-C stops the workers (each shuts its lifesp
 then returns; the caller then stops the embedded servers. SIGHUP replaces the workers one
 by one (a new one is serving before the old one is stopped).
 
+The workers end with the parent however it ends (server/ops/lifeline.py): each asks the
+kernel, as it starts, for SIGTERM when the parent dies (``prctl(PR_SET_PDEATHSIG)``), so a
+SIGKILLed parent leaves no worker answering on the port -- each drains and shuts its node
+down as if the parent had sent the signal. The kernel sends it when the parent's *thread*
+that spawned the worker ends: they are all spawned from the main thread (uvicorn's
+supervisor loop, signal handling included). The parent's temporary folders are registered
+with its watchdog, which removes them if it dies, once the workers are gone.
+
 The workers read their settings from the environment (``Settings.from_env``), as any
 node does; the parent writes the resolved ones there first (the embedded servers' URLs,
 host and port) and migrates the schema itself, so that workers never race to do it.
@@ -36,6 +44,7 @@ from starlette.applications import Starlette
 from uvicorn.supervisors import Multiprocess
 
 from server.app import create_app, uvicorn_options
+from server.ops import lifeline
 from server.realtime import homes
 from server.settings import Settings
 
@@ -45,6 +54,7 @@ def app() -> Starlette:
 
     TORTUGA_NODE_ID, when set, names the site's node; each worker adds its process id to
     it, so that heartbeats and archive consumers stay one per process."""
+    lifeline.follow_parent()  # SIGTERM when the parent dies, even by SIGKILL
     settings = Settings.from_env()
     base = os.environ.get("TORTUGA_NODE_ID")
     if base:
@@ -112,6 +122,7 @@ def run(settings: Settings, workers: int) -> int:
     if workers > 1:
         # A room's sockets on one worker, its home (server/realtime/homes.py).
         homes_dir = tempfile.mkdtemp(prefix="tortuga-homes-")
+        lifeline.after_me("remove", homes_dir)
         os.environ.update({homes.FOLDER_ENV: homes_dir, homes.WORKERS_ENV: str(workers)})
         options["http"] = homes.RoutingProtocol
     config = uvicorn.Config(
@@ -126,16 +137,25 @@ def run(settings: Settings, workers: int) -> int:
     made = None
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         made = tempfile.mkdtemp(prefix="tortuga-metrics-")
+        lifeline.after_me("remove", made)
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = made
+    # The workers follow this process (from this, the main, thread) and its watchdog waits
+    # for them: their drain, then their shutdown; SIGKILLed if still there after that.
+    lifeline.grace(settings.drain_seconds + 20)
+    os.environ.update(lifeline.child_env())
     try:
         supervisor = _Supervisor(config, sockets=[config.bind_socket()])
         supervisor.run()
     finally:
+        for name in (lifeline.PARENT_ENV, lifeline.USERS_ENV):
+            os.environ.pop(name, None)
         if made is not None:
             shutil.rmtree(made, ignore_errors=True)
+            lifeline.done("remove", made)
             del os.environ["PROMETHEUS_MULTIPROC_DIR"]
         if homes_dir is not None:
             shutil.rmtree(homes_dir, ignore_errors=True)
+            lifeline.done("remove", homes_dir)
             for name in (homes.FOLDER_ENV, homes.WORKERS_ENV):
                 os.environ.pop(name, None)
     return int(supervisor.stopped_by)

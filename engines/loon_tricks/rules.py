@@ -33,6 +33,7 @@ from engines.loon_tricks.state import (
     Offer,
     Recruited,
     State,
+    encode,
 )
 from engines.loon_tricks.state import OVER as PHASE_OVER
 from engines.loon_tricks.table import ID, Table
@@ -46,12 +47,16 @@ ROW_DOWN = 2
 ZERO_TIE_LOON = 2
 PENDING = -2  # an Offer's taker while the tie-break is still going on
 MIN_ROUNDS, MAX_ROUNDS, DEFAULT_ROUNDS = 3, 5, 3
+EDITION = 2
+"""The current edition of the rules (README.md, "Editions")."""
 
 
 class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """ "3 rounds (option: 4 or 5)"."""
+    """ "3 rounds (option: 4 or 5)"; ``rules``: the edition of the rules
+    (``TableGame.rules_edition``, not the host's to choose)."""
 
     rounds: int = DEFAULT_ROUNDS
+    rules: int = EDITION
 
 
 def _set(items: tuple[int, ...], index: int, value: int) -> tuple[int, ...]:
@@ -72,6 +77,7 @@ class LoonTricks(TableGame[State, Move, Options, Table]):
     seats = range(3, 6)
     card_titles = frozenset(card.title for card in CARDS)  # the crew cards are numbers
     options_type = Options
+    rules_edition = EDITION
     schema: ClassVar[Mapping[str, JSON]] = {
         "rounds": {"type": "int", "default": DEFAULT_ROUNDS, "min": MIN_ROUNDS, "max": MAX_ROUNDS}
     }
@@ -122,6 +128,7 @@ class LoonTricks(TableGame[State, Move, Options, Table]):
             takers=(),
             last=(),
             ledger=(),
+            rules=options.rules,
         )
         return self._begin_round(state, 1)
 
@@ -369,9 +376,10 @@ class LoonTricks(TableGame[State, Move, Options, Table]):
         they have." **house**: a seat collects first and then pays (the two cards net)."""
         capture = CARDS[self.table.capture(state)]
         treasure = CARDS[self.table.treasure(state)]
+        tricks, rules = self.table.tricks(state), state.rules
         owed = zip(
-            scoring.capture(capture, state.won),
-            scoring.treasure(treasure, self.table.tricks(state), state.takers, state.predictions),
+            scoring.capture(capture, state.won, rules),
+            scoring.treasure(treasure, tricks, state.takers, state.predictions, rules),
             strict=True,
         )
         loon, ledger = list(state.loon), list(state.ledger)
@@ -479,6 +487,9 @@ class LoonTricks(TableGame[State, Move, Options, Table]):
             return state if self.table.predictor(state) >= 0 else self._start_tricks(state)
         assert isinstance(move, Play)
         return self._play(state, seat, INDEX[move.card])
+
+    def encode(self, state: State) -> bytes:
+        return encode(state)
 
     def default_rng(self, state: State, seat: int) -> Rng:
         label = (

@@ -67,12 +67,13 @@ def _chunks(stretch: list[int], size: int) -> list[Set]:
 
 
 def dense_prizes(
-    counts: Sequence[int], prizes: Sequence[int], *, fewest: bool = False
+    counts: Sequence[int], prizes: Sequence[int], *, fewest: bool = False, rules: int = 2
 ) -> list[int]:
     """Prizes by dense rank: "Ties all collect; ranks are dense (two tied for most both take
-    'most'; the next take '2nd')". **house**: for "most" prizes a count of 0 earns nothing
-    (taking no trick is not "most tricks")."""
-    values = sorted({c for c in counts if fewest or c > 0}, reverse=not fewest)
+    'most'; the next take '2nd')" -- a count of 0 places like any other (with 6 and 4
+    tricks taken, 0 is the "3rd Most Tricks"). Edition 1 (house): for "most" prizes a
+    count of 0 earned nothing."""
+    values = sorted({c for c in counts if fewest or rules > 1 or c > 0}, reverse=not fewest)
     out = []
     for c in counts:
         rank = values.index(c) if c in values else len(prizes)
@@ -80,28 +81,34 @@ def dense_prizes(
     return out
 
 
-def capture(card: ScoreCard, won: Sequence[Sequence[int]]) -> list[int]:
-    """Loon per seat (negative: owed) for the crew cards in the tricks each seat took."""
+def capture(card: ScoreCard, won: Sequence[Sequence[int]], rules: int = 2) -> list[int]:
+    """Loon per seat (negative: owed) for the crew cards in the tricks each seat took, under
+    edition ``rules`` of the rules."""
     kind, p = card.kind, card.params
     if kind == "suit":
         return [p[1] * sum(1 for c in cards if suit_of(c) == p[0]) for cards in won]
     if kind == "numbers":
         return [p[2] * sum(1 for c in cards if p[0] <= number(c) <= p[1]) for cards in won]
     if kind == "most-cards":
-        return dense_prizes([len(cards) for cards in won], p)
+        return dense_prizes([len(cards) for cards in won], p, rules=rules)
     raise ValueError(f"{card.id} is not a capture card")
 
 
 def treasure(
-    card: ScoreCard, tricks: Sequence[int], takers: Sequence[int], predictions: Sequence[int]
+    card: ScoreCard,
+    tricks: Sequence[int],
+    takers: Sequence[int],
+    predictions: Sequence[int],
+    rules: int = 2,
 ) -> list[int]:
     """Loon per seat (negative: owed) for the tricks won. ``takers``: who took each trick,
-    in order; ``predictions``: per seat (-1 when nobody predicted)."""
+    in order; ``predictions``: per seat (-1 when nobody predicted); ``rules``: the edition
+    of the rules."""
     kind, p = card.kind, card.params
     if kind == "per-trick":
         return [p[0] * t if t else p[1] for t in tricks]
     if kind == "most-tricks":
-        return dense_prizes(tricks, p)
+        return dense_prizes(tricks, p, rules=rules)
     if kind == "fewest-tricks":
         return dense_prizes(tricks, p, fewest=True)
     if kind == "tempt":

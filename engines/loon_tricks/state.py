@@ -82,7 +82,18 @@ class State(msgspec.Struct, array_like=True, frozen=True):
     takers: tuple[int, ...]  # who took each trick this round, in order
     last: tuple[Played, ...]  # the last finished trick
     ledger: tuple[Entry, ...]
+    # The edition of the rules the game is played under (README.md, "Editions"): a state
+    # stored before editions existed has none and decodes as edition 1.
+    rules: int = 1
 
 
 ENCODER = msgspec.msgpack.Encoder()
 DECODER = msgspec.msgpack.Decoder(State)
+
+
+def encode(state: State) -> bytes:
+    """The state's bytes. Edition 1 is written as it was before editions existed (without
+    ``rules``), so a game recorded then replays to the same digests."""
+    if state.rules != 1:
+        return ENCODER.encode(state)
+    return ENCODER.encode(msgspec.structs.astuple(state)[:-1])

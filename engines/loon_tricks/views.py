@@ -91,6 +91,7 @@ def _public(table: Table, state: State) -> dict[str, JSON]:
         "seat": None,
         "round": state.round,
         "rounds": state.rounds,
+        "rules": state.rules,  # the edition of the rules (README.md, "Editions")
         "phase": PHASES[state.phase],
         "score_cards": [
             {

@@ -138,6 +138,11 @@ def _flag(bit: int) -> Callable[[Table, int], None]:
 
 def _next_must(forced: int) -> Callable[[Table, int], None]:
     def effect(t: Table, seat: int) -> None:
+        # "The next player" is another player: with nobody else still in (every other
+        # player has Passed) the card does nothing. (Edition 1 applied it to the player
+        # who played it, the only one left to take a turn.)
+        if t.s.rules > 1 and not flow.others_in(t, seat):
+            return
         t.forced = forced
 
     return effect

@@ -24,7 +24,7 @@ from functools import cache
 
 from engines.core import JSON
 from engines.pearates import scoring
-from engines.pearates.cards import INDEX, deck, kind, value
+from engines.pearates.cards import INDEX, deck, kind, removed_negatives, value
 from engines.pearates.moves import DECK, Move
 from engines.rng import Rng
 
@@ -46,9 +46,9 @@ def _find(legal: Sequence[Move], verb: str) -> list[Move]:
 
 
 @cache
-def _average(more: bool, special: bool, no_negatives: bool) -> float:
+def _average(more: bool, special: bool, negatives: int) -> float:
     """The mean printed value of the game's deck: what an unseen card is worth."""
-    cards = deck(more, special, no_negatives)
+    cards = deck(more, special, negatives)
     return sum(value(c) for c in cards) / len(cards)
 
 
@@ -62,9 +62,9 @@ class _Table:
         self.start: int = view["start"]
         self.direction: int = view["direction"]
         opts = view["options"]
-        self.average = _average(
-            bool(opts["more_actions"]), bool(opts["special_scoring"]), bool(opts["no_negatives"])
-        )
+        negatives = removed_negatives(bool(opts["no_negatives"]), opts["negatives_removed"])
+        more, special = bool(opts["more_actions"]), bool(opts["special_scoring"])
+        self.average = _average(more, special, negatives)
         self.treasure: list[str | None] = list(view["treasure"])
         self.bids: list[int] = [b["size"] for b in view["bids"]]
         self.passed: list[bool] = list(view["passed"])
@@ -241,7 +241,8 @@ def _gain(view: Mapping[str, JSON], cards: Sequence[str]) -> int:
             stacks += [value(INDEX[c]) for c in extra]
         piles.append(scoring.Pile(tuple(INDEX[c] for c in names), tuple(stacks)))
     before = int(view["scores"][seat])
-    return scoring.totals(piles, bool(view["options"]["friendly"]))[seat] - before
+    friendly, rules = bool(view["options"]["friendly"]), int(view["rules"])
+    return scoring.totals(piles, friendly, rules)[seat] - before
 
 
 def _keep(view: Mapping[str, JSON], legal: Sequence[Move]) -> Move:

@@ -107,11 +107,23 @@ def value(card: int) -> int:
     return 0 if v is None else v
 
 
-def deck(more_actions: bool, special_scoring: bool, no_negatives: bool) -> tuple[int, ...]:
-    """The card numbers of a game with these options (base set always)."""
+NEGATIVE_VALUES = 4
+"""The printed negative values, -4 .. -1."""
+
+
+def removed_negatives(no_negatives: bool, negatives: int) -> int:
+    """How many negative values a game removes, the lowest first: every one with the option
+    ``no_negatives``, else the option ``negatives_removed``."""
+    return NEGATIVE_VALUES if no_negatives else negatives
+
+
+def deck(more_actions: bool, special_scoring: bool, negatives: int) -> tuple[int, ...]:
+    """The card numbers of a game with these options (base set always), without the cards of
+    the ``negatives`` lowest negative values ("Optional: remove some or all of the negative
+    numbers": 1 removes the -4s, ..., 4 every negative card)."""
     sets = {BASE} | ({MORE} if more_actions else set()) | ({SPECIAL} if special_scoring else set())
     return tuple(
         card
         for card in range(len(NAMES))
-        if kind(card).set in sets and not (no_negatives and value(card) < 0)
+        if kind(card).set in sets and not value(card) < negatives - NEGATIVE_VALUES
     )

@@ -110,6 +110,12 @@ def next_turn(t: Table, after: int) -> None:
     split(t)
 
 
+def others_in(t: Board, seat: int) -> list[int]:
+    """The players other than ``seat`` still taking turns this round (not Passed; the start
+    player takes none)."""
+    return [s for s in range(t.players) if s not in (seat, t.start) and not t.passed[s]]
+
+
 def order_after_start(t: Board) -> list[int]:
     return [(t.start + k * t.direction) % t.players for k in range(1, t.players)]
 

@@ -17,7 +17,16 @@ import msgspec
 from engines.core import JSON, BadOptions, IllegalMove, MalformedMove
 from engines.game import TableGame
 from engines.pearates import actions, bots, flow, moves, views
-from engines.pearates.cards import INDEX, KIND_OF, KINDS, NAMES, deck, kind
+from engines.pearates.cards import (
+    INDEX,
+    KIND_OF,
+    KINDS,
+    NAMES,
+    NEGATIVE_VALUES,
+    deck,
+    kind,
+    removed_negatives,
+)
 from engines.pearates.moves import Move
 from engines.pearates.standing import ID, Standing, zone_cards
 from engines.pearates.state import (
@@ -39,6 +48,7 @@ from engines.pearates.state import (
     WINNER,
     State,
     Table,
+    encode,
 )
 from engines.pearates.state import OVER as PHASE_OVER
 from engines.rng import Rng
@@ -46,10 +56,13 @@ from engines.rng import Rng
 HAND = 5
 MAX_RESHUFFLES = 3
 MAX_REMOVED = 120
+EDITION = 2
+"""The current edition of the rules (README.md, "Editions")."""
 
 
 class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """What a host may choose (README.md: Variants)."""
+    """What a host may choose (README.md: Variants); ``rules`` is the edition of the rules
+    (``TableGame.rules_edition``, not the host's to choose)."""
 
     friendly: bool = False
     strict_ties: bool = False
@@ -57,7 +70,16 @@ class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     removed: int = 0  # a shorter game: remove this many cards (face up)
     more_actions: bool = False
     special_scoring: bool = False
-    no_negatives: bool = False  # friendly, optional: "remove ... the negative numbers"
+    # "Optional: remove some or all of the negative numbers": every one (kept for rooms and
+    # records stored with it; the lobby offers ``negatives_removed``) ...
+    no_negatives: bool = False
+    # ... or the lowest this many negative values (1: the -4s; 4: all).
+    negatives_removed: int = 0
+    rules: int = EDITION
+
+
+def _negatives(options: Options) -> int:
+    return removed_negatives(options.no_negatives, options.negatives_removed)
 
 
 def _flag(what: str) -> dict[str, JSON]:
@@ -73,6 +95,7 @@ class Pearates(TableGame[State, Move, Options, Standing]):
     seats = range(2, 8)
     card_titles = frozenset(k.title for k in KINDS)
     options_type = Options
+    rules_edition = EDITION
     schema: ClassVar[Mapping[str, JSON]] = {
         "friendly": _flag("Friendly variant"),
         "strict_ties": _flag("Strict ties"),
@@ -92,7 +115,13 @@ class Pearates(TableGame[State, Move, Options, Standing]):
         },
         "more_actions": _flag('Expansion "more actions"'),
         "special_scoring": _flag('Expansion "special scoring"'),
-        "no_negatives": _flag("Friendly: remove the negative cards"),
+        "negatives_removed": {
+            "type": "int",
+            "default": 0,
+            "min": 0,
+            "max": NEGATIVE_VALUES,
+            "label": "Remove negative cards: how many values, from -4 up (4: all)",
+        },
     }
     encoder = ENCODER
     decoder = DECODER
@@ -108,9 +137,11 @@ class Pearates(TableGame[State, Move, Options, Standing]):
             raise BadOptions(f"reshuffles is from 0 to {MAX_RESHUFFLES}")
         if not 0 <= options.removed <= MAX_REMOVED:
             raise BadOptions(f"removed is from 0 to {MAX_REMOVED}")
+        if not 0 <= options.negatives_removed <= NEGATIVE_VALUES:
+            raise BadOptions(f"negatives_removed is from 0 to {NEGATIVE_VALUES}")
 
     def first_state(self, options: Options, players: int, seed: bytes) -> State:
-        cards = deck(options.more_actions, options.special_scoring, options.no_negatives)
+        cards = deck(options.more_actions, options.special_scoring, _negatives(options))
         order = Rng(seed, "deal").shuffled(cards)
         hands = [sorted(order[s * HAND : (s + 1) * HAND]) for s in range(players)]
         pile = order[players * HAND :]
@@ -153,6 +184,8 @@ class Pearates(TableGame[State, Move, Options, Standing]):
             choices=empty,
             log=(),
             last_log=(),
+            rules=options.rules,
+            negatives=0 if options.no_negatives else options.negatives_removed,
         )
         t = Table.of(state)
         # "Biggest food thief starts." (house: drawn from the seed)
@@ -290,12 +323,15 @@ class Pearates(TableGame[State, Move, Options, Standing]):
             t.event(seat, flow.EV_BID)
         actions.into_bid(t, seat, card)
 
+    def encode(self, state: State) -> bytes:
+        return encode(state)
+
     def default_rng(self, state: State, seat: int) -> Rng:
         return Rng(state.seed, f"default:{state.round}:{len(state.log)}:{seat}")
 
     # -- information sets ---------------------------------------------------------
     def deck(self, options: Options, players: int) -> list[str]:
-        cards = deck(options.more_actions, options.special_scoring, options.no_negatives)
+        cards = deck(options.more_actions, options.special_scoring, _negatives(options))
         return [NAMES[c] for c in cards]
 
     def zones(self, state: State) -> dict[str, list[str]]:

@@ -67,8 +67,9 @@ def stacks(pile: Pile) -> dict[int, list[int]]:
     return out
 
 
-def totals(piles: Sequence[Pile], friendly: bool) -> list[int]:
-    """Each seat's score as the piles stand (undeclared Banana Sabres count nowhere)."""
+def totals(piles: Sequence[Pile], friendly: bool, rules: int) -> list[int]:
+    """Each seat's score as the piles stand (undeclared Banana Sabres count nowhere), under
+    edition ``rules`` of the rules."""
     counts = [Counter({t: len(cs) for t, cs in stacks(p).items()}) for p in piles]
     out = []
     for seat, pile in enumerate(piles):
@@ -91,11 +92,18 @@ def totals(piles: Sequence[Pile], friendly: bool) -> list[int]:
                 points[i] = -points[i]
         total = sum(points)
         if friendly:
-            # "Every trio of cards with a value below 4 (in your score pile), is worth +5"
-            # (house: three cards of one value).
-            total += sum(TRIO_BONUS * (n // 3) for t, n in counts[seat].items() if t < TRIO_BELOW)
+            total += TRIO_BONUS * trios(counts[seat], rules)
         out.append(total)
     return out
+
+
+def trios(counts: Counter[int], rules: int) -> int:
+    """Friendly: "Every trio of cards with a value below 4 (in your score pile), is worth +5
+    points." -- any three scored cards below 4, whatever their values (a card counts as its
+    stack). Edition 1 (house) counted only three cards of one value."""
+    if rules == 1:
+        return sum(n // 3 for t, n in counts.items() if t < TRIO_BELOW)
+    return sum(n for t, n in counts.items() if t < TRIO_BELOW) // 3
 
 
 def ranks(scores: Sequence[int], hand_sizes: Sequence[int]) -> tuple[int, ...]:

@@ -123,7 +123,7 @@ class Standing:
         return Outcome(tuple(scores), scoring.ranks(scores, hands))
 
     def totals(self, state: State) -> list[int]:
-        return list(_totals(state.scored, state.types, state.friendly))
+        return list(_totals(state.scored, state.types, state.friendly, state.rules))
 
     def seen(self, state: State, seat: int | None) -> frozenset[int]:
         """The cards whose place ``seat`` knows (None: what every seat knows)."""
@@ -138,11 +138,14 @@ class Standing:
 
 @functools.lru_cache(maxsize=256)
 def _totals(
-    scored: tuple[tuple[int, ...], ...], types: tuple[tuple[int, ...], ...], friendly: bool
+    scored: tuple[tuple[int, ...], ...],
+    types: tuple[tuple[int, ...], ...],
+    friendly: bool,
+    rules: int,
 ) -> tuple[int, ...]:
     """Scores change only when a card is scored or a Sabre declared: cached by the piles."""
     piles = [scoring.Pile(cards, stacks) for cards, stacks in zip(scored, types, strict=True)]
-    return tuple(scoring.totals(piles, friendly))
+    return tuple(scoring.totals(piles, friendly, rules))
 
 
 def zone_cards(state: State) -> dict[str, tuple[int, ...]]:

@@ -92,10 +92,30 @@ class State(msgspec.Struct, array_like=True, frozen=True):
     # those a seat saw at their places), and each reshuffle's cards in card order.
     drawn: tuple[int, ...] = ()
     made: tuple[tuple[int, ...], ...] = ()
+    # The edition of the rules the game is played under (README.md, "Editions"): a state
+    # stored before editions existed has none and decodes as edition 1.
+    rules: int = 1
+    # "Optional: remove some or all of the negative numbers": the negative values removed,
+    # from -4 up (4: all of them, as ``no_negatives``).
+    negatives: int = 0
 
 
 ENCODER = msgspec.msgpack.Encoder()
 DECODER = msgspec.msgpack.Decoder(State)
+
+_NEW = ("rules", "negatives")  # the fields added with editions, last
+_OLD = len(State.__struct_fields__) - len(_NEW)
+_DEFAULTS = tuple(State.__struct_defaults__[-len(_NEW) :])
+
+
+def encode(state: State) -> bytes:
+    """The state's bytes. With those fields at their defaults (edition 1, no negatives
+    removed but as ``no_negatives`` says) it is written as it was before editions existed,
+    so a game recorded then replays to the same digests."""
+    fields = msgspec.structs.astuple(state)
+    if fields[_OLD:] == _DEFAULTS:
+        return ENCODER.encode(fields[:_OLD])
+    return ENCODER.encode(state)
 
 
 @dataclass

@@ -146,7 +146,9 @@ def seat_view(table: Standing, state: State, seat: int | None) -> dict[str, JSON
             "more_actions": state.more,
             "special_scoring": state.special,
             "no_negatives": state.no_negatives,
+            "negatives_removed": state.negatives,
         },
+        "rules": state.rules,  # the edition of the rules (README.md, "Editions")
         "reshuffles": state.reshuffles,
         "pile": len(state.pile),
         "drawn": _draws(state, seen),

@@ -51,7 +51,7 @@ class Effects(Holdings):
             # "This card copies the previously revealed card, including all its symbols
             # and effects."
             index = self.at(seat, card)
-            before = self.zones[seat][index - 1] if index > 0 else None
+            before = self.previously_revealed(seat, index)
             if before is None or not before.up:
                 return
             base = before.copy if before.copy >= 0 else before.card
@@ -65,6 +65,15 @@ class Effects(Holdings):
             return
         if effect is not None:
             self.apply(seat, card, card, effect)
+
+    def previously_revealed(self, seat: int, index: int) -> Entry | None:
+        """What a Copy at ``index`` of the zone copies: "the previously revealed card" --
+        the last card before it that was revealed, not placed (a retrieved card, a Loot card
+        drawn, a card given by another player). Edition 1 took the card just before it."""
+        before = self.zones[seat][:index]
+        if self.rules > 1:
+            before = [e for e in before if not e.placed]
+        return before[-1] if before else None
 
     def apply(self, seat: int, card: int, base: int, effect: Effect) -> None:
         """``card`` (in ``seat``'s zone) resolves ``effect`` (``base``'s, which ``card``
@@ -123,7 +132,7 @@ class Effects(Holdings):
             # this card has an effect, resolve it immediately."
             if self.loot_pile:
                 drawn = self.loot_pile.pop(0)
-                self.zones[seat].append(Entry(drawn, effect=True))
+                self.zones[seat].append(Entry(drawn, effect=True, placed=self.rules > 1))
                 self.resolve(seat, drawn)
         else:  # pragma: no cover - cards.py checks the kinds
             raise AssertionError(kind)
@@ -154,15 +163,18 @@ class Effects(Holdings):
         seed resolves "a revealed card", and says so of a placed one only for Loot: "If this
         card has an effect, resolve it immediately")."""
         self.discards[seat].remove(card)
-        self.zones[seat].append(Entry(card, effect=True))
+        self.zones[seat].append(Entry(card, effect=True, placed=self.rules > 1))
 
     def targets(self, seat: int) -> list[int]:
         """Give: "another pirate's play zone" -- any other player who has not sunk."""
         return [t for t in self.clockwise() if t != seat and self.status[t] != SUNK]
 
     def give(self, seat: int, card: int, target: int) -> None:
+        """ "Place this card in another pirate's play zone until the end of the round":
+        placed there, not revealed; still the giver's."""
         entry = self.zones[seat].pop(self.at(seat, card))
-        self.zones[target].append(msgspec.structs.replace(entry, giver=seat, effect=True))
+        given = msgspec.structs.replace(entry, giver=seat, effect=True, placed=self.rules > 1)
+        self.zones[target].append(given)
 
     def choose(self, seat: int, card: int) -> None:
         """ "Look at the top two cards of your pile: reveal one in your personal play zone

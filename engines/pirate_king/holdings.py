@@ -77,6 +77,7 @@ class Holdings:
         self.made: list[tuple[int, ...]] = list(s.made) or [() for _ in range(s.players)]
         self.tallies = list(s.tallies)
         self.loot_at = s.loot_at
+        self.rules = s.rules
 
     def freeze(self) -> State:
         return State(
@@ -107,6 +108,7 @@ class Holdings:
             made=tuple(self.made),
             tallies=tuple(self.tallies),
             loot_at=self.loot_at,
+            rules=self.rules,
         )
 
     # -- seats -------------------------------------------------------------------------

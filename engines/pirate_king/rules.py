@@ -45,14 +45,21 @@ from engines.pirate_king.state import (
     RETRIEVE,
     STOPPED,
     State,
+    encode,
 )
 from engines.pirate_king.state import OVER as PHASE_OVER
 from engines.pirate_king.table import Table, new_state
 from engines.rng import Rng
 
+EDITION = 2
+"""The current edition of the rules (README.md, "Editions")."""
+
 
 class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """Pirate King! has no options: 7 rounds, the house card list."""
+    """Pirate King! has no options a host sets: 7 rounds, the house card list. ``rules`` is
+    the edition of the rules (``TableGame.edition``)."""
+
+    rules: int = EDITION
 
 
 class PirateKing(TableGame[State, Move, Options, Standing]):
@@ -64,6 +71,7 @@ class PirateKing(TableGame[State, Move, Options, Standing]):
     seats = range(2, 6)
     card_titles = frozenset(card.title for card in CARDS)
     options_type = Options
+    rules_edition = EDITION
     encoder = ENCODER
     decoder = DECODER
     forms = moves
@@ -74,7 +82,10 @@ class PirateKing(TableGame[State, Move, Options, Standing]):
 
     # -- set-up ---------------------------------------------------------------------
     def first_state(self, options: Options, players: int, seed: bytes) -> State:
-        return new_state(players, seed)
+        return new_state(players, seed, options.rules)
+
+    def encode(self, state: State) -> bytes:
+        return encode(state)
 
     # -- whose move -------------------------------------------------------------------
     def validate(self, state: State, seat: int, move: Move) -> None:

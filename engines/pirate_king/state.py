@@ -46,6 +46,9 @@ class Entry(msgspec.Struct, array_like=True, frozen=True):
     # the beat's own reveal: the table stacks it in a column under the card before it
     # ("integrate them in columns, partially covering the others", seed FAQ 1).
     effect: bool = False
+    # Placed, not revealed (edition 2): a retrieved card, a Loot card drawn, a given card.
+    # A Copy "copies the previously revealed card": it passes over these.
+    placed: bool = False
 
 
 class Decision(msgspec.Struct, array_like=True, frozen=True):
@@ -89,7 +92,26 @@ class State(msgspec.Struct, array_like=True, frozen=True):
     # Where this round's Loot row starts in the Loot pile as shuffled at the start: Red's
     # draws take Loot cards between the rows (public: every Loot card drawn was seen).
     loot_at: int = 0
+    # The edition of the rules the game is played under (README.md, "Editions"). A state
+    # stored before editions existed has none: it decodes as edition 1.
+    rules: int = 1
 
 
 ENCODER = msgspec.msgpack.Encoder()
 DECODER = msgspec.msgpack.Decoder(State)
+
+_FIELDS = len(State.__struct_fields__) - 1  # the fields before ``rules``
+_ENTRY_FIELDS = len(Entry.__struct_fields__) - 1  # before ``placed``
+
+
+def encode(state: State) -> bytes:
+    """The state's bytes. Edition 1 is written as it was before editions existed (without
+    ``rules``, and zone cards without ``placed``, which that edition never sets), so a
+    game recorded then replays to the same digests."""
+    if state.rules != 1:
+        return ENCODER.encode(state)
+    fields = list(msgspec.structs.astuple(state)[:_FIELDS])
+    fields[State.__struct_fields__.index("zones")] = tuple(
+        tuple(msgspec.structs.astuple(e)[:_ENTRY_FIELDS] for e in zone) for zone in state.zones
+    )
+    return ENCODER.encode(fields)

@@ -81,12 +81,19 @@ class Table(Effects):
     def sink(self) -> None:
         """ "You do not "sink" until all the card effects have been resolved" (FAQ 3): judged
         once the beat has resolved. "All the cards revealed so far in your play zone are
-        sent to your discard pile" (a card given to you included: it is now yours)."""
+        sent to your discard pile" -- but a card another player gave stays where it was
+        placed "until the end of the round" and goes back to its giver then (edition 1: it
+        went to the discard with the rest, and was the receiver's from then on)."""
         for seat in range(self.players):
             if self.status[seat] != SUNK and self.curses(seat) >= SINK_AT:
                 self.status[seat] = SUNK
-                self.discards[seat].extend(e.card for e in self.zones[seat])
-                self.zones[seat].clear()
+                lent = [self.rules > 1 and e.giver >= 0 for e in self.zones[seat]]
+                self.discards[seat].extend(
+                    e.card for e, given in zip(self.zones[seat], lent, strict=True) if not given
+                )
+                self.zones[seat] = [
+                    e for e, given in zip(self.zones[seat], lent, strict=True) if given
+                ]
 
     def beat_over(self) -> None:
         """After a beat: sink, and a player with nothing left to reveal stops."""
@@ -214,7 +221,8 @@ class Table(Effects):
                 self.box.extend(self.loot_row)
                 self.loot_row.clear()
                 self.phase = RECLAIM
-                self.ask_reclaims()
+                if self.rules == 1:
+                    self.ask_reclaims()
             if self.phase == RECLAIM:
                 if any(p is not None for p in self.pending):
                     return
@@ -224,8 +232,9 @@ class Table(Effects):
             return
 
     def ask_reclaims(self) -> None:
-        """Give: "Remember to retrieve it, otherwise it is lost!" -- each giver decides, one
-        given card at a time."""
+        """Edition 1: "Remember to retrieve it, otherwise it is lost!" -- each giver decides,
+        one given card at a time, to take it back or leave it (edition 2: every given card
+        goes back, ``end_round``)."""
         for seat in range(self.players):
             if self.pending[seat] is None:
                 given = [e.card for z in self.zones for e in z if e.giver == seat]
@@ -245,8 +254,15 @@ class Table(Effects):
         self.ask_reclaims()
 
     def end_round(self) -> None:
-        """ "Pick up and send to your discard pile all the revealed cards in your personal
-        play zone." A player with an empty pile shuffles the discard into a new pile."""
+        """A given card goes back to its giver: "Place this card in another pirate's play
+        zone until the end of the round. Remember to retrieve it" (edition 1: the giver had
+        decided already). Then "Pick up and send to your discard pile all the revealed cards
+        in your personal play zone." A player with an empty pile shuffles the discard into
+        a new pile."""
+        for zone in self.zones:
+            for entry in [e for e in zone if e.giver >= 0]:
+                zone.remove(entry)
+                self.discards[entry.giver].append(entry.card)
         for seat in range(self.players):
             self.discards[seat].extend(e.card for e in self.zones[seat])
             self.zones[seat].clear()
@@ -273,9 +289,10 @@ def first_picker(state: State) -> int:
     return (state.captain + picked) % state.players
 
 
-def new_state(players: int, seed: bytes) -> State:
-    """The game before anyone has picked a Pirate: the Monster and Loot piles shuffled,
-    the Captain drawn (**house** for "the person who last touched water")."""
+def new_state(players: int, seed: bytes, rules: int) -> State:
+    """The game before anyone has picked a Pirate, under edition ``rules`` of the rules: the
+    Monster and Loot piles shuffled, the Captain drawn (**house** for "the person who last
+    touched water")."""
     empty: tuple[tuple[int, ...], ...] = tuple(() for _ in range(players))
     zero = tuple(0 for _ in range(players))
     return State(
@@ -305,4 +322,5 @@ def new_state(players: int, seed: bytes) -> State:
         winner=-1,
         made=empty,
         tallies=(),
+        rules=rules,
     )

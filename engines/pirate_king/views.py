@@ -36,6 +36,7 @@ def _entry(entry: Entry) -> dict[str, JSON]:
         "gold": entry.gold,
         "given_by": entry.giver if entry.giver >= 0 else None,
         "effect": entry.effect,  # placed by an effect: a column (FAQ 1)
+        "placed": entry.placed,  # placed, not revealed: a Copy passes over it
     }
 
 
@@ -122,6 +123,7 @@ def _public(standing: Standing, state: State) -> dict[str, JSON]:
         "seat": None,
         "round": state.round,
         "rounds": ROUNDS,
+        "rules": state.rules,  # the edition of the rules (README.md, "Editions")
         "phase": PHASES[state.phase],
         "beat": state.beat,
         "captain": state.captain,

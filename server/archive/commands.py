@@ -7,6 +7,9 @@ report = await verify(url, game_id)  # report.ok, report.message ("verified" or 
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from alembic import command
@@ -113,11 +116,39 @@ async def check_schema(database_url: str) -> str | None:
     return f"the database is at revision {at}, the code needs {need}: run `tortuga migrate`"
 
 
-async def verify(database_url: str, game_id: str) -> VerifyReport:
-    """Recompute every state of an archived game from its seed and logged moves."""
+def read_heads(text: str) -> dict[int, str]:
+    """The heads a device saw, from the file its browser saves ("Save what my browser saw"):
+    ``{"heads": {"<version>": "<64 hex>", ...}, ...}`` or the bare mapping. ValueError with
+    what is wrong otherwise."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"the heads file is not JSON: {exc}") from None
+    if isinstance(data, dict) and isinstance(data.get("heads"), dict):
+        data = data["heads"]
+    if not isinstance(data, dict) or not data:
+        raise ValueError("the heads file holds no heads (version -> head)")
+    heads: dict[int, str] = {}
+    for version, head in data.items():
+        if not (isinstance(version, str) and version.isdigit() and int(version) >= 1):
+            raise ValueError(f"the heads file names {version!r}, not a version (1, 2, ...)")
+        if not (isinstance(head, str) and len(head) == 64 and _HEX.fullmatch(head)):
+            raise ValueError(f"the head of version {version} is not 64 hex digits")
+        heads[int(version)] = head
+    return heads
+
+
+_HEX = re.compile(r"[0-9a-f]{64}")
+
+
+async def verify(
+    database_url: str, game_id: str, seen: Mapping[int, str] | None = None
+) -> VerifyReport:
+    """Recompute every state of an archived game from its seed and logged moves; with
+    ``seen``, first compare the archive's heads with the ones a device was sent."""
     db = Database(database_url)
     try:
         async with db.session() as session:
-            return await verify_game(session, game_id)
+            return await verify_game(session, game_id, seen)
     finally:
         await db.close()

@@ -23,6 +23,7 @@ ratings then (``new``); the answers that speak of ratings carry the rules (``rat
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -30,7 +31,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from engines.core import JSON
-from server.archive.models import FINAL, Event, Game, Rating, Seat, User
+from server.archive.models import FINAL, DeviceKey, Event, Game, Rating, Seat, User
 from server.archive.replay import (
     GameLog,
     LoggedStep,
@@ -39,7 +40,7 @@ from server.archive.replay import (
     replay_log,
     verify_log,
 )
-from server.archive.write import RatingRules, verdict
+from server.archive.write import RatingRules, Unrated, verdict
 from server.table.record import SeatRecord
 
 MAX_LIMIT = 200
@@ -126,6 +127,8 @@ async def _judged(
     people still new to the ratings at it -- the archiver's rules (``write.verdict``)."""
     if game.status not in FINAL:
         return None, frozenset()
+    if game.ladder:
+        return Unrated.LADDER, frozenset()
     if game.rated_at is not None:
         people = (s for s in seats if s.user_id is not None and s.bot is None)
         return None, frozenset(s.seat for s in people if s.ordinal_after is None)
@@ -247,6 +250,21 @@ def _moves_shown(event: Event, over: bool, own: set[str]) -> dict[str, Any]:
     return {s: m for s, m in event.moves.items() if s in own}
 
 
+def _chain_shown(event: Event, over: bool, own: set[str]) -> dict[str, Any] | None:
+    """An event's proofs as a reader sees them: each proof whole (its commitment and
+    signatures tell nothing of the move), the salt that opens it only with a move the reader
+    is shown (``_moves_shown``): a hidden move's commitment stays closed."""
+    if event.chain is None:
+        return None
+    shown = _moves_shown(event, over, own)
+    moves = {
+        s: {k: v for k, v in proof.items() if k != "salt" or s in shown}
+        for s, proof in (event.chain.get("moves") or {}).items()
+        if isinstance(proof, dict)
+    }
+    return {**event.chain, "moves": moves}
+
+
 async def game_record(
     session: AsyncSession,
     game_id: str,
@@ -259,8 +277,8 @@ async def game_record(
     game = await _visible(session, game_id, reader)
     seats = (await _seats(session, [game_id]))[game_id]
     unrated, new = await _judged(session, game, seats, rules)
-    events = await session.scalars(
-        select(Event).where(Event.game_id == game_id).order_by(Event.version)
+    events = list(
+        await session.scalars(select(Event).where(Event.game_id == game_id).order_by(Event.version))
     )
     over = game.status in FINAL
     own = {str(s.seat) for s in seats if reader is not None and s.user_id == reader}
@@ -279,17 +297,20 @@ async def game_record(
             "takeback": e.takeback,
             "at": _iso(e.at),
             "digest": e.digest,
+            "head": e.head,
+            "chain": _chain_shown(e, over, own),
         }
         for e in events
     ]
+    record["keys"] = await _keys(session, events)
     return record
 
 
 async def game_log(session: AsyncSession, game_id: str) -> GameLog:
     """What ``replay.py`` needs to recompute the game."""
     game = await _game(session, game_id)
-    events = await session.scalars(
-        select(Event).where(Event.game_id == game_id).order_by(Event.version)
+    events = list(
+        await session.scalars(select(Event).where(Event.game_id == game_id).order_by(Event.version))
     )
     seats = (await _seats(session, [game_id]))[game_id]
     return GameLog(
@@ -304,20 +325,52 @@ async def game_log(session: AsyncSession, game_id: str) -> GameLog:
         deal=game.deal,
         seats=[{"seat": s.seat, "user": s.user_id, "bot": s.bot} for s in seats],
         steps=[
-            LoggedStep(e.version, e.moves, e.defaults, e.at, e.digest, e.proxies, e.takeback)
+            LoggedStep(
+                e.version,
+                e.moves,
+                e.defaults,
+                e.at,
+                e.digest,
+                e.proxies,
+                e.takeback,
+                e.head,
+                e.chain,
+            )
             for e in events
         ],
+        room=game.room,
+        keys=await _keys(session, events),
     )
 
 
-async def verify_game(session: AsyncSession, game_id: str) -> VerifyReport:
+async def _keys(session: AsyncSession, events: Sequence[Event]) -> dict[str, dict[str, Any]]:
+    """The registered public keys the events' proofs name (server/archive/models.py,
+    ``DeviceKey``): kid -> {user, key}."""
+    kids: set[str] = set()
+    for e in events:
+        for proof in ((e.chain or {}).get("moves") or {}).values():
+            if isinstance(proof, dict) and isinstance(proof.get("key"), str):
+                kids.add(proof["key"])
+        for c in ((e.chain or {}).get("game") or {}).get("contributions") or []:
+            if isinstance(c, dict) and isinstance(c.get("key"), str):
+                kids.add(c["key"])
+    if not kids:
+        return {}
+    rows = await session.scalars(select(DeviceKey).where(DeviceKey.kid.in_(sorted(kids))))
+    return {r.kid: {"user": r.user_id, "key": r.public_key} for r in rows}
+
+
+async def verify_game(
+    session: AsyncSession, game_id: str, seen: Mapping[int, str] | None = None
+) -> VerifyReport:
     """``verified`` or exactly which version (and deal) differs; a missing game is a failed
-    report, not an exception (the CLI prints it either way)."""
+    report, not an exception (the CLI prints it either way). ``seen``: the heads a device
+    was sent while it played (version -> head), compared with the archive's first."""
     try:
         log = await game_log(session, game_id)
     except NotFound as exc:
         return VerifyReport(game_id, False, str(exc))
-    return verify_log(log)
+    return verify_log(log, seen)
 
 
 async def verify_game_for(

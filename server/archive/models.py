@@ -94,6 +94,8 @@ class Game(Base):
     last_version: Mapped[int] = mapped_column(Integer, server_default="0")
     # When ratings were updated from this game (NULL: not a rated game, or not yet).
     rated_at: Mapped[datetime | None] = mapped_column(Timestamp)
+    # Rated on the bot ladder (a player's bot sat in it), never on people's ratings.
+    ladder: Mapped[bool] = mapped_column(Boolean, server_default=text("false"))
     archived_at: Mapped[datetime] = mapped_column(Timestamp, server_default=func.now())
 
 
@@ -145,6 +147,23 @@ class Event(Base):
     at: Mapped[datetime] = mapped_column(Timestamp)
     # sha256 hex of game.encode(state) after this step.
     digest: Mapped[str] = mapped_column(String(64))
+    # The move chain (server/table/chain.py; migration 0009): the head after this event and
+    # its moves' proofs (``{"moves": {seat: {by, c, key, l, open, sig, salt}}, "game"?}``);
+    # NULL in events stored before the chain.
+    head: Mapped[str | None] = mapped_column(String(64))
+    chain: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+
+
+class DeviceKey(Base):
+    """A public key an event's proof names (server/identity/signing.py): a device's,
+    registered with its user, or the server's (no user)."""
+
+    __tablename__ = "device_keys"
+
+    kid: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[str | None] = mapped_column(String(64))
+    public_key: Mapped[str] = mapped_column(String(100))
+    first_seen: Mapped[datetime] = mapped_column(Timestamp, server_default=func.now())
 
 
 class Rating(Base):
@@ -155,6 +174,25 @@ class Rating(Base):
 
     user_id: Mapped[str] = mapped_column(ForeignKey("users.id"), primary_key=True)
     engine: Mapped[str] = mapped_column(String(40), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    ordinal: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, server_default="0")
+    updated_at: Mapped[datetime] = mapped_column(Timestamp, server_default=func.now())
+
+
+class LadderRating(Base):
+    """A bot's openskill rating on the bot ladder of one game: a player's bot account (its
+    user id) or the server's own bots of one level (``server:<level>``)."""
+
+    __tablename__ = "ladder_ratings"
+    __table_args__ = (Index("ix_ladder_ratings_engine_ordinal", "engine", "ordinal"),)
+
+    entrant: Mapped[str] = mapped_column(String(64), primary_key=True)
+    engine: Mapped[str] = mapped_column(String(40), primary_key=True)
+    name: Mapped[str] = mapped_column(String(100))
+    owner: Mapped[str | None] = mapped_column(String(64))
+    owner_name: Mapped[str | None] = mapped_column(String(100))
     mu: Mapped[float] = mapped_column(Float)
     sigma: Mapped[float] = mapped_column(Float)
     ordinal: Mapped[float] = mapped_column(Float)

@@ -99,12 +99,23 @@ def check_record(record: ArchiveRecord) -> None:
         undoes = event.undoes
         if undoes is not None and (event.moves or undoes >= event.version):
             raise bad(f"version {event.version}: a take-back has no moves, undoes an earlier one")
+        if event.head is not None and not _HEX64.fullmatch(event.head):
+            raise bad(f"version {event.version}: head is not a sha256 hex digest")
         event.at = _utc(event.at)
     if record.inspected is not None:
         looks = record.inspected
         if looks.count < max(1, len(looks.at)) or len(looks.at) > 100:
             raise bad("inspected counts its looks (at least the times it keeps, at most 100)")
         looks.at = [_utc(t) for t in looks.at]
+    for kid, key in record.keys.items():
+        if (
+            not _HEX64.fullmatch(kid)
+            or not isinstance(key.get("key"), str)
+            or len(key["key"]) > 100
+        ):
+            raise bad(
+                f"key {kid[:64]!r}: a kid is a sha256 hex digest, its key at most 100 characters"
+            )
     record.created_at = _utc(record.created_at)
     if record.started_at is not None:
         record.started_at = _utc(record.started_at)

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from engines import registry
 from engines.core import JSON
+from server.archive.chain_check import check_chain, check_labels, differs_from_seen
 from server.archive.record import ArchiveRecord
 from server.table import seeding
 
@@ -39,6 +40,8 @@ class LoggedStep:
     digest: str
     proxies: Sequence[int] = ()
     takeback: int | None = None
+    head: str | None = None  # the move chain's head after it (None: from before the chain)
+    chain: Mapping[str, Any] | None = None  # its moves' proofs (server/table/chain.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +62,9 @@ class GameLog:
     deal: Mapping[str, Any] | None = None
     # Who sat where at the end: [{seat, user, bot}] (empty: not known).
     seats: Sequence[Mapping[str, Any]] = ()
+    room: str = ""
+    # The public keys the proofs name: kid -> {user (None: the server's), key}.
+    keys: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,9 +134,26 @@ def replay_log(log: GameLog, *, views: bool = True) -> Replay:
         return fail(making.problem)
     if not log.steps:
         return fail("the log is empty")
+    # Before the replay: a record rewritten and recomputed by someone with write access to
+    # the archive is refused for the signatures it could not make (chain_check.py).
+    linked = check_chain(
+        room=log.room or log.game_id.rsplit("-", 1)[0],
+        game_id=log.game_id,
+        engine=log.engine,
+        options=log.options,
+        players=log.players,
+        seed_digest=log.seed_digest,
+        deal=log.deal,
+        end_seats=log.seats,
+        steps=log.steps,
+        keys=log.keys,
+    )
+    if linked.problem is not None:
+        return fail(linked.problem, linked.version)
 
     state: Any = None
     states: dict[int, Any] = {}  # version -> state (a take-back restores an earlier one)
+    labels: dict[int, str] = {}  # version -> what its moves were made under (the chain's ``l``)
     previous_round: int | None = None
     previous_at: datetime | None = None
     for expected, step in enumerate(log.steps, start=1):
@@ -146,6 +169,9 @@ def replay_log(log: GameLog, *, views: bool = True) -> Replay:
         previous_at = step.at
         prompt = game.prompt(state) if expected > 1 and step.takeback is None else None
         private = prompt is not None and prompt.private and prompt.for_good
+        if prompt is not None:
+            sealed = prompt.sealed
+            labels[expected] = f"{prompt.kind}@{expected - 1}" if sealed else f"act@{expected - 1}"
         if expected > 1 and step.takeback is None:
             try:
                 problem = who_did_what(game, state, step)
@@ -163,7 +189,8 @@ def replay_log(log: GameLog, *, views: bool = True) -> Replay:
             if expected == 1:
                 if step.moves or step.takeback is not None:
                     return fail("version 1 is the deal: it takes no moves", 1)
-                state = game.start(game.options(log.options), log.players, seed)
+                # The edition of the rules the game was played under (docs/ENGINES.md).
+                state = game.start(game.recorded_options(log.options), log.players, seed)
             elif step.takeback is not None:
                 undone = step.takeback
                 if undone != expected - 1 or undone < 2 or not log.steps[undone - 1].moves:
@@ -232,12 +259,15 @@ def replay_log(log: GameLog, *, views: bool = True) -> Replay:
                 checked,
                 previous_round,
             )
+    mislabelled = check_labels(log.steps, labels) if linked.chained else None
+    if mislabelled is not None:
+        return fail(*mislabelled)
     deals = "" if previous_round is None else f", {previous_round} deal(s)"
     out.report = VerifyReport(
         log.game_id,
         True,
         f"verified: {checked} versions{deals} recomputed from the seed and the moves match the "
-        f"log; {_seed_note(log, making)}",
+        f"log; {_seed_note(log, making)}; {linked.note()}",
         checked=checked,
     )
     return out
@@ -298,8 +328,26 @@ def who_did_what(game: Any, before: Any, step: LoggedStep) -> str | None:
     return None
 
 
-def verify_log(log: GameLog) -> VerifyReport:
-    return replay_log(log, views=False).report
+def verify_log(log: GameLog, seen: Mapping[int, str] | None = None) -> VerifyReport:
+    """The replay's report; with ``seen`` (the heads a device was sent: version -> head),
+    first whether the archived record is the game that device saw."""
+    if seen:
+        differs = differs_from_seen(log.steps, seen)
+        if differs is not None:
+            return VerifyReport(
+                log.game_id,
+                False,
+                f"this game's record differs from what the device saw at move {differs}: "
+                f"the archive's head there is not the one the device was sent",
+                differs,
+            )
+    report = replay_log(log, views=False).report
+    if seen and report.ok:
+        return replace(
+            report,
+            message=f"{report.message}; the {len(seen)} head(s) the device saw are the archive's",
+        )
+    return report
 
 
 def log_of(record: ArchiveRecord) -> GameLog:
@@ -317,7 +365,11 @@ def log_of(record: ArchiveRecord) -> GameLog:
         deal=record.deal,
         seats=[{"seat": s.seat, "user": s.user, "bot": s.bot} for s in record.seats],
         steps=[
-            LoggedStep(e.version, e.moves, e.defaults, e.at, e.digest, e.proxies, e.undoes)
+            LoggedStep(
+                e.version, e.moves, e.defaults, e.at, e.digest, e.proxies, e.undoes, e.head, e.chain
+            )
             for e in record.events
         ],
+        room=record.room,
+        keys=record.keys,
     )

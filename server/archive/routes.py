@@ -8,6 +8,7 @@
                                                 (``view``: only these fields of each view)
     GET /games/{game_id}/verify                 recompute from the seed: "verified" or what differs
     GET /leaderboard/{engine}?limit=&offset=    rated users of one game, best first
+    GET /ladder/{engine}                        the bot ladder of one game and its latest games
 
 They read the history database from ``request.app.state.read_db`` (a read replica when the
 node has one), else ``request.app.state.db`` (each a ``server.archive.db.Database``), and
@@ -47,6 +48,7 @@ from starlette.routing import Route
 from engines import registry
 from server.archive import history
 from server.archive.db import Database
+from server.archive.ladder import ladder_board
 from server.archive.write import RatingRules
 from server.identity.tokens import BadToken, Identity
 
@@ -205,7 +207,16 @@ async def leaderboard(request: Request) -> Response:
     )
 
 
+async def ladder(request: Request) -> Response:
+    """The bot ladder of one game (server/archive/ladder.py): public, like the leaderboard."""
+    engine = request.path_params["engine"]
+    if engine not in registry.GAMES:
+        return _error(404, "not-found", f"no game {engine!r}; known: {', '.join(registry.GAMES)}")
+    return await _answer(request, lambda s, _r: ladder_board(s, engine))
+
+
 routes = [
+    Route("/ladder/{engine}", ladder, methods=["GET"]),
     Route("/users/{user_id}/games", user_games, methods=["GET"]),
     Route("/games/{game_id}", game, methods=["GET"]),
     Route("/games/{game_id}/replay", replay, methods=["GET"]),

@@ -31,7 +31,8 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from server.archive import ratings
-from server.archive.models import FINAL, Event, Game, Rating, Seat, User
+from server.archive.ladder import is_ladder_game, rate_ladder
+from server.archive.models import FINAL, DeviceKey, Event, Game, Rating, Seat, User
 from server.archive.record import ArchiveRecord
 from server.table.record import SeatRecord
 
@@ -81,6 +82,7 @@ _USERS = cast(Table, User.__table__)
 _GAMES = cast(Table, Game.__table__)
 _SEATS = cast(Table, Seat.__table__)
 _EVENTS = cast(Table, Event.__table__)
+_KEYS = cast(Table, DeviceKey.__table__)
 
 
 def _upsert_users_statement() -> Any:
@@ -122,6 +124,7 @@ _LAST_VERSION = (
     .where(_GAMES.c.id == bindparam("game"))
     .values(last_version=func.greatest(_GAMES.c.last_version, bindparam("upto")))
 )
+_INSERT_KEY = insert(_KEYS).on_conflict_do_nothing(index_elements=[_KEYS.c.kid])
 _INSERT_EVENT = (
     insert(_EVENTS)
     .on_conflict_do_nothing(index_elements=[_EVENTS.c.game_id, _EVENTS.c.version])
@@ -222,6 +225,8 @@ async def _insert_events(session: Executor, record: ArchiveRecord, after: int = 
                 "moves_private": e.private_moves,
                 "at": e.at,
                 "digest": e.digest,
+                "head": e.head,
+                "chain": e.chain,
             }
             for e in events[start : start + EVENT_CHUNK]
         ]
@@ -236,6 +241,7 @@ class Unrated(enum.StrEnum):
     FEW_PEOPLE = "few-people"  # fewer than two people at the table: bots do not count
     SAME_PERSON = "same-person"  # one person in two seats
     NEW_PLAYERS = "new-players"  # fewer than two of its people established (RatingRules)
+    LADDER = "ladder"  # a player's bot sat in it: rated on the bot ladder, not people's
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,6 +316,8 @@ async def _rate(
 ) -> bool:
     """Update the ratings of the established human seats of a finished game (or of an
     abandoned one a seated player ended); False if it is not rated."""
+    if is_ladder_game(record):  # a player's bot sat in it: the bot ladder, never people's
+        return await rate_ladder(session, record, now)
     judged = await verdict(
         session,
         game_id=record.game_id,
@@ -389,6 +397,12 @@ async def save_record(
         if stored is None or int(stored.last_version or 0) < record.events_from - 1:
             return Saved.GAP
     await _upsert_users(session, record)
+    if record.keys:  # a key is kept once, as first seen: never replaced by a later record
+        rows = [
+            {"kid": kid, "user_id": k.get("user"), "public_key": k.get("key")}
+            for kid, k in sorted(record.keys.items())
+        ]
+        await session.execute(_INSERT_KEY, rows)
     values = _game_values(record, now)
     # A game's stored events are every version up to its last_version: none yet when its
     # first record is a checkpoint that starts later (the ones before it are not stored).

@@ -16,6 +16,7 @@ from starlette.routing import Route
 
 from engines.registry import GAMES
 from server import protocol as p
+from server.identity.signing import BadKey, public_key
 from server.identity.tokens import BadName, BadToken, Claims, User
 from server.protocol.bodies import CLOSE_CONNECTION, read_body
 from server.realtime.session import Services
@@ -36,10 +37,18 @@ class CreateRoom(msgspec.Struct, forbid_unknown_fields=True):
     deadlines: dict[str, float | None] = msgspec.field(default_factory=dict)
     takeback: bool = False
     absent: Literal["bot", "default"] = "bot"  # who plays a seat gone past the grace time
+    player_bots: bool = True  # players' bot accounts may sit (docs/BOTS.md)
 
 
 class Guest(msgspec.Struct):
     name: str
+
+
+class DeviceKey(msgspec.Struct, forbid_unknown_fields=True):
+    key: str  # base64url of the uncompressed P-256 point (server/identity/signing.py)
+
+
+MAX_DEVICE_KEYS = 32  # devices one user may register
 
 
 def _error(status: int, code: str, message: str) -> JSONResponse:
@@ -88,7 +97,11 @@ _STATUS = {
     p.TOO_MANY_PUBLIC_ROOMS: 429,
     p.TOO_MANY_BOT_GAMES: 429,
     p.TOO_MANY_GUESTS: 429,
+    p.TOO_MANY_KEYS: 429,
     p.BANNED: 403,
+    "too-many-bots": 429,
+    "no-such-bot": 404,
+    "not-for-bots": 403,
 }
 
 
@@ -181,6 +194,7 @@ async def create_room(request: Request) -> Response:
         deadlines=dict(body.deadlines),
         takeback=body.takeback,
         absent=body.absent,
+        player_bots=body.player_bots,
         address=_address_mark(request),
     )
     room = await _services(request).rooms.seats.create(user.id, user.name, ask)
@@ -227,6 +241,23 @@ async def sign_out(request: Request) -> Response:
 
 
 @handle
+async def register_key(request: Request) -> Response:
+    """A device's public key, registered with the token's user (again: no change): the
+    device signs its moves with the private key, and its sockets name the key (``kid``) in
+    ``auth``. ``bad-key`` for anything but a P-256 point in base64url."""
+    user = await _user(request)
+    body: DeviceKey = await _body(request, DeviceKey)
+    try:
+        kid, _key = public_key(body.key)
+    except BadKey as exc:
+        raise RoomError(p.BAD_KEY, str(exc)) from None
+    store = _services(request).rooms.store
+    if not await store.register_key(user.id, kid, body.key, MAX_DEVICE_KEYS):
+        raise RoomError(p.TOO_MANY_KEYS, f"a user registers at most {MAX_DEVICE_KEYS} devices")
+    return JSONResponse({"kid": kid, "user": user.id}, status_code=201)
+
+
+@handle
 async def my_rooms(request: Request) -> Response:
     """The rooms the token's user sits in (lobby and playing), most recent activity first,
     each with ``seat`` and ``turn`` (whose move; ``turn.you``: this user owes one)."""
@@ -242,4 +273,5 @@ routes = [
     Route("/api/rooms/{code}", get_room, methods=["GET"]),
     Route("/api/me/rooms", my_rooms, methods=["GET"]),
     Route("/api/me/signout", sign_out, methods=["POST"]),
+    Route("/api/me/keys", register_key, methods=["POST"]),
 ]

@@ -1,12 +1,12 @@
 """The browser client's routes: the single-page app, its ES modules and the rules pages.
 
 There is no build step: ``web-client/`` is served as it is. ``/``, ``/r/{code}`` (a room by its
-invite link), ``/replay/{game_id}``, ``/leaderboard/{game}`` and ``/player/{user}`` all answer
-the same page, whose modules read the path; ``/rules/{game}`` answers a short static page per
-game, in the player's language when it has one (``rules/<game>.<lang>.html``), and ``/rules``
-the page that lists them all (``rules/index.html``); ``/static/...``
-the modules, styles and pages themselves (revalidated by ETag on every load, so a new deploy
-is picked up at once).
+invite link), ``/replay/{game_id}``, ``/leaderboard/{game}``, ``/ladder/{game}`` and
+``/player/{user}`` all answer the same page, whose modules read the path; ``/rules/{game}``
+answers a short static page per game, in the player's language when it has one
+(``rules/<game>.<lang>.html``), and ``/rules`` the page that lists them all
+(``rules/index.html``); ``/static/...`` the modules, styles and pages themselves
+(revalidated by ETag on every load, so a new deploy is picked up at once).
 
 ``/r/{code}`` is rendered: its head carries the room's preview card (server/http/unfurl.py), so a
 link pasted into a chat app unfurls; a code typed in lower case or in groups of four
@@ -139,6 +139,7 @@ def routes(web_root: Path) -> list[BaseRoute]:
         Route("/r/{code}", room_page, methods=["GET", "HEAD"]),
         Route("/replay/{game_id}", app_page, methods=["GET", "HEAD"]),
         Route("/leaderboard/{game}", app_page, methods=["GET", "HEAD"]),
+        Route("/ladder/{game}", app_page, methods=["GET", "HEAD"]),
         Route("/player/{user_id}", app_page, methods=["GET", "HEAD"]),
         Route("/admin", app_page, methods=["GET", "HEAD"]),
         Route("/rules", rules_page, methods=["GET", "HEAD"]),

@@ -32,6 +32,13 @@ from server.identity.text import BadText, clean_text
 MAX_NAME = 32
 DEFAULT_TTL = 30 * 24 * 3600  # seconds a token lives (refreshed while it is used)
 MARK_CHARS = 32  # an address mark's length (hex)
+BOT_PREFIX = "b_"  # the user ids of players' bot accounts (server/http/bots.py)
+BOT_TOKEN_TTL = 365 * 24 * 3600  # a bot account's token lives a year (until revoked)
+
+
+def is_bot_account(user_id: str | None) -> bool:
+    """A player's bot account (not a person, not one of the server's own bots)."""
+    return user_id is not None and user_id.startswith(BOT_PREFIX)
 
 
 def address_mark(secret: bytes, address: str) -> str:
@@ -129,6 +136,10 @@ class Tokens:
     def _sign(self, payload: bytes) -> str:
         return _b64(hmac.new(self._key, payload, hashlib.sha256).digest())
 
+    def bot_account(self, name: str) -> User:
+        """A new bot account's user (its token: ``issue`` with ``BOT_TOKEN_TTL``)."""
+        return User(f"{BOT_PREFIX}{secrets.token_urlsafe(9)}", clean_name(name))
+
     def guest(self, name: str, mark: str | None = None) -> tuple[str, User]:
         """A new guest user with that display name, and its token (``mark``: the address
         mark of the address it is made from)."""
@@ -136,14 +147,19 @@ class Tokens:
         return self.issue(user, mark=mark), user
 
     def issue(
-        self, user: User, gen: int = 0, now: float | None = None, mark: str | None = None
+        self,
+        user: User,
+        gen: int = 0,
+        now: float | None = None,
+        mark: str | None = None,
+        ttl: int | None = None,
     ) -> str:
         issued = int(time.time() if now is None else now)
         data: dict[str, object] = {
             "u": user.id,
             "n": user.name,
             "t": issued,
-            "e": issued + self.ttl,
+            "e": issued + (self.ttl if ttl is None else ttl),
             "g": gen,
         }
         if mark is not None:

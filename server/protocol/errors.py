@@ -33,6 +33,7 @@ SEATS_EMPTY = "seats-empty"
 NOT_READY = "not-ready"
 NO_COMMITMENT = "no-commitment"  # a start in a room that published no seed commitment
 NOT_A_BOT = "not-a-bot"
+NO_PLAYER_BOTS = "no-player-bots"  # a player's bot account sits where the host refuses them
 BAD_BOT_LEVEL = "bad-bot-level"
 CANNOT_KICK_SELF = "cannot-kick-self"
 STALE_VERSION = "stale-version"
@@ -47,6 +48,14 @@ NOT_OPEN = "not-open"
 NOT_COMMITTED = "not-committed"
 ALREADY_REVEALED = "already-revealed"
 DIGEST_MISMATCH = "digest-mismatch"
+# Signed moves (server/table/chain.py): a socket that signed in with a device key sent a move
+# without a signature / with one that does not verify; a key registration that is not a
+# P-256 public key; a socket whose key is not registered with its user (closed with 4011).
+SIGNATURE_REQUIRED = "signature-required"
+BAD_SIGNATURE = "bad-signature"
+BAD_KEY = "bad-key"
+TOO_MANY_KEYS = "too-many-keys"
+UNKNOWN_KEY = "unknown-key"
 CHAT_TOO_LONG = "chat-too-long"
 BAD_TEXT = "bad-text"
 TOO_MANY_SOCKETS = "too-many-sockets"
@@ -71,6 +80,7 @@ CLOSE_BAD_TOKEN = 4001
 CLOSE_FLOOD = 4008
 CLOSE_TOO_MANY = 4009
 CLOSE_BANNED = 4010  # an operator banned the user from the site
+CLOSE_UNKNOWN_KEY = 4011  # auth named a device key its user never registered: register it again
 CLOSE_FORBIDDEN_ORIGIN = 4003  # before the upgrade: the client sees HTTP 403
 
 

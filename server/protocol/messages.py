@@ -28,6 +28,9 @@ Phase = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 Digest = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")]
 # At least 16 random bytes, as lowercase hex.
 Salt = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{32,128}$")]
+# A device's ECDSA P-256 signature, r || s (64 bytes), base64url without padding
+# (server/table/chain.py, docs/PROTOCOL.md "The move chain").
+Sig = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{86}$")]
 
 
 class _In(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True):
@@ -63,6 +66,7 @@ class Ready(_In, tag="ready"):
     ready: bool = True
     # The player's contribution to the deal seed: 32 random bytes as lowercase hex.
     entropy: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")] | None = None
+    sig: Sig | None = None  # the device's signature of the entropy (kind ``entropy``)
 
 
 class Start(_In, tag="start"):
@@ -86,6 +90,9 @@ class Act(_In, tag="act"):
     move: Any
     version: Version | None = None
     seat: Seat | None = None  # optional: must be the sender's own seat
+    # A signed move: the salt of its commitment and the device's signature (with ``version``).
+    salt: Salt | None = None
+    sig: Sig | None = None
 
 
 class Takeback(_In, tag="takeback"):
@@ -100,6 +107,7 @@ class Commit(_In, tag="commit"):
     phase: Phase
     digest: Digest
     seat: Seat | None = None
+    sig: Sig | None = None  # the device's signature of the commit
 
 
 class Reveal(_In, tag="reveal"):
@@ -107,6 +115,7 @@ class Reveal(_In, tag="reveal"):
     move: Any
     salt: Salt
     seat: Seat | None = None
+    sig: Sig | None = None  # the device's signature of the opening
 
 
 class Chat(_In, tag="chat"):

@@ -106,6 +106,7 @@ class Connection:
     seat: int | None = None  # the seat it renders for (None: spectator view)
     gen: int = 0  # the token generation it signed in with (sign out everywhere closes it)
     mark: str | None = None  # its token's address mark (an address ban closes it)
+    key: Any = None  # (kid, public key) of the device key its moves are signed with
     spectators: bool = True  # the room it follows allows spectators
     version: int = -1  # the last version sent; -1: no snapshot yet
     synced: bool = False

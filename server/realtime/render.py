@@ -76,6 +76,7 @@ def entry_frames(
             "view": game.view(state, seat),
             "event": event,
             "deadline": entry.deadline,
+            "head": entry.head,  # the game's chain head after it (server/table/chain.py)
         }
     )
     if entry.kind == ABANDON:

@@ -77,6 +77,7 @@ async def resumed(rooms: RoomService, room: Room, version: int, seat: int | None
         "seat": seat,
         "room_state": room.summary(rooms.base_url),
         "deadline": room.deadline,
+        "head": room.head,  # the game's chain head at this version (server/table/chain.py)
         "chat": await rooms.chat.history(room.id),
         "announce": await moderation.announcement(rooms.store, room),
     }
@@ -98,6 +99,7 @@ async def snapshot(rooms: RoomService, room: Room, seat: int | None, role: str) 
         "seed_digest": room.seed_digest,
         "seed": room.seed if room.status in ("finished", "abandoned") else None,
         "deadline": room.deadline,
+        "head": room.head,  # the game's chain head at this version (server/table/chain.py)
         "chat": await rooms.chat.history(room.id),
         "announce": await moderation.announcement(rooms.store, room),
     }

@@ -22,14 +22,16 @@ from starlette.types import Receive
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from server import protocol as p
+from server.identity.signing import parsed
 from server.identity.text import BadText, clean_text
-from server.identity.tokens import BadToken, Claims, Identity, Tokens
+from server.identity.tokens import BadToken, Claims, Identity, Tokens, is_bot_account
 from server.realtime.hub import Connection, Hub
 from server.realtime.resume import entry_wait
+from server.realtime.signed import DeviceKey, act_proof, checked
 from server.redis.store import Store
 from server.settings import Settings
 from server.table import moderation
-from server.table.reveal import Sealing
+from server.table.reveal import Sealing, digest
 from server.table.room import LOBBY, Room, RoomError, now_ms
 from server.table.rooms import RoomService
 
@@ -150,11 +152,20 @@ class Services:
 class _Auth(msgspec.Struct, tag_field="type", tag="auth", forbid_unknown_fields=True):
     token: str
     ref: p.Ref = None
+    key: str | None = None  # the kid of the device key this socket signs its moves with
 
 
-async def authenticate(socket: WebSocket, services: Services) -> Claims:
-    """The first frame must be ``auth {token}`` (never the URL: it ends up in logs);
-    BadToken otherwise, or if it does not come within ``auth_timeout_seconds``."""
+class UnknownKey(BadToken):
+    """``auth`` named a device key its user has not registered (register it, then again)."""
+
+    code = p.UNKNOWN_KEY
+    close = p.CLOSE_UNKNOWN_KEY
+
+
+async def authenticate(socket: WebSocket, services: Services) -> tuple[Claims, DeviceKey | None]:
+    """The first frame must be ``auth {token, key?}`` (never the URL: it ends up in logs);
+    BadToken otherwise, or if it does not come within ``auth_timeout_seconds``; with the
+    device key it names (``UnknownKey``: not one its user registered)."""
     if "token" in socket.query_params:
         raise BadToken("send the token in the first frame (auth), never in the URL")
     try:
@@ -175,7 +186,13 @@ async def authenticate(socket: WebSocket, services: Services) -> Claims:
     if shut:  # before anything that costs more
         raise ShutOut(shut)
     client = socket.client
-    return await services.identity.current(claims, client.host if client is not None else None)
+    claims = await services.identity.current(claims, client.host if client is not None else None)
+    if auth.key is None:
+        return claims, None
+    public = await services.rooms.store.device_key(claims.user.id, auth.key[:64])
+    if public is None:
+        raise UnknownKey("no such device key is registered for this user: register it first")
+    return claims, (auth.key, parsed(public))
 
 
 class ShutOut(Exception):
@@ -210,7 +227,7 @@ async def serve(socket: WebSocket, services: Services, receive: Receive | None =
     socket.scope["headers"].clear()
     socket.scope.pop("extensions", None)  # only for a refusal before the accept
     try:
-        claims = await authenticate(socket, services)
+        claims, device_key = await authenticate(socket, services)
     except BadToken as exc:  # Banned too: ``banned``, closed with 4010
         services.rooms.store.metrics.error_sent(exc.code)
         await _refuse(socket, p.error(exc.code, str(exc)), exc.close, exc.code)
@@ -241,6 +258,7 @@ async def serve(socket: WebSocket, services: Services, receive: Receive | None =
     try:
         conn = services.hub.connection(user, socket, claims.gen)
         conn.mark = claims.mark  # an address ban reaches the sockets of guests made there
+        conn.key = device_key  # its moves are signed with it (server/realtime/signed.py)
         session = Session(conn, services)
         conn.send(_hello(services, claims))  # no local: this coroutine lasts as long as the socket
         try:
@@ -435,7 +453,8 @@ class Session:
             room, seat = await self.my_room(m.seat, recalled)
         except RoomError:
             return None
-        return await steps.act_recalled(room, seat, m.move, m.version)
+        proof = act_proof(self.conn.key, m, room.id, seat)
+        return await steps.act_recalled(room, seat, m.move, m.version, proof)
 
     async def entry_refused(self, room_id: str, ref: p.Ref) -> bool:
         """A join or a resume is priced (``resume.entry_wait``): over the user's or the
@@ -479,11 +498,12 @@ class Session:
             case p.Sit():
                 if self.conn.role != "player":
                     raise RoomError(p.NOT_A_PLAYER, "join as a player to sit")
-                await rooms.seats.sit(self.room_id(), user.id, user.name, m.seat)
+                owner = await self.owner_of_bot(user.id)
+                await rooms.seats.sit(self.room_id(), user.id, user.name, m.seat, owner)
             case p.Stand():
                 await rooms.seats.stand(self.room_id(), user.id)
             case p.Ready():
-                await rooms.seats.ready(self.room_id(), user.id, m.ready, m.entropy)
+                await self.ready(m)
             case p.Start():
                 await rooms.seats.start(self.room_id(), user.id)
             case p.AddBot():
@@ -495,7 +515,8 @@ class Session:
             case p.Act():
                 if await self.recalled_act(m) is None:
                     room, seat = await self.my_room(m.seat)
-                    await rooms.steps.act(room.id, seat, m.move, m.version, room=room)
+                    proof = act_proof(self.conn.key, m, room.id, seat)
+                    await rooms.steps.act(room.id, seat, m.move, m.version, room=room, proof=proof)
             case p.Takeback():
                 room_id, seat = await self.my_seat(None)
                 await rooms.steps.takeback(room_id, seat, m.version)
@@ -503,17 +524,50 @@ class Session:
                 await rooms.ending.abandon(self.room_id(), user.id, "host")
             case p.Commit():
                 room, seat = await self.my_room(m.seat)
-                await self.s.sealing.commit(room.id, seat, m.phase, m.digest, room=room)
+                signed = checked(
+                    self.conn.key, m.sig, kind="commit", room=room.id, version=room.version,
+                    seat=seat, c=m.digest,
+                )  # fmt: skip
+                await self.s.sealing.commit(
+                    room.id, seat, m.phase, m.digest, room=room, signed=signed
+                )
             case p.Reveal():
                 room, seal = await rooms.get_with_seal(self.room_id())
                 room, seat = await self.my_room(m.seat, room)
+                signed = checked(
+                    self.conn.key, m.sig, kind="reveal", room=room.id, version=room.version,
+                    seat=seat, c=digest(m.phase, seat, m.move, m.salt),
+                )  # fmt: skip
                 await self.s.sealing.reveal(
-                    room.id, seat, m.phase, m.move, m.salt, read=(room, seal)
+                    room.id, seat, m.phase, m.move, m.salt, read=(room, seal), signed=signed
                 )
             case p.Chat():
                 await self.chat(m)
             case p.WatchRooms():
                 await self.watch(m.watch)
+
+    async def ready(self, m: p.Ready) -> None:
+        """Ready (or not), with the seat's contribution to the deal seed, signed by a device
+        with a key (kind ``entropy``, version 0)."""
+        room_id = self.room_id()
+        signed = None
+        if m.entropy is not None:
+            seat = (await self.s.rooms.get(room_id)).seat_of(self.conn.user.id)
+            signed = checked(
+                self.conn.key, m.sig, kind="entropy", room=room_id, version=0,
+                seat=-1 if seat is None else seat, c=m.entropy,
+            )  # fmt: skip
+        await self.s.rooms.seats.ready(room_id, self.conn.user.id, m.ready, m.entropy, signed)
+
+    async def owner_of_bot(self, user_id: str) -> tuple[str, str] | None:
+        """The (id, name) of the player who owns this bot account (None: not a bot);
+        a bot account revoked meanwhile is refused like its token."""
+        if not is_bot_account(user_id):
+            return None
+        account = await self.s.rooms.store.bot_account(user_id)
+        if account is None or account.get("revoked"):
+            raise RoomError(p.BAD_TOKEN, "this bot account was revoked")
+        return str(account["owner"]), str(account["owner_name"])
 
     async def chat(self, m: p.Chat) -> None:
         room_id = self.room_id()

@@ -91,6 +91,10 @@ class Keys:
         ms), for "my rooms" on any browser of theirs. Hash-tagged by the user."""
         return f"{self.prefix}user:{{{user_id}}}:rooms"
 
+    def user_keys(self, user_id: str) -> str:
+        """The user's registered device keys: a hash, kid -> public key (base64url)."""
+        return f"{self.prefix}user:{{{user_id}}}:keys"
+
     def user_chat(self, user_id: str) -> str:
         """Hash: the user's chat token bucket (``t`` tokens at ``at`` ms), on every node."""
         return f"{self.prefix}user:{{{user_id}}}:chat"
@@ -116,6 +120,30 @@ class Keys:
         """Hash: the token bucket of joins and resumes of one user (``kind`` "user") or one
         client address ("address", its keyed hash), shared by every node."""
         return f"{self.prefix}resumes:{kind}:{{{who}}}"
+
+    def user_bots(self, user_id: str) -> str:
+        """Hash: a player's bot accounts, bot id -> JSON ``{id, name, created_at, revoked}``."""
+        return f"{self.prefix}user:{{{user_id}}}:bots"
+
+    def bot_account(self, bot_id: str) -> str:
+        """String: one bot account (JSON ``{id, name, owner, owner_name, created_at,
+        revoked}``): who owns the bot seated at a table (server/http/bots.py)."""
+        return f"{self.prefix}bot:{{{bot_id}}}"
+
+    def ladder_ready(self, engine: str) -> str:
+        """Sorted set: bot accounts ready for the ladder's games of one game (score: until
+        when, epoch ms), renewed by the bots (server/ladder/arena.py)."""
+        return f"{self.prefix}ladder:{{{engine}}}:ready"
+
+    @property
+    def ladder_tables(self) -> str:
+        """Sorted set: the arena's rooms not over (score: when made, epoch ms)."""
+        return f"{self.prefix}ladder:tables"
+
+    @property
+    def ladder_lease(self) -> str:
+        """String: the node whose arena makes the ladder's matches now (expiring)."""
+        return f"{self.prefix}ladder:lease"
 
     def user_gen(self, user_id: str) -> str:
         """String: the user's token generation (absent: 0). Signing out everywhere raises

@@ -74,12 +74,14 @@ class SealStore(StorePart):
         proxy: bool = False,
         nonce: str | None = None,
         seats: Sequence[int] = (),
+        signed: str = "",
     ) -> str:
         """Store one seat's digest: 'ok', 'open' (this commit completed the set; the seal
         records ``open_by``, the reveal deadline), 'open-stand-in' (the same, and one of
         ``seats`` is taken over or was committed for by a stand-in), 'already-committed' or
         'wrong-phase'.
         ``proxy``: a stand-in commits for an absent player (the seal notes ``p:<seat>``).
+        ``signed``: "<kid> <signature>" of a device-signed commit, kept as ``s:<seat>``.
         ``nonce`` names this call (a fresh one by default): redis-py runs the script again
         when a connection error lost its reply, and that repeat gets this call's answer."""
         k = self.keys
@@ -96,6 +98,7 @@ class SealStore(StorePart):
                 "1" if proxy else "",
                 nonce or secrets.token_hex(8),
                 ",".join(str(seat) for seat in seats),
+                signed,
             ],
         )
         return cast(str, decoded(result))

@@ -27,6 +27,7 @@ sign-outs) stay classic pub/sub.
 from __future__ import annotations
 
 from server.redis.archive import ArchiveStore
+from server.redis.bot_accounts import BotAccountStore
 from server.redis.chat import ChatStore
 from server.redis.clock import ClockStore
 from server.redis.keys import ARCHIVE_STREAMS, CLOCK_BUCKETS, Keys, member, spread_tags
@@ -60,6 +61,7 @@ class Store(
     NodeStore,
     ListStore,
     ArchiveStore,
+    BotAccountStore,
 ):
     """Every part of the store over one Redis (``StorePart``, server/redis/part.py): the
     object the server's layers above Redis are given."""

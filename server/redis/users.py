@@ -31,6 +31,23 @@ class UserStore(StorePart):
         await self.wire.call("PUBLISH", self.keys.users_channel, payload(gen))
         return gen
 
+    # -- device keys (server/identity/signing.py) -----------------------------------------
+    async def register_key(self, user_id: str, kid: str, public: str, most: int) -> bool:
+        """Keep a device's public key with the user (again: no change); False when the user
+        has ``most`` keys already. A key is never dropped: the archive's records name it."""
+        key = self.keys.user_keys(user_id)
+        if await self.wire.call("HEXISTS", key, kid, key=key):
+            return True
+        if int(await self.wire.call("HLEN", key, key=key)) >= most:
+            return False
+        await self.wire.call("HSET", key, kid, public, key=key)
+        return True
+
+    async def device_key(self, user_id: str, kid: str) -> str | None:
+        """A public key the user registered, by its kid (None: none such)."""
+        key = self.keys.user_keys(user_id)
+        return decoded(await self.wire.call("HGET", key, kid, key=key))
+
     async def user_standing(
         self, user_id: str, marks: Sequence[str] = (), lookup: bool = False
     ) -> Standing:

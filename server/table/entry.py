@@ -50,6 +50,10 @@ class Entry(msgspec.Struct, kw_only=True):
     reason: str | None = None  # an abandon: "host" (the host ended it) or "idle" (the clock)
     private: bool = False  # a private sealed phase: each move is shown only to its mover
     secret: bool = False  # ... even once the game is over (``Prompt.for_good``)
+    # The move chain (server/table/chain.py): the head after this step, and what the log
+    # keeps of its link -- ``{"moves": seat -> proof and salt, "game": ... (the deal)}``.
+    head: str | None = None
+    chain: dict[str, Any] | None = None
 
 
 def now_iso() -> str:
@@ -58,7 +62,7 @@ def now_iso() -> str:
 
 _json_encode = msgspec.json.encode
 _json_decode = msgspec.json.decode
-_JSON_FIELDS = ("seats", "moves", "defaults", "salts", "opened", "contributions")
+_JSON_FIELDS = ("seats", "moves", "defaults", "salts", "opened", "contributions", "chain")
 _OPTIONAL_JSON = ("proxies",)  # written only when not empty
 _TEXT_FIELDS = (
     "engine",
@@ -72,6 +76,7 @@ _TEXT_FIELDS = (
     "seed_commitment",
     "game_id",
     "reason",
+    "head",
 )
 
 
@@ -133,6 +138,8 @@ def from_fields(fields: dict[str, bytes]) -> Entry:
         contributions=js("contributions"),
         game_id=text("game_id"),
         reason=text("reason"),
+        head=text("head"),
+        chain=js("chain"),
         deadline=int(fields["deadline"]) if fields.get("deadline") else None,
         undoes=int(fields["undoes"]) if fields.get("undoes") else None,
         private=fields.get("private") == b"1",

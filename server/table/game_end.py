@@ -17,9 +17,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from server import protocol as p
+from server.identity.signing import ServerKey
 from server.redis.store import member
 from server.table.entry import ABANDON
-from server.table.record import build_record, encode_record
+from server.table.record import GameRecord, build_record, encode_record, kids_used
 from server.table.room import (
     ABANDONED,
     FINISHED,
@@ -40,6 +41,8 @@ log = logging.getLogger("tortuga.rooms")
 
 class StepWriter(Protocol):
     """The writer of every step of a game (server/table/steps.py), its abandon included."""
+
+    server_key: ServerKey  # the key of the moves the server makes (the record names it)
 
     async def advance(
         self,
@@ -188,6 +191,22 @@ class GameEnd:
         log.warning("final record written by the clock", extra={"room": room_id})
         return True
 
+    async def _keys(self, room: Room, record: GameRecord[str]) -> dict[str, dict[str, Any]]:
+        """The public keys the record's proofs name (``kids_used``): the server's, and each
+        seat's player's as registered with their user (server/identity/signing.py)."""
+        server = self.writer.server_key if self.writer is not None else None
+        keys: dict[str, dict[str, Any]] = {}
+        for kid, seat in kids_used(record).items():
+            if seat is None:
+                if server is not None and kid == server.kid:
+                    keys[kid] = {"user": None, "key": server.public}
+                continue
+            user = room.seats[seat].user if 0 <= seat < len(room.seats) else None
+            public = await self.store.device_key(user, kid) if user is not None else None
+            if public is not None:
+                keys[kid] = {"user": user, "key": public}
+        return keys
+
     async def archive(
         self,
         room_id: str,
@@ -212,6 +231,7 @@ class GameEnd:
         first = since if checkpoint is not None else 1
         entries = await self.store.log_range(room_id, first, checkpoint or room.version)
         record = build_record(room, [e for _, e in entries], events_from=first)
+        record.keys = await self._keys(room, record)
         await self.store.archive(room_id, encode_record(record))
         if room.status in (FINISHED, ABANDONED):
             await self.store.set_fields(room_id, {"archived": "1"})

@@ -16,7 +16,9 @@ field ``record`` (docs/ARCHITECTURE.md, "The archive record"):
      "events": [{"version": 1, "moves": {}, "defaults": [], "proxies": [], "at": ISO,
                  "digest": hex, "moves_public": true (only when they are),
                  "moves_private": true (a private prompt's: only when they are),
-                 "takeback": <version undone> (only on a take-back)}, ...]}
+                 "takeback": <version undone> (only on a take-back),
+                 "head": hex, "chain": {"moves": {seat: proof}, "game"?}}, ...],
+     "keys": {kid: {"user": <id> | null, "key": base64url}}}
 
 Version 1 is the deal (``game.start``); each later version is ``game.step`` with the logged
 moves, or -- a take-back (``takeback: u``) -- the state of version ``u - 1`` again;
@@ -60,6 +62,10 @@ class SeatRecord(msgspec.Struct, kw_only=True):
     user: str | None = None
     name: str = ""
     bot: str | None = None
+    # A player's bot account sat here: the player who owns it (left out of the JSON for a
+    # person's seat or a server bot's).
+    owner: str | msgspec.UnsetType = msgspec.UNSET
+    owner_name: str | msgspec.UnsetType = msgspec.UNSET
 
     @property
     def human(self) -> bool:
@@ -85,6 +91,11 @@ class GameEvent(msgspec.Struct, Generic[Time], kw_only=True):
     # good, also once the game is over.
     moves_private: bool | UnsetType = UNSET
     takeback: int | UnsetType | None = UNSET  # a take-back: the version it undid
+    # The move chain (server/table/chain.py): the head after this event, and its moves'
+    # proofs (seat -> {by, c, key, l, open, sig, salt}; the deal's also ``game``). None in
+    # records from before the chain.
+    head: str | None = None
+    chain: dict[str, Any] | None = None
 
     @property
     def public_moves(self) -> bool:
@@ -141,6 +152,9 @@ class GameRecord(msgspec.Struct, Generic[Time], kw_only=True):
     # Admins looked at the hidden state of the game under way (None: never, or a record
     # from before).
     inspected: Inspections[Time] | None = None
+    # The public keys the events' proofs name: kid -> {"user": <id> | null (the server's),
+    # "key": base64url point} (server/identity/signing.py).
+    keys: dict[str, dict[str, Any]] = {}
 
     @property
     def final(self) -> bool:
@@ -197,6 +211,15 @@ def build_record(
         seats=[
             # A started game's seats are all taken, each with a name.
             SeatRecord(seat=i, user=s.user, name=s.name or "", bot=s.bot)
+            if s.owner is None
+            else SeatRecord(
+                seat=i,
+                user=s.user,
+                name=s.name or "",
+                bot=s.bot,
+                owner=s.owner,
+                owner_name=s.owner_name or "",
+            )
             for i, s in enumerate(room.seats)
         ],
         seed=room.seed if over else None,
@@ -257,4 +280,21 @@ def _event(fields: dict[str, bytes]) -> GameEvent[str]:
         moves_private=True if fields.get("secret") == b"1" else UNSET,  # its movers' for good
         # A take-back: the state is the one of the version before the undone move.
         takeback=int(undoes) if undoes else UNSET,
+        head=fields["head"].decode() if fields.get("head") else None,
+        chain=_json(fields["chain"]) if fields.get("chain") else None,
     )
+
+
+def kids_used(record: GameRecord[Any]) -> dict[str, int | None]:
+    """The kids the record's proofs name, each with the seat whose player's key it must be
+    (None: a key of the server's, ``by: "server"``)."""
+    out: dict[str, int | None] = {}
+    for event in record.events:
+        chain = event.chain or {}
+        for seat, proof in (chain.get("moves") or {}).items():
+            if isinstance(proof, dict) and proof.get("key"):
+                out[proof["key"]] = None if proof.get("by") == "server" else int(seat)
+        for c in (chain.get("game") or {}).get("contributions") or []:
+            if isinstance(c, dict) and c.get("key"):
+                out[c["key"]] = c.get("seat")
+    return out

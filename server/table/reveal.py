@@ -17,7 +17,6 @@ Before every seat has committed, no move exists in clear anywhere: only digests.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import json
 import logging
@@ -27,6 +26,7 @@ from typing import Any
 from engines.core import MoveError
 from server import protocol as p
 from server.redis.store import Opening, RevealRefused, member
+from server.table import chain
 from server.table.entry import REVEAL, Published, pack
 from server.table.room import SEAL_DEFAULT, Room, RoomError, now_ms, phase_name, playing
 from server.table.rooms import RoomService
@@ -68,14 +68,32 @@ def _openings(
     return openings
 
 
-def canonical_json(move: Any) -> str:
-    return json.dumps(move, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+canonical_json = chain.canonical_json
 
 
 def digest(phase: str, seat: int, move: Any, salt: str) -> str:
     """The commitment to ``move`` (hex sha256); the client computes the same."""
-    text = f"{phase}:{seat}:{canonical_json(move)}:{salt}"
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return chain.commitment(phase, seat, move, salt)
+
+
+def _proofs(
+    phase: str, openings: dict[int, dict[str, Any]], seal: dict[str, str]
+) -> dict[int, chain.Proof]:
+    """The players' signed proofs of a phase's moves: their signed commits (``s:<seat>``),
+    with their openings' signatures by the same key. A seat whose move the server made
+    (a default, a stand-in's) gets the server's proof instead (server/table/chained.py)."""
+    proofs: dict[int, chain.Proof] = {}
+    for seat, o in openings.items():
+        kept = seal.get(f"s:{seat}")
+        if kept is None or o.get("salt") is None or o.get("default"):
+            continue
+        kid, sig = kept.split(" ", 1)
+        opened = o.get("sig") if o.get("key") == kid else None
+        proofs[seat] = chain.Proof(
+            by=chain.PLAYER, c=seal.get(f"c:{seat}", ""), l=phase, salt=o["salt"],
+            key=kid, sig=sig, open=opened,
+        )  # fmt: skip
+    return proofs
 
 
 class Sealing:
@@ -111,10 +129,13 @@ class Sealing:
         *,
         proxy: bool = False,
         room: Room | None = None,
+        signed: tuple[str, str] | None = None,
     ) -> None:
-        """Store one seat's digest. The commit that completes the set opens the phase and,
-        if the room has a reveal deadline, sets it (``open_by``, epoch ms) in the same
-        script that opens the phase, and on the clock. ``proxy``: a stand-in commits for
+        """Store one seat's digest (``signed``: its device's kid and signature of it, kept
+        in the seal as ``s:<seat>`` for the step's proof: server/table/chain.py). The
+        commit that completes the set opens the phase and, if the room has a reveal
+        deadline, sets it (``open_by``, epoch ms) in the same script that opens the phase,
+        and on the clock. ``proxy``: a stand-in commits for
         the seat's absent player (the resolution lists the seat in ``proxies``). ``room``:
         the room as the caller has just read it (the script checks its version)."""
         room, game, state = await self._phase(room_id, seat, phase, room)
@@ -152,6 +173,7 @@ class Sealing:
             open_by=open_by,
             proxy=proxy,
             seats=() if bots_owe else owed,
+            signed=" ".join(signed) if signed is not None else "",
         )
         if result == "already-committed":
             raise RoomError(p.ALREADY_COMMITTED, "this seat has committed already")
@@ -174,6 +196,7 @@ class Sealing:
         *,
         proxy: bool = False,
         read: tuple[Room, dict[str, str]] | None = None,
+        signed: tuple[str, str] | None = None,
     ) -> None:
         """Store one seat's opening; the one that completes the set resolves the phase.
         ``read``: the room and its seal as the caller has just read them (one round trip;
@@ -203,6 +226,8 @@ class Sealing:
         opening = {"move": move, "salt": salt, "applied": applied.to_json(), "default": default}
         if proxy:
             opening["proxy"] = True
+        if signed is not None:  # the device's signature of its opening
+            opening["key"], opening["sig"] = signed
         prompt = game.prompt(state)
         owed = _owed_reveals(prompt.seats, seal)
         text = json.dumps(opening, separators=(",", ":"))
@@ -293,6 +318,7 @@ class Sealing:
                 "secret": prompt.private and prompt.for_good,
             },
             reveal=reveal,
+            proofs=_proofs(phase, openings, seal),
         )
 
     async def default(self, room_id: str, seat: int, phase: str, *, proxy: bool = False) -> bool:

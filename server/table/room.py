@@ -53,6 +53,13 @@ class SeatInfo(msgspec.Struct, kw_only=True):
     # The seat's contribution to the deal seed (hex of 32 bytes, sent with ``ready``);
     # never shown before the start (server/table/seeding.py).
     entropy: str | None = None
+    # Its device's key and signature of it (server/table/chain.py, kind ``entropy``), if
+    # the player's client signed it.
+    entropy_key: str | None = None
+    entropy_sig: str | None = None
+    # A player's bot account sits here (server/http/bots.py): the player who owns it.
+    owner: str | None = None
+    owner_name: str | None = None
 
     @property
     def empty(self) -> bool:
@@ -89,6 +96,7 @@ class Room:
     seed_commitment: str | None = None
     contributions: list[dict[str, Any]] | None = None
     absent: str = "bot"
+    player_bots: bool = True  # players' bot accounts may sit here (the host's choice)
     deadline: int | None = None  # epoch ms: when the prompt of this version times out
     paused_at: int | None = None  # epoch ms: an admin paused the room's clocks (server/admin/)
     game_no: int = 0  # the room's game (1 once dealt): its archive id is ``<room>-<n>``
@@ -111,6 +119,8 @@ class Room:
     # Admins looked at this game's hidden state (server/admin/routes.py, ``reveal``):
     # ``{count, at: [ISO times, the last INSPECTED_KEPT]}``, or None.
     inspected: dict[str, Any] | None = None
+    # The head of the game's move chain (server/table/chain.py): the hash of its last event.
+    head: str | None = None
 
     @property
     def game(self) -> AnyGame:
@@ -144,6 +154,7 @@ class Room:
             "deadlines": self.deadlines,
             "absent": self.absent,
             "takeback": self.takeback,
+            "player_bots": self.player_bots,
             "host": self.host,
             "status": self.status,
             "paused": self.paused_at is not None,  # an admin stopped the clocks
@@ -168,6 +179,8 @@ class Room:
                     "user": s.user,
                     "name": s.name,
                     "bot": s.bot,
+                    # a player's bot account: marked, with the player who owns it
+                    "owner": {"id": s.owner, "name": s.owner_name} if s.owner else None,
                     "ready": s.ready,
                     "contributed": s.entropy is not None,
                     "connected": s.bot is not None or i in self.connected,
@@ -199,6 +212,7 @@ def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = No
         spectators=raw.get("spectators") == b"1",
         deadlines=_json(raw.get("deadlines", b"{}")),
         takeback=raw.get("takeback") == b"1",
+        player_bots=raw.get("player_bots") != b"0",
         host=text("host") or "",
         status=text("status") or LOBBY,
         version=int(raw.get("version", b"0")),
@@ -230,6 +244,7 @@ def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = No
         muted=_by_user(raw, MUTE_FIELD) if moderated else {},
         announcement=text("announce") or None,
         inspected=_inspected(raw.get("inspected"), int(raw.get("game_no") or b"0")),
+        head=text("head") or None,
     )
 
 
@@ -265,7 +280,7 @@ _PLAIN_FIELDS = frozenset(
         "ended_at", "state", "seed", "seed_digest", "server_seed", "seed_commitment",
         "contributions", "absent", "deadline", "paused_at", "paused_by", "game_no",
         "archived", "checkpoint", "ended_reason", "abandoned_by", "host_name", "active_at",
-        "announce", "resolved_by", "inspected",
+        "announce", "resolved_by", "inspected", "head", "player_bots",
     }
 )  # fmt: skip
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from server.identity.signing import ServerKey
 from server.redis.store import Store
 from server.table.chat import Chat
 from server.table.game_end import GameEnd
@@ -47,6 +48,7 @@ class RoomService(RoomReader):
         host_away: float = 0.0,
         quotas: Quotas | None = None,
         pace: Callable[[], Awaitable[None]] | None = None,
+        server_key: ServerKey | None = None,
     ) -> None:
         super().__init__(store, base_url)
         self.quotas = quotas
@@ -60,6 +62,7 @@ class RoomService(RoomReader):
             self.ending,
             room_ttl=room_ttl,
             archive_every=archive_every,
+            server_key=server_key,
         )
         self.seats = Seats(
             self, self.hooks, self.listing, self.steps, lobby_idle=lobby_idle, quotas=quotas

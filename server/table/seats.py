@@ -62,6 +62,8 @@ class NewRoom:
     deadlines: dict[str, Any] = field(default_factory=dict)
     takeback: bool = False
     absent: str = "bot"  # a seat gone past the grace time: "bot" plays it, or "default"
+    player_bots: bool = True  # players' bot accounts may sit (server/http/bots.py)
+    held: bool = True  # the room holds a place in its host's quotas (not the ladder's arena)
     address: str | None = None  # the client address's keyed hash: public rooms per address
 
 
@@ -121,7 +123,7 @@ class Seats:
         if ask.absent not in ABSENT_MODES:
             raise RoomError(p.BAD_MESSAGE, f"absent is one of {', '.join(ABSENT_MODES)}")
         seats = [SeatInfo() for _ in range(ask.players)]
-        quotas = self.quotas
+        quotas = self.quotas if ask.held else None
         address = ask.address if ask.public else None
         if quotas is not None:
             await quotas.check_new_room()
@@ -138,6 +140,7 @@ class Seats:
                 "deadlines": json.dumps(deadlines),
                 "absent": ask.absent,
                 "takeback": "1" if ask.takeback else "0",
+                "player_bots": "1" if ask.player_bots else "0",
                 "host": host_id,
                 "host_name": host_name,
                 "status": LOBBY,
@@ -190,9 +193,20 @@ class Seats:
                 return room
         raise RoomError(p.BUSY, "the room is busy; try again")
 
-    async def sit(self, room_id: str, user_id: str, name: str, seat: int) -> Room:
+    async def sit(
+        self,
+        room_id: str,
+        user_id: str,
+        name: str,
+        seat: int,
+        owner: tuple[str, str] | None = None,
+    ) -> Room:
+        """``owner``: (id, name) of the player whose bot account sits (server/http/bots.py)."""
+
         def change(room: Room) -> None:
             check_seat(room, seat)
+            if owner is not None and not room.player_bots:
+                raise RoomError(p.NO_PLAYER_BOTS, "this room's host does not allow players' bots")
             if room.seats[seat].user == user_id:
                 return
             if not room.seats[seat].empty:
@@ -201,6 +215,8 @@ class Seats:
             if old is not None:
                 room.seats[old] = SeatInfo()
             room.seats[seat] = SeatInfo(user=user_id, name=name)
+            if owner is not None:
+                room.seats[seat].owner, room.seats[seat].owner_name = owner
 
         return await self._lobby_change(room_id, change)
 
@@ -214,10 +230,16 @@ class Seats:
         return await self._lobby_change(room_id, change)
 
     async def ready(
-        self, room_id: str, user_id: str, ready: bool, entropy: str | None = None
+        self,
+        room_id: str,
+        user_id: str,
+        ready: bool,
+        entropy: str | None = None,
+        signed: tuple[str, str] | None = None,
     ) -> Room:
         """Mark the seat ready (or not); ``entropy``: the player's contribution to the deal
-        seed (the latest one sent counts)."""
+        seed (the latest one sent counts); ``signed``: its device's (kid, signature) of it,
+        checked by the socket (server/realtime/signed.py)."""
         if entropy is not None:
             try:
                 seeding.entropy(entropy)
@@ -231,6 +253,7 @@ class Seats:
             room.seats[seat].ready = ready
             if entropy is not None:
                 room.seats[seat].entropy = entropy
+                room.seats[seat].entropy_key, room.seats[seat].entropy_sig = signed or (None, None)
 
         return await self._lobby_change(room_id, change)
 
@@ -349,8 +372,14 @@ class Seats:
             # by the commitment, not drawn now that the players' bytes are known.
             sent = [s.entropy if s.bot is None else None for s in room.seats]
             contributions = seeding.contributions(server_seed, sent)
+            for c in contributions:  # a device's signature of its bytes, when it signed them
+                if c["by"] == seeding.PLAYER and room.seats[c["seat"]].entropy_sig is not None:
+                    c["key"] = room.seats[c["seat"]].entropy_key
+                    c["sig"] = room.seats[c["seat"]].entropy_sig
             seed = seeding.derive(server_seed, [bytes.fromhex(c["entropy"]) for c in contributions])
-            state = game.start(game.options(room.options), room.players, seed)
+            # The options as stored: a room made before its game had editions of the rules
+            # plays (and its record replays) edition 1 (docs/ENGINES.md).
+            state = game.start(game.recorded_options(room.options), room.players, seed)
             room.seed = seed.hex()
             room.seed_digest = hashlib.sha256(seed).hexdigest()
             room.started_at = now_iso()

@@ -24,7 +24,10 @@ from typing import Any
 from engines.core import MoveError
 from engines.registry import AnyGame
 from server import protocol as p
+from server.identity.signing import ServerKey
 from server.redis.store import Opening, member
+from server.table.chain import Proof, commitment
+from server.table.chained import chain_step
 from server.table.entry import (
     ABANDON,
     MOVE,
@@ -81,6 +84,7 @@ class _Step:
     bots_owe: bool = False  # a bot seat owes the prompt it opens
     away_seats: list[int] = field(default_factory=list)  # seats that owe it, if no bot does
     checkpoint: bool = False  # a "playing" record of the game is archived at it
+    head: str | None = None  # the game's chain head after it (server/table/chain.py)
 
     @property
     def over(self) -> bool:
@@ -99,8 +103,11 @@ class Steps:
         *,
         room_ttl: int = 0,
         archive_every: int,
+        server_key: ServerKey | None = None,
     ) -> None:
         self.reader = reader
+        # The key of the moves the server makes for a seat (server/table/chained.py).
+        self.server_key = server_key or ServerKey.derived(b"")
         self.store = reader.store
         self.hooks = hooks
         self.listing = listing
@@ -136,6 +143,7 @@ class Steps:
         *,
         proxy: bool = False,
         room: Room | None = None,
+        proof: Proof | None = None,
     ) -> int:
         """One open move by ``seat``; the version it produced. The engine checks it against
         the fresh state on every try: a lost race is retried unless the mover named the
@@ -146,7 +154,7 @@ class Steps:
         for _ in range(RETRIES):
             if room is None or room.id != room_id:
                 room = await self.reader.get(room_id)
-            made = await self._move(room, seat, move_json, version, proxy=proxy)
+            made = await self._move(room, seat, move_json, version, proxy=proxy, proof=proof)
             if made is not None:
                 return made
             if version is not None:
@@ -155,7 +163,12 @@ class Steps:
         raise RoomError(p.BUSY, "the room is busy; try again")
 
     async def act_recalled(
-        self, room: Room, seat: int, move_json: Any, version: int | None
+        self,
+        room: Room,
+        seat: int,
+        move_json: Any,
+        version: int | None,
+        proof: Proof | None = None,
     ) -> int | None:
         """One open move by ``seat`` checked against ``room`` as this node remembers it
         (``written``) instead of as read: the version it produced, or None when the memory
@@ -170,7 +183,7 @@ class Steps:
         state = recalled[1] if recalled is not None and recalled[0] is room else None
         try:
             return await self._move(
-                room, seat, move_json, version, expected_rev=room.rev, state=state
+                room, seat, move_json, version, expected_rev=room.rev, state=state, proof=proof
             )
         except RoomError:
             return None
@@ -185,6 +198,7 @@ class Steps:
         proxy: bool = False,
         expected_rev: int | None = None,
         state: Any = None,
+        proof: Proof | None = None,
     ) -> int | None:
         """One try of an open move against ``room`` (``state``: its state, decoded
         already): the version it produced, None if the compare-and-set lost; a refused
@@ -205,6 +219,8 @@ class Steps:
         except MoveError as exc:
             raise RoomError(exc.code, exc.message) from None
         moves = {str(seat): move.to_json()}
+        if proof is not None and proof.c != commitment(proof.l, seat, moves[str(seat)], proof.salt):
+            raise RoomError(p.BAD_SIGNATURE, "sign the move as the game writes it (view.legal)")
         proxies = [seat] if proxy else []
         if await self.advance(
             room,
@@ -214,6 +230,7 @@ class Steps:
             defaults=[],
             proxies=proxies,
             expected_rev=expected_rev,
+            proofs={seat: proof} if proof is not None else None,
         ):
             return room.version + 1
         return None
@@ -299,8 +316,11 @@ class Steps:
         expected_rev: int | None = None,
         extra: dict[str, Any] | None = None,
         reveal: Opening | None = None,
+        proofs: dict[int, Proof] | None = None,
     ) -> bool:
         """Write the state after ``room.version`` (compare-and-set); True if this call won.
+        ``proofs``: the players' own signed proofs of their moves, by seat (every other move
+        is the server's, signed by its key, or unsigned: server/table/chained.py).
         ``reveal``: the opening that completes the sealed phase this step resolves, stored
         in the same script (``Store.write_step``; ``RevealRefused`` if it is refused).
         ``extra``: what only some kinds of step carry -- the deal's seed and its inputs
@@ -313,8 +333,14 @@ class Steps:
         and what follows (``_follow``: the game's record, the bots' turn)."""
         extra = extra or {}
         step = self._settle(room, state, kind, deadline)
+        # The step's link on the game's chain (an abandon is no event: the chain stays).
+        step.head, chained = (room.head, None) if kind == ABANDON else chain_step(
+            room, self.server_key, kind, step.version, step.at, step.blob, moves, defaults,
+            proxies or [], undoes, proofs, extra,
+        )  # fmt: skip
         fields = self._room_fields(room, step, kind, extra)
         entry = self._entry(room, step, kind, moves, defaults, proxies, seats, undoes, extra)
+        entry.head, entry.chain = step.head, chained
         # When the step ends the game, the rescue of its final record (``GameEnd.archive_end``).
         rescue = self.ending.archive_member(room.id, step.version) if step.over else None
         later = self._clock_members(room, state, step, rescue)
@@ -404,6 +430,7 @@ class Steps:
             "status": step.status,
             "deadline": "" if step.due is None else str(step.due),
             "active_at": str(step.now),
+            "head": step.head or "",
         }
         if kind == START:
             fields.update(
@@ -496,6 +523,7 @@ class Steps:
             deadline=step.due,
             active_at=step.now,
             checkpoint=step.version if step.checkpoint else room.checkpoint,
+            head=step.head,
         )
 
     def _activity(self, room: Room, step: _Step, kind: str) -> dict[str, bool] | None:

@@ -33,8 +33,11 @@ def page(chromium: Any, web_only_url: str) -> Iterator[Any]:
 
 def test_the_card_list_and_decks_match_the_engine(page: Any) -> None:
     assert page.evaluate(f"async () => (await import('{MODULE}/cards.js')).NAMES") == list(NAMES)
-    for more, special, no_neg in product((False, True), repeat=3):
+    for more, special, no_neg, removed in product(
+        (False, True), (False, True), (False, True), range(5)
+    ):
         raw = {"more_actions": more, "special_scoring": special, "no_negatives": no_neg}
+        raw["negatives_removed"] = removed  # "remove some or all of the negative numbers"
         names = page.evaluate(f"async (o) => (await import('{MODULE}/cards.js')).deckNames(o)", raw)
         assert names == GAME.deck(GAME.options(raw), 3), raw
 
@@ -45,6 +48,7 @@ def test_the_deal_the_start_player_and_the_removed_cards_match_the_engine(page: 
             (2, {}),
             (3, {"more_actions": True, "removed": 20}),
             (5, {"special_scoring": True, "no_negatives": True}),
+            (4, {"more_actions": True, "special_scoring": True, "negatives_removed": 2}),
             (7, {"more_actions": True, "special_scoring": True, "removed": 120}),
         ]
     ):

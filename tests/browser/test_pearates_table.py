@@ -21,6 +21,7 @@ from players import Person
 from test_table_mocked import CODE, USER, Script, _summary
 from web_harness import SOCKET_URL
 
+from engines.pearates.rules import EDITION
 from engines.registry import GAMES
 
 pytestmark = pytest.mark.browser
@@ -250,12 +251,15 @@ def test_options_are_set_when_creating_the_room(site: str, chromium: Any) -> Non
         page.wait_for_selector("form[aria-label='create a room']")
         page.select_option("#game", "pearates")
         assert page.locator("label[for='rounds']").is_hidden()
-        for name in ("friendly", "strict_ties", "more_actions", "special_scoring", "no_negatives"):
+        for name in ("friendly", "strict_ties", "more_actions", "special_scoring"):
             assert page.locator(f"#opt-{name}[type='checkbox']").is_visible(), name
         assert page.get_attribute("#opt-removed", "max") == "120"
+        # "Optional: remove some or all of the negative numbers": how many values, 0-4.
+        assert page.get_attribute("#opt-negatives_removed", "max") == "4"
         page.check("#opt-more_actions")
         page.check("#opt-strict_ties")
         page.fill("#opt-removed", "30")
+        page.fill("#opt-negatives_removed", "2")
         page.fill("#seats", "2")
         page.get_by_role("button", name="Create the room").click()
         page.wait_for_url("**/r/*")
@@ -263,6 +267,8 @@ def test_options_are_set_when_creating_the_room(site: str, chromium: Any) -> Non
         options = page.evaluate("() => window.tortuga.room.options")
         assert options["more_actions"] is True and options["strict_ties"] is True
         assert options["removed"] == 30 and options["special_scoring"] is False
+        assert options["negatives_removed"] == 2
+        assert options["rules"] == EDITION  # stored with the room: the edition of the rules
         # Skull King keeps its rounds field and no Pearates option.
         alice.open("/")
         page.wait_for_selector("form[aria-label='create a room']")

@@ -67,7 +67,10 @@ def _samples() -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
     rnd = random.Random(7)
     for n in range(400):
         players = (2, 3, 4)[n % 3]
-        state = game.start(game.options({}), players, bytes([n % 256, n // 256]) * 16)
+        # Every other game in edition 1 of the rules: its end-of-round reclaim prompt is
+        # still drawn for a game begun under it (engines/pirate_king/README.md, "Editions").
+        options = game.recorded_options({}) if n % 2 else game.options({})
+        state = game.start(options, players, bytes([n % 256, n // 256]) * 16)
         while game.outcome(state) is None:
             prompt = game.prompt(state)
             seat = prompt.seats[0]
@@ -445,3 +448,49 @@ def test_cards_an_effect_placed_stand_in_a_column_under_the_beats_card(
     page.locator(".pk-seat[data-seat='0']").screenshot(
         path=str(Path(screenshot_dir) / "pirate-king-faq1-columns.png")
     )
+
+
+def test_given_and_placed_cards_say_so_and_a_given_card_goes_back(page: Any) -> None:
+    """Give: "Place this card in another pirate's play zone until the end of the round.
+    Remember to retrieve it"; Copy: "This card copies the previously revealed card". A
+    given Wilson says he goes back to his giver at the end of the round, a retrieved card
+    that it was placed, not revealed (a Copy passes over it), the Parrot after them what it
+    copies; when the round ends, the held moment says who got Wilson back."""
+    from tests.engines.pirate_king.helpers import arrange, beat, decide
+
+    game = PirateKing()
+    state = arrange(
+        2,
+        piles={0: ["wilson", "gary", "deckhand-1a"], 1: ["deckhand-2a", "parrot-1", "grog-2"]},
+        discards={0: ["navy"]},
+    )
+    state = beat(state)  # Wilson goes to seat 1 (the only other player)
+    state = beat(state)  # seat 0's Gary retrieves Navy; seat 1's Parrot copies the Deckhand
+    view = game.view(state, 0)
+    prompt = game.prompt(state).to_json()
+    page.evaluate(RENDER, [view, prompt, _room(2), prompt["sealed"]])
+
+    def label(seat: int, card: str) -> str:
+        value = page.get_attribute(
+            f".pk-zone[data-zone='{seat}'] [data-card='{card}']", "aria-label"
+        )
+        assert value is not None
+        return value
+
+    assert "given by Mia: back to them at the end of the round" in label(1, "wilson")
+    assert "copies Deckhand" in label(1, "parrot-1")
+    assert "not revealed: a Copy passes over it" in label(0, "navy")
+    # The round ends (everyone stops, battle and loot): Wilson goes back to Mia.
+    while state.round == 1:
+        prompt_ = game.prompt(state)
+        seats = prompt_.seats if prompt_.sealed else prompt_.seats[:1]
+        before = state
+        state = decide(state, {s: game.legal(state, s)[-1] for s in seats})  # stop; a card
+    held = page.evaluate(
+        """async ([before, after, names]) => {
+          const mod = (await import('/static/js/games/pirate-king/module.js')).default;
+          return mod.hold(before, after, null, (s) => names[s]);
+        }""",
+        [game.view(before, None), game.view(state, None), ["Mia", "Ned"]],
+    )
+    assert held["text"].startswith("Wilson the Castaway goes back to Mia. 1, 2, 3!"), held

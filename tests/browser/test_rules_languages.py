@@ -109,7 +109,6 @@ PIRATE_KING_HOUSE = {
     "(**house** order;": "same-beat",
     "**house**: a face-down card": "copy",
     "(**house**: looking is not drawing": "short-look",
-    "**house**:\n  if the receiver sinks": "wilson-sunk",
     "**house**: an empty Loot pile": "empty-loot",
     "**house**: the score\n  shown counts the set as 13": "five-maps",
     "**house**: a timed-out seat's move": "timeout",

@@ -29,7 +29,12 @@ def test_a_dropped_contribution_fails_the_badge(
     honest = Seats.ready
 
     async def dropping(
-        self: Seats, room_id: str, user_id: str, ready: bool, entropy: str | None = None
+        self: Seats,
+        room_id: str,
+        user_id: str,
+        ready: bool,
+        entropy: str | None = None,
+        signed: Any = None,
     ) -> Any:
         return await honest(self, room_id, user_id, ready, None)
 

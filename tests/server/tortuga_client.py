@@ -147,11 +147,12 @@ async def create_room(node: Node, token: str, **body: Any) -> dict[str, Any]:
         return r.json()  # type: ignore[no-any-return]
 
 
-async def open_socket(ws_url: str, token: str, **options: Any) -> Any:
+async def open_socket(ws_url: str, token: str, key: str | None = None, **options: Any) -> Any:
     """A websocket that authenticated the way browsers do: the token in the first frame
-    (``auth``), never in the URL."""
+    (``auth``), never in the URL; ``key``: the kid of the device key it signs moves with."""
     ws = await websockets.connect(ws_url, max_size=2**24, **options)
-    await ws.send(json.dumps({"type": "auth", "token": token}))
+    auth = {"type": "auth", "token": token, **({"key": key} if key else {})}
+    await ws.send(json.dumps(auth))
     return ws
 
 
@@ -167,6 +168,7 @@ class Client:
         self.user = user
         self.ws = ws
         self.frames: list[dict[str, Any]] = []
+        self.device: Any = None  # a device.Device: this socket signs its moves
         self.mark = 0
         self.closed: tuple[int | None, str] | None = None
         self._changed = asyncio.Event()
@@ -179,11 +181,17 @@ class Client:
         name: str = "",
         token: str | None = None,
         user: dict[str, str] | None = None,
+        device: Any = None,
     ) -> Client:
+        """``device``: a ``device.Device`` whose key is registered and named in ``auth``:
+        the socket signs its moves (``autoplay``)."""
         if token is None or user is None:
             token, user = await guest(node, name or f"p{secrets.token_hex(2)}")
-        ws = await open_socket(node.ws_url, token)
+        if device is not None:
+            assert (await device.register(node.url, token)).status_code == 201
+        ws = await open_socket(node.ws_url, token, device.kid if device is not None else None)
         client = cls(node, token, user, ws)
+        client.device = device
         await client.wait(lambda f: f["type"] == "hello")
         return client
 
@@ -283,6 +291,14 @@ async def autoplay(
     """Play this client's seat from frame ``start`` on until the game is over (or until
     version ``stop_at`` was received); the last view."""
     rng = Rng(hashlib.sha256(client.user["id"].encode()).digest(), "test-client")
+    device = client.device
+
+    def sig(kind: str, c: str) -> dict[str, str]:
+        """A signed commit's or opening's ``sig``, for a client with a device key."""
+        if device is None or view is None:
+            return {}
+        return {"sig": device.sign(kind, frame["room"], version, view["seat"], c)}
+
     index = start
     view: dict[str, Any] | None = None
     version = -1
@@ -305,7 +321,12 @@ async def autoplay(
                 return view
             prompt = view["prompt"]
             if not prompt["sealed"] and seat in prompt["seats"] and view["legal"]:
-                await client.send("act", move=choose(game_id, view, rng, level), version=version)
+                move = choose(game_id, view, rng, level)
+                if device is not None:
+                    signed = device.act(frame["room"], version, seat, move, secrets.token_hex(16))
+                    await client.send("act", **signed)
+                else:
+                    await client.send("act", move=move, version=version)
         elif kind == "sealed" and view is not None and frame["version"] == version:
             seat = view["seat"]
             phase = frame["phase"]
@@ -315,13 +336,23 @@ async def autoplay(
                 move = choose(game_id, view, rng, level)
                 salt, dig = salted(phase, seat, move)
                 sealed[phase] = (move, salt)
-                await client.send("commit", phase=phase, digest=dig)
+                await client.send("commit", phase=phase, digest=dig, **sig("commit", dig))
             elif frame["open"] and seat not in frame["revealed"] and phase in sealed:
                 move, salt = sealed[phase]
-                await client.send("reveal", phase=phase, move=move, salt=salt)
+                opened = {"move": move, "salt": salt}
+                await client.send(
+                    "reveal",
+                    phase=phase,
+                    **opened,
+                    **sig("reveal", digest(phase, seat, move, salt)),
+                )
         elif kind == "open" and frame["phase"] in sealed:
             move, salt = sealed[frame["phase"]]
-            await client.send("reveal", phase=frame["phase"], move=move, salt=salt)
+            phase, seat = frame["phase"], (view or {}).get("seat", -1)
+            opened = {"move": move, "salt": salt}
+            await client.send(
+                "reveal", phase=phase, **opened, **sig("reveal", digest(phase, seat, move, salt))
+            )
 
 
 @dataclass

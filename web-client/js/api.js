@@ -40,6 +40,9 @@ export const api = {
   room: (code) => call("GET", `/api/rooms/${encodeURIComponent(code)}`),
   myRooms: () => call("GET", "/api/me/rooms"),
   signOutEverywhere: () => call("POST", "/api/me/signout"),
+  myBots: () => call("GET", "/api/me/bots"),
+  createBot: (name) => call("POST", "/api/me/bots", { name }),
+  revokeBot: (id) => call("POST", `/api/me/bots/${encodeURIComponent(id)}/revoke`),
   createRoom: (spec) => call("POST", "/api/rooms", spec),
   /** `view`: only these fields of each replayed view (e.g. ["round", "scores"]). */
   replay: (gameId, view = null) => call("GET", `/api/history/games/${encodeURIComponent(gameId)}/replay${
@@ -49,6 +52,7 @@ export const api = {
     call("GET", `/api/history/games/${encodeURIComponent(gameId)}${wait ? `?wait=${wait}` : ""}`),
   leaderboard: (engine, { limit = 50, offset = 0 } = {}) =>
     call("GET", `/api/history/leaderboard/${encodeURIComponent(engine)}?limit=${limit}&offset=${offset}`),
+  ladder: (engine) => call("GET", `/api/history/ladder/${encodeURIComponent(engine)}`),
   userGames: (userId, { limit = 20, offset = 0 } = {}) =>
     call("GET", `/api/history/users/${encodeURIComponent(userId)}/games?limit=${limit}&offset=${offset}`),
 };

@@ -3,7 +3,8 @@
 //   /r/{code}              a room (its invite link): seats before the start, then the table
 //   /replay/{id}           a finished game, step by step
 //   /leaderboard/{game}    the rated players of one game
-//   /player/{user}         a player's ratings and recent games
+//   /ladder/{game}         the bot ladder of one game and its latest games
+//   /player/{user}         a player's ratings and recent games (and their bots, on their own)
 //   /admin                 the operators' console (an admin account, not a player)
 
 import { canonicalCode } from "./codes.js";
@@ -31,6 +32,9 @@ async function route() {
   } else if ((m = path.match(/^\/leaderboard\/([a-z0-9-]+)\/?$/))) {
     const { LeaderboardPage } = await import("./leaderboard.js");
     window.tortuga = new LeaderboardPage(el, m[1]);
+  } else if ((m = path.match(/^\/ladder\/([a-z0-9-]+)\/?$/))) {
+    const { LadderPage } = await import("./ladder.js");
+    window.tortuga = new LadderPage(el, m[1]);
   } else if ((m = path.match(/^\/player\/([^/]+)\/?$/))) {
     const { PlayerPage } = await import("./player.js");
     window.tortuga = new PlayerPage(el, decodeURIComponent(m[1]));

@@ -15,13 +15,19 @@
 // workers serves all of a room's sockets on one of them (server/realtime/homes.py). It only routes:
 // the page still joins or resumes its room in a frame, and the code is no secret (the
 // page's own URL has it).
+// This device's key (chain.js) is registered with the user before the first `auth`, which
+// names it (`key`): from then on the socket signs every move (`sendSigned`); a browser
+// without WebCrypto plays unsigned. A close with 4011 (the key is not registered: a Redis
+// that lost it) registers it again and reconnects.
 
+import { registeredKid, sign } from "./chain.js";
 import { identity } from "./store.js";
 
 const CLOSE_BAD_TOKEN = 4001;
 const CLOSE_BANNED = 4010; // the site's operators banned this user: no reconnecting
 const CLOSE_SERVICE_RESTART = 1012;
 const CLOSE_FLOOD = 4008; // too many messages: the user is shut out for a while
+const CLOSE_UNKNOWN_KEY = 4011; // the device key named in auth is not registered: again
 const RESTART_SPREAD_MS = 1000;
 
 export class Connection {
@@ -41,6 +47,10 @@ export class Connection {
     this.timer = null;
     this.pinger = null;
     this.refs = 0;
+    this.kid = null; // the device key this socket signed in with (null: unsigned)
+    this.authed = false;
+    this.keyLost = false;
+    this.signing = Promise.resolve();
     this.handlers = new Set();
     this._online = () => this.retryNow();
     window.addEventListener("online", this._online);
@@ -74,8 +84,14 @@ export class Connection {
     let welcomed = false;
     let hint = null;
     let retryAfter = null; // ms, from a rate-limited refusal that says when
-    ws.onopen = () => {
-      ws.send(JSON.stringify({ type: "auth", token: this.token }));
+    const kidReady = registeredKid(this.token, { again: this.keyLost });
+    this.keyLost = false;
+    ws.onopen = async () => {
+      const kid = await kidReady;
+      if (this.ws !== ws || ws.readyState !== WebSocket.OPEN) return;
+      this.kid = kid;
+      ws.send(JSON.stringify(kid ? { type: "auth", token: this.token, key: kid } : { type: "auth", token: this.token }));
+      this.authed = true;
       this.setState("open");
       const queued = this.queue;
       this.queue = [];
@@ -115,6 +131,7 @@ export class Connection {
       clearInterval(this.pinger);
       if (this.ws !== ws) return;
       this.ws = null;
+      this.authed = false;
       if (this.closed) {
         this.setState("closed");
         return;
@@ -129,6 +146,11 @@ export class Connection {
         this.closed = true;
         this.setState("closed");
         this.onbadtoken();
+        return;
+      }
+      if (ev.code === CLOSE_UNKNOWN_KEY) {
+        this.keyLost = true;  // register the key again, then sign in with it
+        this.scheduleRetry();
         return;
       }
       if (ev.code === CLOSE_FLOOD && retryAfter !== null) {
@@ -170,9 +192,20 @@ export class Connection {
   send(msg) {
     const ref = msg.ref ?? ++this.refs;
     const out = { ...msg, ref };
-    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(out));
+    if (this.ws && this.authed && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(out));
     else if (msg.type !== "ping") this.queue.push(out);
     return ref;
+  }
+
+  /** Send a move signed by this device's key when the socket signed in with one: `kind`
+   * (act, commit, reveal, entropy), the room's `version` it is made at, my `seat` and the
+   * move's commitment `c` (docs/PROTOCOL.md, "Signed moves"). In order with each other. */
+  sendSigned(msg, { kind, version, seat, c }) {
+    this.signing = this.signing.then(async () => {
+      const sig = this.kid ? await sign(kind, this.room, version, seat, c) : null;
+      this.send(sig ? { ...msg, sig } : msg);
+    }).catch(() => this.send(msg));
+    return this.signing;
   }
 
   /** Drop the socket now (tests and page changes); it reconnects unless `close()`d. */

@@ -47,6 +47,7 @@ const WHY = {
   "few-people": "ratings.why.few-people",
   "same-person": "ratings.why.same-person",
   "new-players": "ratings.why.new-players",
+  ladder: "ratings.why.ladder",
 };
 
 /** "Not rated: fewer than two people played it (bots do not count)." */

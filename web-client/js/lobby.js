@@ -125,6 +125,7 @@ export class LobbyPage {
           this.boards())),
       h("p", { class: "small muted" }, t("lobby.playing_as", { name: identity.get().user.name }), " ",
         h("button", { type: "button", class: "secondary", onclick: () => this.changeName() }, t("lobby.change_name")), " ",
+        h("a", { class: "button secondary", dataset: { key: "my-bots" }, href: `/player/${encodeURIComponent(identity.get().user.id)}` }, t("player.bots")), " ",
         h("button", { type: "button", class: "secondary", dataset: { key: "sign-out-everywhere" }, onclick: () => this.signOutEverywhere() },
           t("lobby.sign_out_everywhere"))));
     this.renderList();
@@ -230,6 +231,7 @@ export class LobbyPage {
     const pub = h("input", { type: "checkbox", id: "public", checked: true });
     const spect = h("input", { type: "checkbox", id: "spectators", checked: true });
     const takeback = h("input", { type: "checkbox", id: "takeback" });
+    const playerBots = h("input", { type: "checkbox", id: "player-bots", checked: true });
     const absent = h("select", { id: "absent" },
       h("option", { value: "bot" }, t("lobby.create.absent_bot")),
       h("option", { value: "default" }, t("lobby.create.absent_default")));
@@ -248,6 +250,7 @@ export class LobbyPage {
           spectators: spect.checked,
           deadlines: DEADLINES[deadlines.value].value,
           takeback: takeback.checked,
+          player_bots: playerBots.checked,
           absent: absent.value,
         });
         const code = room.id || (room.room && room.room.id) || room.code;
@@ -268,6 +271,7 @@ export class LobbyPage {
     h("label", { class: "field", for: "deadlines" }, t("lobby.create.deadlines"), deadlines),
     h("label", { class: "field", for: "absent" }, t("lobby.create.absent"), absent),
     h("label", { class: "check" }, takeback, t("lobby.create.takeback")),
+    h("label", { class: "check" }, playerBots, t("lobby.create.player_bots")),
     h("div", { class: "row" }, h("button", { type: "submit" }, t("lobby.create.submit"))),
     error);
     syncSeats();
@@ -338,7 +342,8 @@ export class LobbyPage {
   boards() {
     return h("section", { class: "panel", "aria-label": t("lobby.leaderboards") }, h("h2", {}, t("lobby.leaderboards")),
       h("ul", { class: "links" }, this.gameList().map((g) =>
-        h("li", {}, h("a", { href: `/leaderboard/${g.id}` }, gameTitle(g.id, g.title))))));
+        h("li", {}, h("a", { href: `/leaderboard/${g.id}` }, gameTitle(g.id, g.title)), " · ",
+          h("a", { class: "small", href: `/ladder/${g.id}` }, t("ladder.link"))))));
   }
 }
 

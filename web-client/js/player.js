@@ -7,6 +7,8 @@ import { api } from "./api.js";
 import { h, replaceChildren } from "./dom.js";
 import { formatDate, formatNumber, gameTitle, t } from "./i18n.js";
 import { errorBox, rating, ratingChange, rulesPanel, unratedText, withName } from "./history_pages.js";
+import { identity } from "./store.js";
+import { BotsPanel } from "./bots_panel.js";
 
 const PAGE = 20;
 
@@ -24,8 +26,13 @@ export class PlayerPage {
     try {
       this.take(await withName(this.el, () => api.userGames(this.userId, { limit: PAGE }), t("lobby.intro")));
     } catch (err) {
-      errorBox(this.el, "player.unavailable", err);
-      return;
+      const me = identity.get();
+      if (err.status === 404 && me && me.user.id === this.userId) {
+        this.user = me.user; // no game archived yet: their own page still has their bots
+      } else {
+        errorBox(this.el, "player.unavailable", err);
+        return;
+      }
     }
     this.render();
   }
@@ -68,6 +75,14 @@ export class PlayerPage {
     if (g.unrated) return h("span", { class: "small muted unrated", dataset: { unrated: g.unrated } }, unratedText(g.unrated));
     if (seat.new) return h("span", { class: "small muted unrated", dataset: { unrated: "new" } }, t("ratings.new_seat"));
     return ratingChange(seat.rating_before, seat.rating_after);
+  },
+
+  /** The player's own page (not a bot's): their bot accounts too. */
+  botsPanel() {
+    const me = identity.get();
+    if (!me || me.user.id !== this.userId || this.userId.startsWith("b_")) return null;
+    this.bots = this.bots || new BotsPanel();
+    return this.bots.el;
   }
 
   render() {
@@ -92,7 +107,8 @@ export class PlayerPage {
         h("h2", {}, t("player.recent")),
         this.games.length ? this.table() : h("p", { class: "muted" }, t("player.no_games")),
         this.more ? h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: () => this.loadMore() }, t("player.more"))) : null),
-      rulesPanel(this.rules));
+      rulesPanel(this.rules),
+      this.botsPanel());
   }
 
   table() {

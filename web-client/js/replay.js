@@ -3,6 +3,7 @@
 // from the revealed seed and compared with the hands of every round. This is the frame; the
 // game's module (games/registry.js) draws each step and recomputes the deals.
 
+import { checkRecord, heads } from "./chain.js";
 import { api } from "./api.js";
 import { h, replaceChildren } from "./dom.js";
 import { gameModule } from "./games/registry.js";
@@ -47,6 +48,9 @@ export class ReplayPage {
         h("p", {}, h("a", { href: "/" }, t("common.back_to_lobby")))));
       return;
     }
+    // The archived record's move chain and signatures, and the heads this browser kept if it
+    // played or watched the game (chain.js).
+    this.chain = this.record ? await checkRecord(this.record, await heads.get(this.record.room)).catch(() => null) : null;
     this.at = frames.length ? frames.length - 1 : 0;
     const q = new URLSearchParams(location.search).get("v");
     if (q !== null) {
@@ -76,6 +80,18 @@ export class ReplayPage {
   }
 
   /** Recompute every round's deal from the seed and compare it with the hands replayed. */
+  /** What the browser's own check of the move chain found (room/verify.js says the same). */
+  chainBadge() {
+    const c = this.chain;
+    if (!c) return null;
+    const bad = !c.ok;
+    const text = c.differsAt !== null ? `✗ ${t("room.chain.differs", { version: c.differsAt })}`
+      : !c.chained ? t("room.chain.unchained")
+        : bad ? `✗ ${t("room.chain.broken", { version: c.version, what: c.problem })}`
+          : `✓ ${t("room.chain.signed", { signed: c.signed, made: c.made, unsigned: c.unsigned })}`;
+    return h("span", { class: ["badge", bad ? "bad" : "ok", "chain-check"], dataset: { chain: bad ? "bad" : c.chained ? "ok" : "unchained" } }, text);
+  }
+
   async checkDeals() {
     const seedHex = (this.record && this.record.seed) || this.data.seed;
     const frames = this.data.frames || [];
@@ -155,7 +171,8 @@ export class ReplayPage {
       h("div", { class: "row" }, h("h1", {}, t("replay.title", { title, game: this.gameId })),
         // What differs is the server's report in its own words: a tooltip, not the badge.
         h("span", { class: report.ok || this.data.verified ? "badge ok" : "badge bad", title: this.data.verified ? null : report.message || null },
-          this.data.verified ? `✓ ${t("replay.log_verified")}` : `✗ ${t("replay.not_verified")}`), deals),
+          this.data.verified ? `✓ ${t("replay.log_verified")}` : `✗ ${t("replay.not_verified")}`), deals,
+        this.chainBadge()),
       h("div", { class: "panel replay-controls", role: "group", "aria-label": t("replay.controls") },
         h("button", { type: "button", "aria-label": t("replay.first"), onclick: () => this.go(0) }, "|◀"),
         h("button", { type: "button", "aria-label": t("replay.previous"), onclick: () => this.go(this.at - 1) }, "◀"),

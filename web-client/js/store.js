@@ -1,11 +1,14 @@
 // What this browser remembers (localStorage): who it is, the rooms it sits in, the hands it
-// was dealt (to verify the deals when the seed is revealed), the notification opt-in.
+// was dealt (to verify the deals when the seed is revealed), the notification opt-in, how
+// long the table holds a moment, whether the room's chat is folded.
 
 const ID = "tortuga.identity";
 const ROOMS = "tortuga.rooms";
 const NOTIFY = "tortuga.notify";
 const SEEN = "tortuga.seen.";
 const ENDED = "tortuga.ended.";
+const HOLD = "tortuga.holdSpeed";
+const CHAT_FOLDED = "tortuga.chatFolded";
 
 function read(key, fallback) {
   try {
@@ -80,4 +83,23 @@ export const endings = {
 export const notifyPref = {
   get: () => read(NOTIFY, false),
   set: (on) => write(NOTIFY, !!on),
+};
+
+/** How long the table holds a moment (a won trick, the bids revealed, a beat's "1, 2, 3!"):
+ * each choice scales the game's own length; "off" holds nothing. */
+export const HOLD_SPEEDS = { off: 0, short: 0.5, normal: 1, long: 2 };
+export const holdSpeed = {
+  get() {
+    const v = read(HOLD, "normal");
+    return Object.hasOwn(HOLD_SPEEDS, v) ? v : "normal";
+  },
+  set: (speed) => write(HOLD, Object.hasOwn(HOLD_SPEEDS, speed) ? speed : "normal"),
+  /** The factor a game's hold length is multiplied by. */
+  factor: () => HOLD_SPEEDS[holdSpeed.get()],
+};
+
+/** The room's chat folded to its heading (on a phone: the table stays clear of it). */
+export const chatFolded = {
+  get: () => read(CHAT_FOLDED, false),
+  set: (on) => write(CHAT_FOLDED, !!on),
 };

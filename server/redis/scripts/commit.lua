@@ -5,7 +5,8 @@
 --                         proxy ('1': a stand-in committed for the absent player: p:<seat>),
 --                         nonce (of this call: its own repeat -- a retry after a lost reply --
 --                         is answered as the first time, n:<seat>),
---                         the phase's seats to look up ('0,2')
+--                         the phase's seats to look up ('0,2'),
+--                         the device's "<kid> <signature>" of the commit ('' = unsigned: s:<seat>)
 -- The commit that opens the phase answers 'open-stand-in' rather than 'open' when one of
 -- those seats is taken over (away:<seat> in presence) or a stand-in committed for it
 -- (p:<seat>): only then must the bots hear of the phase (no second look afterwards).
@@ -31,6 +32,7 @@ if redis.call('HSETNX', KEYS[2], 'c:' .. ARGV[3], ARGV[4]) == 0 then
 end
 redis.call('HSET', KEYS[2], 'n:' .. ARGV[3], ARGV[11])
 if ARGV[10] == '1' then redis.call('HSET', KEYS[2], 'p:' .. ARGV[3], '1') end
+if ARGV[13] ~= nil and ARGV[13] ~= '' then redis.call('HSET', KEYS[2], 's:' .. ARGV[3], ARGV[13]) end
 local count = redis.call('HINCRBY', KEYS[2], 'commits', 1)
 redis.call('PUBLISH', ARGV[6], ARGV[7])
 if count == tonumber(ARGV[5]) then

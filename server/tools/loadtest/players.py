@@ -15,10 +15,15 @@ from typing import Any
 
 import httpx
 import msgspec
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
 from engines.registry import GAMES
 from engines.rng import Rng
+from server.identity.signing import b64url, kid_of
 from server.ops import heap
+from server.table.chain import commitment, sig_message
 from server.table.reveal import digest
 from server.tools.load_socket import LoadSocket
 from server.tools.loadtest.tally import LAG_EVERY, Plan, Tally
@@ -54,10 +59,38 @@ class Player:
         self.ws: LoadSocket | None = None
         self.sent_at: dict[int, float] = {}  # version -> when our act at it was sent
         self.sealed: dict[str, tuple[Any, str]] = {}  # phase -> (move, salt)
+        self.room = ""
+        # A device key, as a browser makes one: every move is signed when the node took it
+        # (a node of a revision from before signed moves has no such route: unsigned).
+        self.key = ec.generate_private_key(ec.SECP256R1())
+        self.kid: str | None = None
+
+    async def register(self, http: httpx.AsyncClient) -> None:
+        """Register this client's public key with its user (``POST /api/me/keys``)."""
+        raw = self.key.public_key().public_bytes(
+            serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+        )
+        r = await http.post(
+            f"{self.table.plan.url(self.seat)}/api/me/keys",
+            json={"key": b64url(raw)},
+            headers={"Authorization": f"Bearer {self.token}"},
+        )
+        self.kid = kid_of(raw) if r.status_code == 201 else None
+
+    def sig(self, kind: str, version: int, c: str) -> dict[str, str]:
+        """``{"sig"}`` of a move of this seat, or nothing without a registered key."""
+        if self.kid is None:
+            return {}
+        der = self.key.sign(
+            sig_message(kind, self.room, version, self.seat, c), ec.ECDSA(hashes.SHA256())
+        )
+        r, s = decode_dss_signature(der)
+        return {"sig": b64url(r.to_bytes(32, "big") + s.to_bytes(32, "big"))}
 
     async def connect(self, room: str) -> None:
         """Sign in, with the room named in the socket's URL as a room's page does (under
         ``serve --workers N`` the socket goes to the room's worker: server/realtime/homes.py)."""
+        self.room = room
         url = self.table.plan.url(self.seat).replace("http", "ws", 1).rstrip("/") + "/ws"
         if not self.table.plan.legacy:
             url += f"?room={room}"
@@ -65,7 +98,8 @@ class Player:
             self.ws = await LoadSocket.open(f"{url}?token={self.token}")
         else:
             self.ws = await LoadSocket.open(url)
-            await self.send("auth", token=self.token)
+            keyed = {"key": self.kid} if self.kid else {}
+            await self.send("auth", token=self.token, **keyed)
         await self.until(lambda f: f["type"] == "hello")
 
     async def send(self, type_: str, **fields: Any) -> None:
@@ -134,7 +168,13 @@ class Player:
                 if not prompt["sealed"] and self.seat in prompt["seats"] and view["legal"]:
                     await self.think()
                     self.sent_at[version] = time.perf_counter()
-                    await self.send_move("act", move=self.choose(view), version=version)
+                    move = self.choose(view)
+                    signed: dict[str, Any] = {}
+                    if self.kid is not None:
+                        salt = os.urandom(16).hex()
+                        c = commitment(f"act@{version}", self.seat, move, salt)
+                        signed = {"salt": salt, **self.sig("act", version, c)}
+                    await self.send_move("act", move=move, version=version, **signed)
             elif kind == "sealed" and view is not None and frame["version"] == version:
                 phase = str(frame["phase"])
                 mine = self.seat in frame["seats"] and str(self.seat) not in frame["committed"]
@@ -143,15 +183,16 @@ class Player:
                     move = self.choose(view)
                     salt = os.urandom(16).hex()
                     self.sealed[phase] = (move, salt)
-                    await self.send_move(
-                        "commit", phase=phase, digest=digest(phase, self.seat, move, salt)
-                    )
+                    sealed = digest(phase, self.seat, move, salt)
+                    signed = self.sig("commit", version, sealed)
+                    await self.send_move("commit", phase=phase, digest=sealed, **signed)
             elif kind == "open" and frame["phase"] in self.sealed:
                 phase = str(frame["phase"])
                 move, salt = self.sealed[phase]
                 await self.think()
                 self.table.last_reveal[phase] = time.perf_counter()
-                await self.send_move("reveal", phase=phase, move=move, salt=salt)
+                signed = self.sig("reveal", version, digest(phase, self.seat, move, salt))
+                await self.send_move("reveal", phase=phase, move=move, salt=salt, **signed)
             elif kind == "revealed":
                 sent = self.table.last_reveal.get(str(frame["phase"]))
                 if sent is not None:
@@ -236,6 +277,8 @@ class Table:
                 r.raise_for_status()
                 body = r.json()
                 self.players.append(Player(self, seat, body["token"], body["user"]["id"]))
+                if not plan.legacy:
+                    await self.players[-1].register(http)
             code = await self._new_room(http)
         await self._seat_everyone(code)
         return code
@@ -262,7 +305,9 @@ class Table:
             if self.plan.legacy:
                 await player.call("ready")
             else:
-                await player.call("ready", entropy=os.urandom(32).hex())
+                entropy = os.urandom(32).hex()
+                signed = player.sig("entropy", 0, entropy)
+                await player.call("ready", entropy=entropy, **signed)
 
     async def _next_room(self) -> str:
         """The room of the table's next game, as friends play again: the host makes a new

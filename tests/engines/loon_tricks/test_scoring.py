@@ -64,11 +64,30 @@ def test_ranks_are_dense_and_ties_all_collect() -> None:
     assert dense_prizes([4, 3, 2, 1, 0], (6, 4, 2)) == [6, 4, 2, 0, 0]
 
 
-def test_most_needs_more_than_zero_house() -> None:
-    """**house**: taking nothing is not "most" (or 2nd, 3rd most) of anything."""
-    assert pay_treasure("bountiful-booty", [10, 0, 0]) == [6, 0, 0]
+def test_zero_places_like_any_count() -> None:
+    """Seed: "Bountiful Booty (Most Tricks = 6 Loon, 2nd Most Tricks = 4 Loon, 3rd Most
+    Tricks = 2 Loon)" and "If there is a tie on a score card, all tied players collect the
+    amount of loon shown"; the page: "ranks are dense". The seed excludes no count: with 6
+    and 4 tricks taken, a player who took none has the 3rd most tricks and collects 2; two
+    who took none tie for 2nd behind 10. Most Wanted (most cards taken) ranks the same."""
+    assert pay_treasure("bountiful-booty", [6, 4, 0]) == [6, 4, 2]
+    assert pay_treasure("bountiful-booty", [10, 0, 0]) == [6, 4, 4]
+    assert pay_treasure("bountiful-booty", [5, 5, 0, 0, 0]) == [6, 6, 4, 4, 4]
     most_wanted = CARDS[SCORE["most-wanted"]]
-    assert capture(most_wanted, [cards("red-1", "red-2", "red-3"), (), ()]) == [5, 0, 0]
+    assert capture(most_wanted, [cards("red-1", "red-2", "red-3"), (), ()]) == [5, 2, 2]
+    state = finished_round([6, 4, 0], "bountiful-booty", "mustel-bounty", [[]] * 3, [12] * 3)
+    assert (2, 2, "bountiful-booty") in [(e.seat, e.amount, e.what) for e in state.ledger]
+
+
+def test_edition_one_a_count_of_zero_placed_nowhere_on_a_most_card() -> None:
+    """Edition 1 (games begun under it, **house**): taking nothing was not "most" (or 2nd,
+    3rd most) of anything."""
+    booty = CARDS[SCORE["bountiful-booty"]]
+    assert treasure(booty, [10, 0, 0], [0] * 10, (-1, -1, -1), rules=1) == [6, 0, 0]
+    most_wanted = CARDS[SCORE["most-wanted"]]
+    assert capture(most_wanted, [cards("red-1", "red-2", "red-3"), (), ()], rules=1) == [5, 0, 0]
+    state = GAME.start(GAME.recorded_options({"rounds": 3}), 3, b"old")
+    assert state.rules == 1 and GAME.start(GAME.options({"rounds": 3}), 3, b"new").rules == 2
 
 
 def test_lie_low_fewest_tricks_counts_zero() -> None:

@@ -42,8 +42,9 @@ def table(
     pile_rest: bool = True,
 ) -> State:
     """A round in progress: the treasure face down, ``turn`` to move (default: the seat
-    after the start player); ``arrange``: the start player still orders the treasure."""
-    opts = G.options(dict(options or {}))
+    after the start player); ``arrange``: the start player still orders the treasure.
+    ``options`` may name the edition of the rules (``rules``; default: the current one)."""
+    opts = G.recorded_options({"rules": G.rules_edition, **(options or {})})
     base = G.start(opts, players, b"pearates-test")
     hands = hands or {}
     bids = bids or {}

@@ -157,6 +157,46 @@ def test_gold_pancake_the_next_player_must_pass() -> None:
     assert err.value.code == "must-pass"
 
 
+@pytest.mark.parametrize("card", ["gold-pancake-1", "goldfish-1"])
+def test_with_nobody_else_still_in_there_is_no_next_player(card: str) -> None:
+    """Gold Pancake: "the next player must Pass"; Goldfish: "the next player must Bid or
+    Play"; the round goes on "until all players have Passed". The next player is another
+    player: when every other player has Passed, the card applies to nobody -- its player,
+    whose turn comes round again, may still Pass, Bid or Play (and the table never says
+    "the next player must")."""
+    state = table(
+        hands={1: [card, "egg-bag-4", "ruby-rum-1"], 2: ["goldfish-2"]}, treasure=TREASURE
+    )
+    state = do(state, 1, "bid egg-bag-4", "stop")
+    state = do(state, 2, "pass")
+    state = do(state, 1, f"play {card}")
+    assert G.view(state, 1)["forced"] is None
+    state = do(state, 1, "put top")
+    assert state.phase == TURN and state.turn == 1
+    assert legal(state, 1) == ["pass", "bid ruby-rum-1", "play ruby-rum-1"]
+    state = do(state, 1, "pass")
+    assert state.phase != TURN  # all players have Passed: the split
+
+
+@pytest.mark.parametrize("card", ["gold-pancake-1", "goldfish-1"])
+def test_edition_one_applied_the_card_to_its_own_player(card: str) -> None:
+    """Edition 1 (games begun under it): with nobody else in, the card bound its own player
+    (Gold Pancake: must Pass; Goldfish: may not Pass)."""
+    state = table(
+        hands={1: [card, "egg-bag-4", "ruby-rum-1"], 2: ["goldfish-2"]},
+        treasure=TREASURE,
+        options={"rules": 1},
+    )
+    state = do(state, 1, "bid egg-bag-4", "stop")
+    state = do(state, 2, "pass")
+    state = do(state, 1, f"play {card}", "put top")
+    assert state.turn == 1
+    expected = (
+        ["pass"] if card.startswith("gold-pancake") else ["bid ruby-rum-1", "play ruby-rum-1"]
+    )
+    assert legal(state, 1) == expected
+
+
 def test_banana_box_draws_four_cards() -> None:
     """Banana Box: "draw 4 cards into your hand"."""
     pile = ["ruby-rum-1", "ruby-rum-2", "ruby-rum-3", "ruby-rum-4", "ruby-rum-5"]

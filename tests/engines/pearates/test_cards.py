@@ -4,7 +4,12 @@ scoring" (40 cards, option; cannot be Played)"."""
 
 from __future__ import annotations
 
-from engines.pearates.cards import BASE, KINDS, MORE, NAMES, SPECIAL, deck
+import pytest
+
+from engines.core import BadOptions
+from engines.pearates.cards import BASE, KINDS, MORE, NAMES, SPECIAL, deck, value
+
+from .helpers import G
 
 # (title, value, copies) as printed on the page; None: "any".
 PAGE = {
@@ -61,9 +66,9 @@ def test_every_row_of_the_page() -> None:
 
 def test_set_sizes_and_unique_names() -> None:
     """60 + 33 + 40 cards, each with its own name."""
-    assert len(deck(False, False, False)) == 60
-    assert len(deck(True, False, False)) == 93
-    assert len(deck(True, True, False)) == 133
+    assert len(deck(False, False, 0)) == 60
+    assert len(deck(True, False, 0)) == 93
+    assert len(deck(True, True, 0)) == 133
     assert len(set(NAMES)) == len(NAMES) == 133
     assert "goldfish-8" in NAMES and "filled-chest" in NAMES and "goldfish-9" not in NAMES
 
@@ -76,6 +81,26 @@ def test_only_cards_with_an_action_can_be_played() -> None:
     assert len(playable) == 11 + 11
 
 
-def test_removing_the_negative_cards() -> None:
-    """Friendly, optional: "remove some or all of the negative numbers"."""
-    assert len(deck(False, False, True)) == 60 - 2 - 4 - 6 - 8
+def test_removing_some_or_all_of_the_negative_cards() -> None:
+    """Friendly: "Optional: remove some or all of the negative numbers." The host removes
+    the lowest values first (**house**: which ones are "some"): 1 removes the -4s, 2 the
+    -4s and -3s, ... 4 every negative card; ``no_negatives`` (rooms stored with it) is all
+    of them."""
+    assert len(deck(False, False, 4)) == 60 - 2 - 4 - 6 - 8
+    assert len(deck(False, False, 1)) == 60 - 2
+    assert len(deck(False, False, 2)) == 60 - 2 - 4
+    assert len(deck(True, True, 3)) == 133 - (2 + 1 + 0) - (4 + 2 + 3) - (6 + 3 + 3)
+    assert {value(c) for c in deck(True, True, 2)} == set(range(-2, 9))
+    options = G.options({"negatives_removed": 2})
+    names_ = G.deck(options, 3)
+    assert "empty-chest-1" not in names_ and "rotten-eggs-1" not in names_
+    assert "infested-bread-1" in names_ and "fish-skeleton-1" in names_
+    assert G.deck(G.options({"no_negatives": True}), 3) == G.deck(
+        G.options({"negatives_removed": 4}), 3
+    )
+    state = G.start(options, 3, b"negatives")
+    assert not any(value(c) < -2 for h in state.hands for c in h)
+    assert G.view(state, 0)["options"]["negatives_removed"] == 2
+    assert "negatives_removed" in G.options_schema() and "no_negatives" not in G.options_schema()
+    with pytest.raises(BadOptions):
+        G.options({"negatives_removed": 5})

@@ -112,9 +112,13 @@ def test_a_bid_is_one_or_more_face_down_cards_and_can_grow_later() -> None:
 
 
 def test_the_start_player_neither_bids_nor_plays() -> None:
-    """The page: "the start player hides a treasure, the others bid cards for it, play
-    actions on it, and split it" -- the start player owes no move while the others react,
-    even with an action card in hand."""
+    """The seed: "Clockwise, players take turns reacting to it: Pass, Bid, or Play. This
+    continues until all players have Passed." -- the players reacting to the start
+    player's treasure; the page: "the start player hides a treasure, the others bid cards
+    for it, play actions on it, and split it". A start player's bid would be free ("The
+    start player receives all the bids": README.md), so the start player owes no move while
+    the others react, even with an action card in hand, and the round ends when all the
+    others have Passed."""
     state = table(
         players=2,
         hands={0: ["goldfish-1", "egg-bag-1"], 1: ["goldfish-2"]},

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engines.pearates import scoring
 from engines.pearates.cards import value
-from engines.pearates.scoring import Pile, ranks, totals
+from engines.pearates.scoring import Pile, ranks
 from engines.pearates.state import OVER, SABRE, UNSET
 
 from .helpers import G, do, ids, legal, names, sealed, table
+
+
+def totals(piles: Sequence[Pile], friendly: bool, rules: int = G.rules_edition) -> list[int]:
+    return scoring.totals(piles, friendly, rules)
 
 
 def piles(*seats: Sequence[str], stacks: dict[int, list[int]] | None = None) -> list[Pile]:
@@ -55,11 +60,22 @@ def test_the_outcome_uses_the_hand_tie_break() -> None:
 
 
 def test_friendly_trios_below_four_are_worth_five() -> None:
-    """Friendly: "every trio of scored cards valued below 4 is worth +5" (house: three
-    cards of one value)."""
+    """Friendly: "Every trio of cards with a value below 4 (in your score pile), is worth +5
+    points." Three goldfish are a trio; so are any three cards below 4 of different values
+    (two Goldfish, an Egg Bag and a Fish Skeleton with the third Goldfish: five cards below
+    4, one trio); a Ruby Rum (4) is in none."""
     pile = piles(["goldfish-1", "goldfish-2", "goldfish-3", "egg-bag-1", "ruby-rum-1"])
     assert totals(pile, friendly=False) == [3 + 3 + 4]
     assert totals(pile, friendly=True) == [3 + 3 + 4 + 5]
+    mixed = piles(["goldfish-1", "egg-bag-1", "fish-skeleton-1", "ruby-rum-1"])
+    assert totals(mixed, friendly=True) == [1 + 3 - 1 + 4 + 5]
+    six = piles(
+        ["goldfish-1", "goldfish-2", "egg-bag-1", "egg-bag-2", "empty-chest-1", "pearl-pepper-1"]
+    )
+    assert totals(six, friendly=True) == [2 + 6 - 4 + 0 + 2 * 5]
+    # Edition 1 (house) counted only three cards of one value.
+    assert totals(mixed, friendly=True, rules=1) == [1 + 3 - 1 + 4]
+    assert totals(six, friendly=True, rules=1) == [2 + 6 - 4 + 0]
 
 
 SPECIAL = {"special_scoring": True}

@@ -44,12 +44,14 @@ def picked(players: int, seed: bytes = SEED) -> State:
 
 
 def entry(spec: str) -> Entry:
-    """``"cutlass-1"``, ``"cutlass-1 down"`` (face down), ``"wilson from 2"`` (given by 2)."""
+    """``"cutlass-1"``, ``"cutlass-1 down"`` (face down), ``"grog-1 placed"`` (placed by an
+    effect, not revealed), ``"wilson from 2"`` (given by 2: placed too)."""
     words = spec.split(" ")
     card = c(words[0])
     up = "down" not in words
     giver = int(words[words.index("from") + 1]) if "from" in words else -1
-    return Entry(card, up=up, giver=giver)
+    placed = "placed" in words or giver >= 0
+    return Entry(card, up=up, giver=giver, effect=placed, placed=placed)
 
 
 def plain(seat: int) -> list[str]:

@@ -14,6 +14,7 @@ import secrets
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import msgspec
 from redis.exceptions import ResponseError
 
 from engines import registry
@@ -80,9 +81,13 @@ def play_record(
             "server_seed": server_seed.hex(),
             "contributions": contributions,
         }
-    # games without rounds (pirate-king, pearates) play their default options
-    options = {"rounds": rounds} if "rounds" in game.options_schema() else {}
-    state = game.start(game.options(options), players, seed)
+    # Games without rounds (pirate-king, pearates) play their default options; the options
+    # are kept as a room stores them: normalized (a game with editions of its rules names its
+    # current one: docs/ENGINES.md).
+    options = msgspec.to_builtins(
+        game.options({"rounds": rounds} if "rounds" in game.options_schema() else {})
+    )
+    state = game.start(game.recorded_options(options), players, seed)
     moves_rng = Rng(seed, "test-moves")
     events: list[dict[str, Any]] = [
         {

@@ -30,10 +30,12 @@ TABLES = {
     "seats",
     "events",
     "ratings",
+    "ladder_ratings",
     "admin_audit",
     "admin_audit_head",
     "admins",
     "admin_sessions",
+    "device_keys",
 }
 
 

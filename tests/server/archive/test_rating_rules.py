@@ -211,3 +211,8 @@ async def test_a_game_that_moved_no_rating_says_why(db: Database) -> None:
     # follows the rules the site runs (the game was archived under stricter ones).
     lax = await _history(db, f"games/{games['new-players']['game_id']}", RatingRules())
     assert lax["unrated"] == "not-rated"
+    # A player's bot at the table: the bot ladder's game, never people's ratings.
+    bot = f"b_{secrets.token_hex(4)}"
+    ladder = play_record(players=3, rounds=1, users=[main, friend, bot], t0=NOW)
+    await _save(db, ladder)
+    assert (await _history(db, f"games/{ladder['game_id']}"))["unrated"] == "ladder"

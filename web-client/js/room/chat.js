@@ -14,6 +14,7 @@ export const chat = {
     if (this.chat.some((m) => (data.id && m.id === data.id) || (m.at === data.at && m.user === data.user && m.text === data.text))) return;
     this.chat.push({ id: data.id, name: data.name, text: data.text, at: data.at, user: data.user });
     if (this.chat.length > 100) this.chat.shift();
+    if (this.chatBox) this.chatBox.arrived(!!(this.me && data.user === this.me.id));  // the unread mark
     this.render();
   },
 };

@@ -7,6 +7,7 @@ import { errorText, t } from "../i18n.js";
 import * as sealing from "../seal.js";
 import { endings } from "../store.js";
 import { noteCommitment } from "../seeding.js";
+import { heads } from "../chain.js";
 
 export const frames = {
   onSnapshot(msg) {
@@ -15,6 +16,7 @@ export const frames = {
     this.takeRoomState(msg);
     if (msg.role) this.as = msg.role;
     this.version = msg.version ?? this.version;
+    heads.put(this.code, msg.version, msg.head);  // the chain's head: what this browser saw
     this.view = msg.view || null;
     this.moveDeadline = msg.deadline ?? null;
     this.seat = msg.seat ?? (this.view ? this.view.seat : null) ?? null;
@@ -40,6 +42,7 @@ export const frames = {
     }
     const previous = this.view;
     this.version = msg.version;
+    heads.put(this.code, msg.version, msg.head);
     this.view = msg.view;
     this.moveDeadline = msg.deadline ?? null;
     if (msg.seat !== undefined && msg.seat !== null) this.seat = msg.seat;
@@ -107,6 +110,7 @@ export const frames = {
     this.takeRoomState(msg);
     if (msg.seat !== undefined) this.seat = msg.seat;
     this.version = Math.max(this.version ?? 0, msg.version ?? 0);
+    heads.put(this.code, msg.version, msg.head);
     if (msg.deadline !== undefined) this.moveDeadline = msg.deadline;
     if (Array.isArray(msg.chat)) this.takeChat(msg.chat);
     this.takeStanding(msg.announce);

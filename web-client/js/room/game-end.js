@@ -71,11 +71,11 @@ export const gameEnd = {
     }
     const mine = this.seat !== null ? (rec.seats || []).find((s) => s.seat === this.seat) : null;
     let text;
-    if (rec.rated && mine && mine.new) text = t("ratings.new_you");
+    if (rec.unrated) text = unratedText(rec.unrated);  // a ladder game is rated, not for people
+    else if (rec.rated && mine && mine.new) text = t("ratings.new_you");
     else if (rec.rated && mine && typeof mine.rating_after === "number") {
       text = t("ratings.rated_you", { change: ratingChange(mine.rating_before, mine.rating_after), rating: rating(mine.rating_after) });
     } else if (rec.rated) text = t("ratings.rated");
-    else if (rec.unrated) text = unratedText(rec.unrated);
     else return null;
     const rules = rec.unrated || (mine && mine.new) ? ratingRules(rec.rating_rules) : [];
     return h("div", { class: "rating-line", dataset: { rated: rec.rated ? "1" : "0", unrated: rec.unrated || null } },

@@ -2,7 +2,9 @@
 // taking my own last move back when the room allows it. Methods of RoomPage (page.js mixes
 // them in).
 
+import { commitment } from "../chain.js";
 import { h } from "../dom.js";
+import * as sealing from "../seal.js";
 import { t } from "../i18n.js";
 
 export const openMoves = {
@@ -10,8 +12,20 @@ export const openMoves = {
   act(move) {
     if (this.sending || this.ended) return;
     this.sending = true;
-    this.conn.send({ type: "act", move, version: this.version });
+    this.sendAct(move);
     this.render();
+  },
+
+  /** The move with its version and, signed by this device, its commitment's salt. */
+  async sendAct(move) {
+    const version = this.version;
+    if (!this.conn.kid || this.seat === null) {
+      this.conn.send({ type: "act", move, version });
+      return;
+    }
+    const salt = sealing.newSalt();
+    const c = await commitment(`act@${version}`, this.seat, move, salt);
+    this.conn.sendSigned({ type: "act", move, version, salt }, { kind: "act", version, seat: this.seat, c });
   },
 
   onKey(ev) {

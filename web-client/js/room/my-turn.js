@@ -28,6 +28,7 @@ export const myTurn = {
       document.title = `${t("room.doc_ended", { title: this.roomTitle(), code: groupCode(this.code) })} — ${BASE_TITLE}`;
       this.runVerify();
       this.checkArchive();
+      this.runChainCheck();
       return;
     }
     const myMove = this.isMyMove();
@@ -49,6 +50,7 @@ export const myTurn = {
     if (v.phase === "over") {
       this.runVerify();
       this.checkArchive();
+      this.runChainCheck();
     }
   },
 

@@ -20,7 +20,7 @@ import { gameTitle, t } from "../i18n.js";
 import { nameNode } from "../names.js";
 import * as sealing from "../seal.js";
 import * as sounds from "../sounds.js";
-import { endings, identity } from "../store.js";
+import { endings, HOLD_SPEEDS, holdSpeed, identity } from "../store.js";
 import { nameForm, setConnState, setWho } from "../ui.js";
 import { chat } from "./chat.js";
 import { clock } from "./clock.js";
@@ -168,17 +168,10 @@ export class RoomPage {
     });
     this.ticker = setInterval(() => this.tick(), 1000);
     document.addEventListener("keydown", (ev) => this.onKey(ev));
-    // A click anywhere goes on at once from a held moment. When frames were waiting, the
-    // page under the click was out of date: the click only goes on.
-    document.addEventListener("click", (ev) => {
-      if (!this.held) return;
-      const stale = this.queue.length > 0;
-      this.endHold();
-      if (stale) {
-        ev.preventDefault();
-        ev.stopPropagation();
-      }
-    }, true);
+    // A click anywhere goes on at once from a held moment; a click on a control does what
+    // it says (held.js).
+    document.addEventListener("click", (ev) => this.clickDuringHold(ev), true);
+    document.addEventListener("pointerdown", (ev) => this.pressDuringHold(ev), true);
     this.render();
   }
 
@@ -252,7 +245,9 @@ export class RoomPage {
     const body = this.frame();
     const bottom = !!(this.room && !this.notFound && !this.closedToSpectators && !this.removed);
     this.bottomEl.hidden = !bottom;
-    // A game whose deals are table talk (Pearates) keeps the chat beside the table.
+    // At the table the chat stands beside it on a wide screen (every game); a game whose
+    // deals are table talk (Pearates) also keeps it in sight at the bottom of a phone's.
+    this.el.classList.toggle("table-side", !!(bottom && this.view && this.game));
     this.el.classList.toggle("table-talk", !!(bottom && this.view && this.game && this.game.tableTalk));
     if (bottom) {
       // Once the game is over there is nobody left to invite to it.
@@ -319,7 +314,9 @@ export class RoomPage {
     const stored = seal && this.seat !== null ? sealing.load(this.code, seal.phase) : null;
     return {
       view, room: this.room, seat: this.seat, seal, held: this.held,
-      sealedMove: stored && stored.seat === this.seat ? stored.move : null,
+      // (once revealed, my move is the opening's: the stored seal is forgotten then)
+      sealedMove: stored && stored.seat === this.seat ? stored.move
+        : seal && seal.opened && this.seat !== null ? seal.opened[this.seat] ?? null : null,
       connected: this.connectedSeats(), away: this.away, busy: this.sending,
       ended: this.ended ? this.endedText() : null,
       clock: c ? h("span", { class: ["clock", c.low && "low"], "aria-label": c.text }, c.text) : null,
@@ -359,7 +356,23 @@ export class RoomPage {
       h("label", { class: "check small sound-toggle" },
         h("input", { type: "checkbox", checked: sounds.enabled(), dataset: { key: "sounds" },
           onchange: (ev) => { sounds.setEnabled(ev.target.checked); this.render(); } }),
-        t("room.sounds")));
+        t("room.sounds")),
+      this.holdSpeedButton());
+  }
+
+  /** How long moments are held (store.js holdSpeed): each click gives the next choice. A
+   * button, not a list: the header is redrawn at every frame, which would close a list. */
+  holdSpeedButton() {
+    const speed = holdSpeed.get();
+    const order = Object.keys(HOLD_SPEEDS);
+    const next = order[(order.indexOf(speed) + 1) % order.length];
+    return h("button", { type: "button", class: "secondary small hold-speed", dataset: { key: "hold-speed", speed },
+      title: t("room.hold.hint"),
+      onclick: () => {
+        holdSpeed.set(next);
+        if (next === "off" && this.held) this.endHold();
+        this.render();
+      } }, t("room.hold.speed", { speed: t(`room.hold.${speed}`) }));
   }
 
   /** The table, drawn by the game module; the shell adds the seal check and the take-back. */

@@ -7,6 +7,11 @@ import { t } from "../i18n.js";
 import * as sealing from "../seal.js";
 import * as sounds from "../sounds.js";
 
+/** The version a sealed phase stands at: `bid@7` -> 7 (what its commit and opening sign). */
+function phaseVersion(phase) {
+  return Number(String(phase).split("@").pop());
+}
+
 export const sealedMoves = {
   onSealed(msg, render = true) {
     if (this.ended) {
@@ -48,13 +53,38 @@ export const sealedMoves = {
     this.render();
   },
 
-  async onRevealed(msg) {
-    const committed = this.seal && this.seal.phase === msg.phase ? this.seal.committed : {};
+  /** The sealed moves are open: the module may hold them on screen (everyone's bids at once:
+   * its `hold` with `{kind: "revealed", ...}`, drawn over the view as it is); else the reveal
+   * sounds and is said here. Then every opening is checked against its seal. */
+  onRevealed(msg) {
+    const same = this.seal && this.seal.phase === msg.phase;
+    const committed = same ? this.seal.committed : {};
+    const moves = msg.moves || {};
+    if (same) this.seal.opened = moves;
+    const event = {
+      kind: "revealed", phase: msg.phase, moves, defaults: msg.defaults || [],
+      proxies: msg.proxies || [], private: !!msg.private,
+    };
+    const hold = this.game && this.game.hold && !this.ended ? this.game.hold(this.view, this.view, event, (s) => this.name(s)) : null;
+    if (hold) {
+      this.startHold(hold);
+    } else {
+      sounds.play("reveal");
+      const text = this.game && this.game.revealText ? this.game.revealText(this.ctx(), moves) : "";
+      if (text) announce(text);
+    }
+    sealing.forget(this.code, msg.phase);
+    this.render();
+    this.checkOpenings(msg, committed);
+  },
+
+  /** Every opening checked against the digest published when its seat committed. A seat
+   * whose time ran out before it committed has no digest (the "default" marker) and no
+   * salt: the engine's default was played for it, which the revealed message flags. */
+  async checkOpenings(msg, committed) {
     const opened = msg.opened || msg.moves || {};
     const salts = msg.salts || {};
-    // Every opening is checked against the digest published when its seat committed. A seat
-    // whose time ran out before it committed has no digest (the "default" marker) and no salt:
-    // the engine's default was played for it, which the revealed message flags.
+    const round = this.view && this.view.round;
     const bad = [];
     let checked = 0;
     for (const [seat, move] of Object.entries(opened)) {
@@ -63,16 +93,7 @@ export const sealedMoves = {
       checked += 1;
       if (!(await sealing.check(msg.phase, Number(seat), move, salts[seat], expected))) bad.push(Number(seat));
     }
-    this.revealCheck = {
-      phase: msg.phase, ok: bad.length === 0 && checked > 0, bad, checked, round: this.view && this.view.round,
-    };
-
-    const moves = msg.moves || {};
-    if (this.seal && this.seal.phase === msg.phase) this.seal.opened = moves;
-    sounds.play("reveal");
-    const text = this.game && this.game.revealText ? this.game.revealText(this.ctx(), moves) : "";
-    if (text) announce(text);
-    sealing.forget(this.code, msg.phase);
+    this.revealCheck = { phase: msg.phase, ok: bad.length === 0 && checked > 0, bad, checked, round };
     this.render();
   },
 
@@ -87,10 +108,11 @@ export const sealedMoves = {
     if (!stored || stored.seat !== this.seat) return;
     const mine = this.seal.committed[this.seat];
     if (mine && typeof mine === "string" && mine !== stored.digest) return;  // not this tab's seal
+    const signed = (kind) => ({ kind, version: phaseVersion(stored.phase), seat: this.seat, c: stored.digest });
     if (!mine && !this.seal.open) {
-      this.conn.send({ type: "commit", phase: stored.phase, digest: stored.digest });
+      this.conn.sendSigned({ type: "commit", phase: stored.phase, digest: stored.digest }, signed("commit"));
     } else if (this.seal.open && !this.seal.revealed.includes(this.seat)) {
-      this.conn.send({ type: "reveal", phase: stored.phase, move: stored.move, salt: stored.salt });
+      this.conn.sendSigned({ type: "reveal", phase: stored.phase, move: stored.move, salt: stored.salt }, signed("reveal"));
       this.seal.revealed = [...this.seal.revealed, this.seat];
     }
   },
@@ -102,7 +124,8 @@ export const sealedMoves = {
     const phase = this.seal.phase;
     const sealed = await sealing.seal(this.code, phase, this.seat, move);
     sealing.forget(this.code, null, { keep: phase });
-    this.conn.send({ type: "commit", phase, digest: sealed.digest });
+    this.conn.sendSigned({ type: "commit", phase, digest: sealed.digest },
+      { kind: "commit", version: phaseVersion(phase), seat: this.seat, c: sealed.digest });
     announce(t("room.sealed_announce"));
     this.render();
   },

@@ -40,7 +40,9 @@ export const beforeStart = {
    * room's seed commitment: before it, the server would not be bound to its seed yet. */
   sendReady(ready) {
     const entropy = contributionFor(this.code, this.room && this.room.seed_commitment);
-    this.conn.send(entropy ? { type: "ready", ready, entropy } : { type: "ready", ready });
+    const mine = ((this.room && this.room.seats) || []).find((x) => this.me && x.user === this.me.id);
+    if (!entropy || !mine) this.conn.send({ type: "ready", ready });
+    else this.conn.sendSigned({ type: "ready", ready, entropy }, { kind: "entropy", version: 0, seat: mine.seat, c: entropy });
   },
 
   /** Before the start: remember (or forget) this room in "my rooms" as the seat changes. */
@@ -89,7 +91,8 @@ export const beforeStart = {
         actions.push(h("button", { type: "button", class: "danger", dataset: { key: `kick-${s.seat}` },
           onclick: () => this.conn.send({ type: "kick", seat: s.seat }) }, t("room.kick")));
       }
-      const who = s.bot ? nameNode(s.name || t("room.bot_named", { level: t(`room.level.${s.bot}`) }), s) : s.user ? s.name : t("room.empty");
+      const who = s.bot ? nameNode(s.name || t("room.bot_named", { level: t(`room.level.${s.bot}`) }), s)
+        : s.owner ? t("room.bot_of", { name: s.name, owner: s.owner.name }) : s.user ? s.name : t("room.empty");
       const state = s.bot ? t("room.ready") : s.user ? (s.ready ? t("room.ready_check") : t("room.not_ready")) : "";
       return h("li", { class: [isMe && "me"], dataset: { seat: String(s.seat), bot: s.bot || null } },
         h("div", { class: "seat-head" }, h("strong", {}, t("common.seat", { n: s.seat + 1 })),

@@ -4,6 +4,7 @@
 // from the archive's replay. Methods of RoomPage (page.js mixes them in).
 
 import { api } from "../api.js";
+import { checkRecord, heads } from "../chain.js";
 import { h } from "../dom.js";
 import { errorText, t } from "../i18n.js";
 import { seenDeals } from "../store.js";
@@ -59,6 +60,58 @@ export const verification = {
     }
     this.archived = false;
     this.render();
+  },
+
+  /** The archived record against itself (its move chain, every signature) and against the
+   * heads this browser was sent while it played: once the archive has the whole game. */
+  async runChainCheck() {
+    const gameId = this.room && this.room.game_id;
+    if (!gameId || this.chainCheck) return;
+    this.chainCheck = { pending: true };
+    for (const wait of [0, 300, 600, 1000, 1500, 2000, 3000, 5000, 8000]) {
+      if (wait) await new Promise((r) => setTimeout(r, wait));
+      try {
+        const record = await api.game(gameId, { wait: 4 });  // not stored yet: the server waits
+        const last = Math.max(0, ...(record.events || []).map((e) => e.version));
+        if (record.status === "playing" || last < 1) continue;
+        this.chainCheck = await checkRecord(record, await heads.get(this.code));
+        this.render();
+        return;
+      } catch (err) {
+        if (err.status !== 404) break;
+      }
+    }
+    this.chainCheck = { pending: true };  // no archive here (or not yet): nothing to say
+    this.render();
+  },
+
+  /** What the chain check found, in a line: the record is the game this browser saw, or
+   * where it differs, or what is broken in it. */
+  chainLine() {
+    const c = this.chainCheck;
+    if (!c || c.pending) return null;
+    let text;
+    let state = c.ok ? "ok" : "bad";
+    if (c.differsAt !== null) text = `✗ ${t("room.chain.differs", { version: c.differsAt })}`;
+    else if (!c.chained) [text, state] = [t("room.chain.unchained"), "unchained"];
+    else if (!c.ok) text = `✗ ${t("room.chain.broken", { version: c.version, what: c.problem })}`;
+    else text = `✓ ${t("room.chain.ok", { count: c.seen })} ${t("room.chain.signed", { signed: c.signed, made: c.made, unsigned: c.unsigned })}`;
+    const save = c.seen > 0 ? [" ", h("button", { class: "link save-heads", type: "button", title: t("room.chain.save_hint"),
+      onclick: () => this.saveHeads() }, t("room.chain.save"))] : [];
+    return h("p", { class: ["small", "chain-check", state === "ok" ? "ok" : state === "bad" ? "bad" : ""], dataset: { chain: state } }, text, ...save);
+  },
+
+  /** The heads this browser was sent, as a file `tortuga verify GAME --heads FILE` reads:
+   * anyone may then check an archive against what this device saw, without this browser. */
+  async saveHeads() {
+    const gameId = this.room && this.room.game_id;
+    const body = JSON.stringify({ room: this.code, game_id: gameId, heads: await heads.get(this.code) }, null, 1);
+    const a = h("a", { href: URL.createObjectURL(new Blob([body], { type: "application/json" })),
+      download: `tortuga-${gameId || this.code}-heads.json` });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
   },
 
   /** The deal check's badge once the seed is out (game over or abandoned). */
@@ -132,6 +185,7 @@ export const verification = {
       this.room.seed_digest ? h("p", { class: "small" }, t("room.fingerprint"), " ",
         h("span", { class: "seed" }, this.room.seed_digest)) : null,
       this.contributionLine(),
+      this.chainLine(),
     ];
   },
 

@@ -9,7 +9,7 @@ import { describe, scoreTitle, sortCards } from "./cards.js";
 import { dealRound, verifyDeals } from "./deal.js";
 import {
   auctionPanel, cardFace, committed, finalPanel, handPanel, loonPanel, owing, playersPanel,
-  recruitedPanel, rowsPanel, scoreCardsPanel, seatName, sheetPanel, statusLine, trickPanel, who,
+  recruitedPanel, revealedMoment, rowsPanel, scoreCardsPanel, seatName, sheetPanel, statusLine, trickPanel, who,
 } from "./table.js";
 
 const AUCTION = ["bid", "pick", "award"];
@@ -129,6 +129,20 @@ function predictBox(ctx) {
       dataset: { predict: String(m.predict), key: `predict-${m.predict}` }, onclick: () => ctx.act(m) }, String(m.predict)))));
 }
 
+/** The moment a sealed phase of the auction opens (the shell's `revealed`): each seat's bid
+ * or pick, in seat order. The ditch is private: nothing to show. */
+function auctionMoment(view, event, name) {
+  const shown = Object.entries(event.moves || {}).filter(([, m]) => m && ("bid" in m || m.pick))
+    .map(([s, m]) => ({ seat: Number(s), bid: "bid" in m ? m.bid : null, pick: m.pick || null }))
+    .sort((a, b) => a.seat - b.seat);
+  if (event.private || !shown.length || !view) return null;
+  const picks = shown.some((x) => x.pick);
+  const title = picks ? t("lt.reveal.picks", { bid: view.tie_bid ?? 0 }) : t("lt.reveal.bids", { row: (view.offer ?? 0) + 1 });
+  const said = (x) => `${name(x.seat)} ${x.pick ? describe(x.pick).label : x.bid}`;
+  return { ms: 1800, kind: "auction", title, shown, sound: "reveal",
+    text: `${title}. ${t("lt.revealed", { moves: shown.map(said).join(", ") })}` };
+}
+
 /** What a click on a card of my hand does now. */
 function handMode(ctx) {
   const v = ctx.view;
@@ -181,7 +195,7 @@ const loonTricks = {
   table(ctx) {
     const v = ctx.view;
     const auction = AUCTION.includes(v.phase);
-    const head = [statusLine(ctx), playersPanel(ctx)];
+    const head = [statusLine(ctx), revealedMoment(ctx), playersPanel(ctx)];
     const side = h("div", { class: "lt-side" }, h("div", {}, recruitedPanel(ctx), auctionPanel(ctx)), loonPanel(ctx));
     if (v.phase === "over") {
       return [...head, finalPanel(ctx), ...ctx.notes, trickPanel(ctx), scoreCardsPanel(ctx), side, rowsPanel(ctx)];
@@ -229,8 +243,11 @@ const loonTricks = {
     return false;
   },
 
-  /** A trick was just won: hold it on screen (the winner marked) before later frames. */
+  /** The row auction's sealed bids (or the tie-break picks) just revealed: everyone's at
+   * once, held a moment. A trick was just won: hold it on screen (the winner marked) before
+   * later frames. */
   hold(previous, view, event, name) {
+    if (event && event.kind === "revealed") return auctionMoment(view, event, name);
     if (!previous || previous.phase !== "play" || !view.last_trick || (view.trick || []).length) return null;
     if (JSON.stringify(previous.last_trick) === JSON.stringify(view.last_trick)) return null;
     return { ms: 1200, kind: "trick", text: t("lt.wins_trick", { name: name(view.last_trick.winner) }) };

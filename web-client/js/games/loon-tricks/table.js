@@ -72,6 +72,22 @@ export function statusLine(ctx) {
   return h("div", { class: "status-line" }, parts);
 }
 
+/** The auction's bids (or tie-break picks) just revealed, held on screen a moment
+ * (module.js `hold`): every seat's at once, mine marked. Fixed at the top of the window;
+ * the words are the hold's announcement. */
+export function revealedMoment(ctx) {
+  const held = ctx.held;
+  if (!held || held.kind !== "auction") return null;
+  const banner = h("div", { class: "moment-banner", dataset: { role: "auction-revealed" }, "aria-hidden": "true" },
+    h("div", { class: "moment-card" },
+      h("strong", { class: "moment-title" }, held.title),
+      h("ul", { class: "moment-list" }, held.shown.map((x) => h("li", { class: x.seat === ctx.seat ? "me" : null, dataset: { seat: String(x.seat) } },
+        h("span", { class: "who" }, who(ctx.room, ctx.view, x.seat)), " ",
+        x.pick ? cardFace(x.pick, { small: true }) : h("strong", { class: "bid" }, String(x.bid)))))));
+  banner.style.setProperty("--elapsed", `${Date.now() - held.at}ms`);  // a redraw does not pop it again
+  return banner;
+}
+
 /** The row a seat took this round, or null. */
 const rowOf = (v, s) => {
   const i = (v.rows || []).findIndex((r) => r.owner === s);

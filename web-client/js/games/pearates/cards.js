@@ -33,12 +33,14 @@ export const kindOf = (name) => BY_SLUG[name.replace(/-\d+$/, "")];
 export const cardIndex = (name) => INDEX[name];
 export const byCard = (a, b) => INDEX[a] - INDEX[b];
 
-/** The deck of a game with these options (cards.py deck()), as card names in order. */
-export function deckNames({ more_actions = false, special_scoring = false, no_negatives = false } = {}) {
+/** The deck of a game with these options (cards.py deck()), as card names in order: the
+ * lowest `negatives_removed` negative values left out (all four with `no_negatives`). */
+export function deckNames({ more_actions = false, special_scoring = false, no_negatives = false, negatives_removed = 0 } = {}) {
   const sets = new Set(["base", ...(more_actions ? ["more"] : []), ...(special_scoring ? ["special"] : [])]);
+  const removed = no_negatives ? 4 : negatives_removed;
   return NAMES.filter((n) => {
     const k = kindOf(n);
-    return sets.has(k.set) && !(no_negatives && (k.value ?? 0) < 0);
+    return sets.has(k.set) && !((k.value ?? 0) < removed - 4);
   });
 }
 

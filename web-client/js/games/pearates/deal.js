@@ -34,7 +34,8 @@ const BEFORE_SPLIT = new Set(["arrange", "turn", "bid", "action", "put"]);
  * the treasure before this browser sees the round: any view of that stretch will do. */
 export function dealSeen(view) {
   const o = view.options || {};
-  const options = { more_actions: !!o.more_actions, special_scoring: !!o.special_scoring, no_negatives: !!o.no_negatives };
+  const options = { more_actions: !!o.more_actions, special_scoring: !!o.special_scoring, no_negatives: !!o.no_negatives,
+    negatives_removed: Number(o.negatives_removed) || 0 };
   const out = { round: view.round };
   const moved = view.seat !== null && (view.log || []).some((e) => e.seat === view.seat && e.what !== "treasure");
   if (view.round === 1 && BEFORE_SPLIT.has(view.phase) && !moved) {

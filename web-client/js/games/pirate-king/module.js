@@ -30,6 +30,13 @@ function beatNews(previous, view, name) {
   return { fresh, text: said.join("; ") };
 }
 
+/** The cards given away that went back to their givers when the round ended (edition 2). */
+function givenBack(previous, view, name) {
+  if (!(view.rules > 1)) return [];
+  return previous.table.flatMap((s) => s.zone.filter((e) => e.given_by !== null && e.given_by !== undefined)
+    .map((e) => t("pk.news.given_back", { card: cardTitle(e.card), name: name(e.given_by) })));
+}
+
 const pirateKing = {
   ids: ["pirate-king"],
   title: () => t("games.pirate-king.title"),
@@ -98,10 +105,12 @@ const pirateKing = {
     const newBeat = view.round === previous.round && view.beat > previous.beat;
     if (!newRound && !newBeat) return null;
     const news = beatNews(newRound ? null : previous, view, name);
+    const back = newRound ? givenBack(previous, view, name) : [];
     // A sealed beat's reveal already sounds (the shell); a round's first beat and a lone
     // player's open beat sound here.
     const sealed = !newRound && previous.prompt && previous.prompt.sealed;
-    return { ms: 1400, kind: "beat", fresh: news.fresh, text: `${t("pk.one_two_three")} ${news.text}`, sound: sealed ? null : "reveal" };
+    const text = [...back, `${t("pk.one_two_three")} ${news.text}`].join(". ");
+    return { ms: 1400, kind: "beat", fresh: news.fresh, text, sound: sealed ? null : "reveal" };
   },
 
   // -- the deal check ------------------------------------------------------------------------

@@ -91,7 +91,20 @@ function columns(entries, faces) {
   return cols.map((cards) => h("div", { class: ["pk-col", cards.length > 1 && "stacked"] }, cards));
 }
 
-/** One row per player: name, Pirate, status, totals, curses (warned at two), the play zone. */
+/** How a zone card got there, in words: given (edition 2: it goes back to its giver when the
+ * round ends), placed by an effect without being revealed (a Copy passes over it), or
+ * revealed by an effect. */
+function entryNote(room, v, e) {
+  if (e.given_by !== null && e.given_by !== undefined) {
+    const name = seatName(room, v, e.given_by);
+    return v.rules > 1 ? t("pk.given_until", { name }) : `${t("pk.given_by", { name })}; ${t("pk.by_effect")}`;
+  }
+  if (e.placed) return t("pk.placed");
+  return e.effect ? t("pk.by_effect") : "";
+}
+
+/** One zone per player, mine first: name, Pirate, status, totals, curses (warned at two),
+ * the play zone. Side by side where the screen has room (table.css). */
 export function zonesPanel(ctx) {
   const { view: v, room, seat, connected, away } = ctx;
   const crowns = crownsOf(v);
@@ -100,15 +113,14 @@ export function zonesPanel(ctx) {
   // decided yet -- a seat that has chosen waits like everyone else).
   const committed = (ctx.seal && ctx.seal.committed) || {};
   const prompt = owing(v).filter((s) => !committed[s]);
-  const rows = v.table.map((s) => {
+  // My own zone first, then the others in seat order after mine (a spectator: seat order).
+  const first = seat === null || seat === undefined ? 0 : seat;
+  const seats = [...v.table.slice(first), ...v.table.slice(0, first)];
+  const rows = seats.map((s) => {
     const sunk = s.status === "sunk";
     const danger = !sunk && s.curses === 2;
     const newFrom = fresh[s.seat] ?? s.zone.length;
-    const faces = s.zone.map((e, i) => cardFace(e, {
-      fresh: i >= newFrom,
-      extra: [e.given_by !== null && e.given_by !== undefined ? t("pk.given_by", { name: seatName(room, v, e.given_by) }) : "",
-        e.effect ? t("pk.by_effect") : ""].filter(Boolean).join("; "),
-    }));
+    const faces = s.zone.map((e, i) => cardFace(e, { fresh: i >= newFrom, extra: entryNote(room, v, e) }));
     const zone = s.zone.length
       ? columns(s.zone, faces)
       : v.phase === "over" ? [] // the last round is over: no "no card yet" under every name

@@ -8,7 +8,7 @@ import { t } from "../../i18n.js";
 import { describe, edition, playLabel } from "./cards.js";
 import { dealRound, verifyDeals } from "./deal.js";
 import {
-  cardFace, choiceDialog, handPanel, playersPanel, seatName, sheetPanel, statusLine, trickPanel,
+  cardFace, choiceDialog, handPanel, playersPanel, revealedBids, seatName, sheetPanel, statusLine, trickPanel,
 } from "./table.js";
 
 /** The bid box of the sealed bidding: choose, then seal (ctx.seal commits it). */
@@ -44,6 +44,15 @@ function bidBox(ctx) {
       h("span", { class: "small" }, t("sk.bid.secret"))));
 }
 
+/** The moment the bids are revealed (the shell's `revealed`): each seat's bid, in seat order. */
+function bidsMoment(moves, name) {
+  const bids = Object.entries(moves || {}).filter(([, m]) => m && "bid" in m)
+    .map(([s, m]) => ({ seat: Number(s), bid: m.bid })).sort((a, b) => a.seat - b.seat);
+  if (!bids.length) return null;
+  return { ms: 1800, kind: "bids", bids, sound: "reveal",
+    text: t("sk.bids_revealed", { bids: bids.map((b) => `${name(b.seat)} ${b.bid}`).join(", ") }) };
+}
+
 /** Which keys play the game, on the page (closed until opened). */
 function keysHelp() {
   return h("details", { class: "keys" }, h("summary", {}, t("sk.keys.title")),
@@ -72,7 +81,7 @@ const skullKing = {
 
   table(ctx) {
     const v = ctx.view;
-    const parts = [statusLine(ctx), playersPanel(ctx), trickPanel(ctx), ...ctx.notes];
+    const parts = [statusLine(ctx), revealedBids(ctx), playersPanel(ctx), trickPanel(ctx), ...ctx.notes];
     if (ctx.seat === null || !v.hand) {
       if (ctx.seat === null) {
         parts.push(h("p", { class: "small", dataset: { role: "spectator-note" } }, t("sk.watching")));
@@ -135,10 +144,12 @@ const skullKing = {
     return false;
   },
 
-  /** A trick was just won: hold it on screen (who won, the winning card marked, the cards
-   * gathering to the winner) before later frames are drawn. The last trick of a round too:
-   * the next round's view still carries it as last_trick. */
+  /** The bids just revealed: every seat's bid at once ("Yo-ho-ho!"), held a moment before
+   * the first card. A trick just won: hold it on screen (who won, the winning card marked,
+   * the cards gathering to the winner) before later frames are drawn. The last trick of a
+   * round too: the next round's view still carries it as last_trick. */
   hold(previous, view, event, name) {
+    if (event && event.kind === "revealed") return bidsMoment(event.moves, name);
     if (!previous || previous.phase !== "play" || !view.last_trick || (view.trick || []).length) return null;
     if (JSON.stringify(previous.last_trick) === JSON.stringify(view.last_trick)) return null;
     return { ms: 1500, kind: "trick", sound: "trick", text: t("sk.wins_trick", { name: name(view.last_trick.winner) }) };

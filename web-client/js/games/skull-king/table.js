@@ -125,6 +125,22 @@ export function playersPanel(ctx) {
     boxes.map((b) => { b.setAttribute("role", "listitem"); return b; }));
 }
 
+/** The bids just revealed, held on screen a moment (module.js `hold`): "Yo-ho-ho!" and every
+ * seat's bid, mine marked. Fixed at the top of the window, over no control; the words are
+ * the hold's announcement. */
+export function revealedBids(ctx) {
+  const held = ctx.held;
+  if (!held || held.kind !== "bids") return null;
+  const { view, room, seat } = ctx;
+  const banner = h("div", { class: "moment-banner", dataset: { role: "bids-revealed" }, "aria-hidden": "true" },
+    h("div", { class: "moment-card" },
+      h("strong", { class: "moment-title" }, t("sk.reveal.title")),
+      h("ul", { class: "moment-list" }, held.bids.map((b) => h("li", { class: b.seat === seat ? "me" : null, dataset: { seat: String(b.seat) } },
+        h("span", { class: "who" }, who(room, view, b.seat)), " ", h("strong", { class: "bid" }, String(b.bid)))))));
+  banner.style.setProperty("--elapsed", `${Date.now() - held.at}ms`);  // a redraw does not pop it again
+  return banner;
+}
+
 /** One card on the table: the card, "as pirate" for a choice card, who played it. */
 function playedCard(room, view, p, { classes = [], small = false, extra = null } = {}) {
   return h("div", { class: ["played", ...classes], dataset: { seat: String(p.seat) } },

@@ -146,6 +146,8 @@ export default {
   "lt.predict_question": "How many tricks will you take? (announced to everyone)",
   "lt.watching": "You are watching: no hand is shown, nor anyone's loon.",
   "lt.revealed": "Revealed: {moves}",
+  "lt.reveal.bids": "Row {row}: the bids",
+  "lt.reveal.picks": "Tie at {bid}: the picks",
   "lt.checked_deals": {"one": "the cards you saw in {count} round", "other": "the cards you saw in {count} rounds"},
   "lt.checked_rows": {"one": "the rows and score cards of {count} round", "other": "the rows and score cards of {count} rounds"},
   "lt.bad_rounds": {"one": "round {rounds}", "other": "rounds {rounds}"},

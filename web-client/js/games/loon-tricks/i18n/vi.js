@@ -146,6 +146,8 @@ export default {
   "lt.predict_question": "Bạn sẽ thắng bao nhiêu mánh? (công bố cho mọi người)",
   "lt.watching": "Bạn đang xem: không hiện tay bài nào, cũng không hiện loon của ai.",
   "lt.revealed": "Đã lật: {moves}",
+  "lt.reveal.bids": "Hàng {row}: các mức trả giá",
+  "lt.reveal.picks": "Hòa ở mức {bid}: các lá rút",
   "lt.checked_deals": {"other": "các lá bạn đã thấy trong {count} ván"},
   "lt.checked_rows": {"other": "các hàng bài và thẻ điểm của {count} ván"},
   "lt.bad_rounds": {"other": "ván {rounds}"},

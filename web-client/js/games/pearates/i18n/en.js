@@ -81,7 +81,7 @@ export default {
   "games.pearates.option.removed": "Shorter game: cards removed from the pile, open to all",
   "games.pearates.option.more_actions": "Expansion “more actions” (33 cards)",
   "games.pearates.option.special_scoring": "Expansion “special scoring” (40 cards)",
-  "games.pearates.option.no_negatives": "Friendly: remove the negative cards",
+  "games.pearates.option.negatives_removed": "Remove negative cards: how many values, from −4 up (0–4; 4: all of them)",
   "pe.any": "any",
   "pe.hidden": "a face-down card",
   "pe.hidden_at": "a face-down card ({where})",

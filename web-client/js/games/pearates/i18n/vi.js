@@ -81,7 +81,7 @@ export default {
   "games.pearates.option.removed": "Chơi ngắn hơn: số lá bỏ khỏi chồng rút, ai cũng xem được",
   "games.pearates.option.more_actions": "Bản mở rộng “thêm hành động” (33 lá)",
   "games.pearates.option.special_scoring": "Bản mở rộng “tính điểm đặc biệt” (40 lá)",
-  "games.pearates.option.no_negatives": "Thân thiện: bỏ các lá âm",
+  "games.pearates.option.negatives_removed": "Bỏ các lá âm: bao nhiêu giá trị, từ −4 trở lên (0–4; 4: bỏ hết)",
   "pe.any": "bất kỳ",
   "pe.hidden": "một lá úp",
   "pe.hidden_at": "một lá úp ({where})",

@@ -34,6 +34,7 @@ export default {
   "sk.bid.secret": "Bids stay secret until everyone has bid, then all flip together.",
   "sk.watching": "You are watching: nobody's hand is shown.",
   "sk.bids_revealed": "Bids revealed: {bids}",
+  "sk.reveal.title": "Yo-ho-ho! The bids",
   "sk.wins_trick": "{name} wins the trick",
   "sk.checked_dealers": {"one": "the dealer of {count} round", "other": "the dealers of {count} rounds"},
   "sk.checked_hands": {"one": "the hand you were dealt", "other": "the {count} hands you were dealt"},

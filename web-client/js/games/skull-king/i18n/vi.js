@@ -34,6 +34,7 @@ export default {
   "sk.bid.secret": "Các lượt cược được giữ bí mật cho đến khi mọi người cược xong, rồi cùng lật một lúc.",
   "sk.watching": "Bạn đang xem: không tay bài nào được hiện.",
   "sk.bids_revealed": "Các lượt cược: {bids}",
+  "sk.reveal.title": "Yo-ho-ho! Lật cược",
   "sk.wins_trick": "{name} thắng mánh",
   "sk.checked_dealers": {"other": "người chia bài của {count} ván"},
   "sk.checked_hands": {"other": "{count} tay bài bạn được chia"},

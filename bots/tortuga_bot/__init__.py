@@ -1,0 +1,28 @@
+"""tortuga-bot: bots that play on a Tortuga site over the table protocol (docs/BOTS.md).
+
+from tortuga_bot import Turn, run_bot
+
+def bot(turn: Turn):
+    return turn.legal[0]
+"""
+
+from tortuga_bot.games import ladder, play_games, play_room
+from tortuga_bot.player import Host, Player, Refused, Signer
+from tortuga_bot.site import Site, SiteError
+from tortuga_bot.turn import Bot, Prompt, Result, Turn
+
+__all__ = [
+    "Bot",
+    "Host",
+    "Player",
+    "Prompt",
+    "Refused",
+    "Result",
+    "Signer",
+    "Site",
+    "SiteError",
+    "Turn",
+    "ladder",
+    "play_games",
+    "play_room",
+]

@@ -1,0 +1,13 @@
+"""Pearates: the game's own heuristic through the rules library (`with_engines.py`), which
+plays better than random moves (tests/bots/test_examples.py measures it).
+
+    ./tortuga bot run examples/pearates.py --games 3
+"""
+
+from __future__ import annotations
+
+from with_engines import engine_bot
+
+GAME = "pearates"
+
+bot = engine_bot("heuristic")

@@ -1,0 +1,1 @@
+"""The bot ladder's arena (server/ladder/arena.py)."""
