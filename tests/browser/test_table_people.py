@@ -120,7 +120,7 @@ def test_game_over_play_again_chart_and_the_check_button(site: str, chromium: An
         assert page.locator("#invite").count() == 0 or not page.locator("#invite").is_visible()
         assert "tortuga verify" not in page.inner_text(".gameover")
         found = check_this_game(page)
-        assert found.get_attribute("data-game-check") == "ok"
+        assert found.get_attribute("data-game-check") == "ok", found.inner_text()
         assert found.inner_text() == (
             "✓ This game checks out: its shuffle was locked in before the first card was "
             "dealt, and your browser rebuilt the deals of all 2 rounds from it."

@@ -75,7 +75,7 @@ export class PlayerPage {
     if (g.unrated) return h("span", { class: "small muted unrated", dataset: { unrated: g.unrated } }, unratedText(g.unrated));
     if (seat.new) return h("span", { class: "small muted unrated", dataset: { unrated: "new" } }, t("ratings.new_seat"));
     return ratingChange(seat.rating_before, seat.rating_after);
-  },
+  }
 
   /** The player's own page (not a bot's): their bot accounts too. */
   botsPanel() {

@@ -155,8 +155,10 @@ export const verification = {
       else if (bad.length || !rounds) why = t("room.check.why_deals", { rounds: this.game.badRoundsText(bad) });
       this.gameCheck = why ? { state: "bad", why } : { state: "ok", rounds };
     } catch (err) {
-      // The archive stores a finished game within seconds: 404 until it has.
-      this.gameCheck = err.status === 404 ? { state: "not_saved" } : { state: "failed", message: errorText(err) };
+      // The archive stores a finished game within seconds: 404 until it has, 409 while it
+      // holds only the game's checkpoints.
+      const saving = err.status === 404 || err.status === 409;
+      this.gameCheck = saving ? { state: "not_saved" } : { state: "failed", message: errorText(err) };
     }
     this.render();
   },
