@@ -135,6 +135,12 @@ class Game(Protocol[S, M, Opt]):
     title: str
     seats: range
     bot_levels: tuple[str, ...]
+    card_titles: frozenset[str]
+    """The names the game's cards are known by, as printed ("Blackbeard", "Scary Mary"):
+    the server names no bot after one of them."""
+    ghost_hand_at: tuple[int, ...]
+    """The player counts at which a ghost hand joins (a hand dealt and played by the rules,
+    nobody's seat): the lobby says so beside the seats."""
 
     # -- set-up ---------------------------------------------------------------
     def options(self, raw: Mapping[str, JSON] | None = None) -> Opt:

@@ -70,6 +70,10 @@ class TableGame(abc.ABC, Generic[S, M, Opt, T]):
     title: str
     seats: range
     bot_levels: tuple[str, ...] = ("random", "heuristic")
+    card_titles: frozenset[str] = frozenset()
+    """The names the game's cards are known by, as printed (the server names no bot so)."""
+    ghost_hand_at: tuple[int, ...] = ()
+    """The player counts at which a ghost hand joins (none: the game has no ghost)."""
     options_type: type[Opt]
     """A frozen msgspec struct that forbids unknown fields; its defaults are the game's."""
     rules_edition: ClassVar[int] = 0

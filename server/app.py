@@ -115,6 +115,7 @@ def create_app(settings: Settings) -> Starlette:
             archive_rescue=settings.archive_rescue_seconds,
             lease=settings.clock_lease_seconds,
             lobby_idle=settings.lobby_idle_seconds,
+            host_away=settings.lobby_host_away_seconds,
             quotas=quotas,
             # Records after a step wait for a calm loop, briefly: a final record's writer
             # must take its rescue member within archive_rescue_seconds (game_end.py).
@@ -165,6 +166,9 @@ def create_app(settings: Settings) -> Starlette:
         app.state.services = Services(settings, tokens, rooms, sealing, hub, identity, gate)
         app.state.identity = identity  # the history routes' reader
         app.state.leaderboard_min_games = settings.leaderboard_min_games
+        app.state.rating_rules = RatingRules(
+            settings.rated_min_games, settings.rated_min_age_seconds
+        )
         app.state.clock = clock
         app.state.heartbeat = heartbeat
         app.state.bots = bots

@@ -151,6 +151,9 @@ class Settings:
     resume_address_burst: int = 100
     resume_address_per_second: float = 10.0
     lobby_idle_seconds: int = 3600  # a lobby with no change and no socket for this long goes
+    # A public lobby whose host has had no socket in it this long leaves the public list (its
+    # link still works; it is listed again when the host comes back). 0: listed until it goes.
+    lobby_host_away_seconds: float = 120.0
     # Proxies trusted for X-Forwarded-For (addresses; none by default: anything on the host
     # could otherwise name any client address). Set it to the proxy's (docker-compose.yml).
     forwarded_allow_ips: str = ""
@@ -252,6 +255,7 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "token_refresh_seconds": ("TORTUGA_TOKEN_REFRESH_SECONDS", float),
     "allowed_origins": ("TORTUGA_ALLOWED_ORIGINS", _origins),
     "grace_seconds": ("TORTUGA_GRACE_SECONDS", float),
+    "lobby_host_away_seconds": ("TORTUGA_LOBBY_HOST_AWAY_SECONDS", float),
     "bot_delay": ("TORTUGA_BOT_DELAY", float),
     "ladder_tables": ("TORTUGA_LADDER_TABLES", int),
     "ladder_players": ("TORTUGA_LADDER_PLAYERS", int),

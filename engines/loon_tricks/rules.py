@@ -75,6 +75,7 @@ class LoonTricks(TableGame[State, Move, Options, Table]):
     id = ID
     title = "Pirate Tricks: Loon & Score Cards"
     seats = range(3, 6)
+    card_titles = frozenset(card.title for card in CARDS)  # the crew cards are numbers
     options_type = Options
     rules_edition = EDITION
     schema: ClassVar[Mapping[str, JSON]] = {

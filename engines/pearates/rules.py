@@ -20,6 +20,7 @@ from engines.pearates import actions, bots, flow, moves, views
 from engines.pearates.cards import (
     INDEX,
     KIND_OF,
+    KINDS,
     NAMES,
     NEGATIVE_VALUES,
     deck,
@@ -92,6 +93,7 @@ class Pearates(TableGame[State, Move, Options, Standing]):
     id = ID
     title = "Pearates"
     seats = range(2, 8)
+    card_titles = frozenset(k.title for k in KINDS)
     options_type = Options
     rules_edition = EDITION
     schema: ClassVar[Mapping[str, JSON]] = {

@@ -18,7 +18,15 @@ import msgspec
 from engines.core import IllegalMove, MalformedMove, Prompt
 from engines.game import TableGame
 from engines.pirate_king import bots, moves, views
-from engines.pirate_king.cards import INDEX, LOOT_IDS, MONSTER_IDS, NAMES, PIRATE_IDS, starting_deck
+from engines.pirate_king.cards import (
+    CARDS,
+    INDEX,
+    LOOT_IDS,
+    MONSTER_IDS,
+    NAMES,
+    PIRATE_IDS,
+    starting_deck,
+)
 from engines.pirate_king.moves import CardMove, Do, Move, Order, Pick, SeatMove, Stack, Take
 from engines.pirate_king.standing import ID, Standing
 from engines.pirate_king.state import (
@@ -61,6 +69,7 @@ class PirateKing(TableGame[State, Move, Options, Standing]):
     id = ID
     title = "Pirate King!"
     seats = range(2, 6)
+    card_titles = frozenset(card.title for card in CARDS)
     options_type = Options
     rules_edition = EDITION
     encoder = ENCODER

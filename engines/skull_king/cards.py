@@ -26,6 +26,18 @@ AS_CODES = {"pirate": AS_PIRATE, "escape": AS_ESCAPE}
 
 TRUMP = "black"
 
+# The printed names of the special cards, by the name moves give them (without the copy's
+# number): what the bots are never named after.
+TITLES = {
+    "escape": "Escape",
+    "pirate": "Pirate",
+    "mermaid": "Mermaid",
+    "skull-king": "Skull King",
+    "scary-mary": "Scary Mary",
+    "captain": "Captain",
+    "rogue": "Rogue",
+}
+
 
 @dataclass(frozen=True, slots=True)
 class Edition:
@@ -51,6 +63,13 @@ class Edition:
     @property
     def names(self) -> tuple[str, ...]:
         return _names(self)
+
+    @property
+    def titles(self) -> frozenset[str]:
+        """The printed names of the edition's cards (the numbered ones have none)."""
+        return frozenset(
+            TITLES[kind] for kind in ("escape", "pirate", "mermaid", self.king, self.choice)
+        )
 
     @property
     def size(self) -> int:

@@ -65,6 +65,8 @@ class SkullKing(TableGame[State, Move, Options, Table]):
         self.id = edition.id
         self.title = edition.title
         self.seats = range(2, edition.max_players + 1)
+        self.card_titles = edition.titles
+        self.ghost_hand_at = (2,)  # "a ghost third hand joins" with two players
 
     # -- set-up ---------------------------------------------------------------
     def check_options(self, options: Options) -> None:

@@ -5,12 +5,13 @@ connected -- never a hand: a room's hidden state is not part of these views."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any
 
 from server import protocol as p
 from server.realtime import drain
-from server.table import moderation
+from server.table import moderation, room_codes
 from server.table.room import PLAYING, Room, RoomError, is_socket, parse_room
 from server.table.rooms import RoomService
 
@@ -116,8 +117,18 @@ def _matches(view: dict[str, Any], status: str | None, game: str | None, q: str 
     if q:
         words = [view["id"], view["host_name"], *(s["name"] or "" for s in view["seats"])]
         words += [s["user"] or "" for s in view["seats"]]  # a user id (from the audit, a chat)
-        return any(q.lower() in w.lower() for w in words)
+        return any(q.lower() in w.lower() for w in words) or _code_in(q, view["id"])
     return True
+
+
+_ALPHABET = frozenset(room_codes.ALPHABET)
+
+
+def _code_in(q: str, room_id: str) -> bool:
+    """Whether ``q`` is (part of) the room's code as a player reads it out: in groups,
+    spaced or in lower case (``k7qx-mh4p``, ``K7QX MH4P``: ``K7QXMH4P``)."""
+    spoken = re.sub(r"[\s-]+", "", q).upper()
+    return len(spoken) >= 2 and set(spoken) <= _ALPHABET and spoken in room_id
 
 
 async def all_rooms(

@@ -15,6 +15,10 @@ reader may see, by allow-list:
   once the game is over;
 - a profile shows the name, the games above and the ratings; when they were first and last
   seen only to the user themself.
+
+A game over that moved no rating says why (``unrated``: the rating rules of
+``write.verdict``, the archiver's own), and each seat whether its player was still new to the
+ratings then (``new``); the answers that speak of ratings carry the rules (``rating_rules``).
 """
 
 from __future__ import annotations
@@ -36,8 +40,11 @@ from server.archive.replay import (
     replay_log,
     verify_log,
 )
+from server.archive.write import RatingRules, Unrated, verdict
+from server.table.record import SeatRecord
 
 MAX_LIMIT = 200
+EVERYONE = RatingRules()  # rules that rate every game of two people (the tests' default)
 
 
 class NotFound(LookupError):
@@ -87,7 +94,7 @@ def _game_json(game: Game) -> dict[str, JSON]:
     }
 
 
-def _seat_json(seat: Seat) -> dict[str, JSON]:
+def _seat_json(seat: Seat, new: frozenset[int] = frozenset()) -> dict[str, JSON]:
     return {
         "seat": seat.seat,
         "user": seat.user_id,
@@ -97,7 +104,44 @@ def _seat_json(seat: Seat) -> dict[str, JSON]:
         "rank": seat.rank,
         "rating_before": seat.ordinal_before,
         "rating_after": seat.ordinal_after,
+        # A person still new to the ratings at this game: it did not move their rating.
+        "new": seat.seat in new,
     }
+
+
+def rules_json(rules: RatingRules, listed_after: int) -> dict[str, JSON]:
+    """The rating rules as players are told them: a game is rated among the people who
+    have ``min_games`` finished games and first played ``min_age_hours`` before it, when it
+    has two; a leaderboard lists a player after ``listed_after`` rated games."""
+    return {
+        "min_games": rules.min_games,
+        "min_age_hours": round(rules.min_age_seconds / 3600, 2),
+        "listed_after": listed_after,
+    }
+
+
+async def _judged(
+    session: AsyncSession, game: Game, seats: list[Seat], rules: RatingRules
+) -> tuple[str | None, frozenset[int]]:
+    """Why a game over moved no rating (None: it did, or it is not over) and the seats of
+    people still new to the ratings at it -- the archiver's rules (``write.verdict``)."""
+    if game.status not in FINAL:
+        return None, frozenset()
+    if game.ladder:
+        return Unrated.LADDER, frozenset()
+    if game.rated_at is not None:
+        people = (s for s in seats if s.user_id is not None and s.bot is None)
+        return None, frozenset(s.seat for s in people if s.ordinal_after is None)
+    judged = await verdict(
+        session,
+        game_id=game.id,
+        began=game.started_at or game.created_at,
+        finished=game.outcome is not None,
+        seats=[SeatRecord(seat=s.seat, user=s.user_id, bot=s.bot) for s in seats],
+        rules=rules,
+    )
+    # Rated by today's rules, yet not rated: archived under other rules (or before any).
+    return (judged.unrated or "not-rated"), judged.new
 
 
 async def _game(session: AsyncSession, game_id: str) -> Game:
@@ -148,6 +192,8 @@ async def user_games(
     *,
     limit: int = 50,
     offset: int = 0,
+    rules: RatingRules = EVERYONE,
+    listed_after: int = 1,
 ) -> dict[str, JSON]:
     """A user's games, most recent first: their seat, score, rank and rating change, and
     who else sat at the table; and their ratings. The user themself sees every game of
@@ -173,9 +219,11 @@ async def user_games(
     seats = await _seats(session, sorted({game.id for game, _seat in rows}))
     games: list[JSON] = []
     for game, seat in rows:
+        unrated, new = await _judged(session, game, seats[game.id], rules)
         item = _game_json(game)
-        item["seat"] = _seat_json(seat)
-        item["seats"] = [_seat_json(s) for s in seats[game.id]]
+        item["unrated"] = unrated
+        item["seat"] = _seat_json(seat, new)
+        item["seats"] = [_seat_json(s, new) for s in seats[game.id]]
         games.append(item)
     profile: dict[str, JSON] = {"id": user.id, "name": user.name}
     if own:
@@ -184,6 +232,7 @@ async def user_games(
     return {
         "user": profile,
         "ratings": await _ratings(session, user_id),
+        "rating_rules": rules_json(rules, listed_after),
         "games": games,
         "limit": _limit(limit),
         "offset": max(0, offset),
@@ -217,18 +266,26 @@ def _chain_shown(event: Event, over: bool, own: set[str]) -> dict[str, Any] | No
 
 
 async def game_record(
-    session: AsyncSession, game_id: str, reader: str | None = None
+    session: AsyncSession,
+    game_id: str,
+    reader: str | None = None,
+    *,
+    rules: RatingRules = EVERYONE,
+    listed_after: int = 1,
 ) -> dict[str, JSON]:
     """One game: its row, its seats and its move log, as ``reader`` may see them."""
     game = await _visible(session, game_id, reader)
     seats = (await _seats(session, [game_id]))[game_id]
+    unrated, new = await _judged(session, game, seats, rules)
     events = list(
         await session.scalars(select(Event).where(Event.game_id == game_id).order_by(Event.version))
     )
     over = game.status in FINAL
     own = {str(s.seat) for s in seats if reader is not None and s.user_id == reader}
     record = _game_json(game)
-    record["seats"] = [_seat_json(s) for s in seats]
+    record["unrated"] = unrated
+    record["rating_rules"] = rules_json(rules, listed_after)
+    record["seats"] = [_seat_json(s, new) for s in seats]
     record["events"] = [
         {
             "version": e.version,
@@ -325,15 +382,25 @@ async def verify_game_for(
 
 
 async def replay_game(
-    session: AsyncSession, game_id: str, reader: str | None = None
+    session: AsyncSession,
+    game_id: str,
+    reader: str | None = None,
+    *,
+    fields: tuple[str, ...] | None = None,
 ) -> dict[str, JSON]:
     """Every version as a spectator sees it after the game (hands revealed), with the
-    verification report. Refused (NotOver) while the game is being played."""
+    verification report. Refused (NotOver) while the game is being played. With ``fields``
+    each frame's view holds only those top-level fields (a page that needs the scores of
+    every version, not every card: a few kilobytes instead of a megabyte)."""
     await _visible(session, game_id, reader)
     log = await game_log(session, game_id)
     if log.status not in FINAL:
         raise NotOver(f"game {game_id} is still being played: its replay opens when it ends")
     replay: Replay = replay_log(log)
+    if fields is not None:
+        for frame in replay.frames:
+            view = frame["view"]
+            frame["view"] = {k: view[k] for k in fields if k in view}
     return {
         "game": game_id,
         "engine": log.engine,
@@ -351,9 +418,12 @@ async def leaderboard(
     limit: int = 50,
     offset: int = 0,
     min_games: int = 1,
+    rules: RatingRules = EVERYONE,
+    reader: str | None = None,
 ) -> dict[str, JSON]:
     """The rated users of one game with at least ``min_games`` rated games, best ordinal
-    (mu - 3 sigma) first."""
+    (mu - 3 sigma) first, and the rating rules (``rules``, ``min_games``); for a reader,
+    their own rating in the game (``you``: null without one), listed or not yet."""
     rows = (
         await session.execute(
             select(Rating, User.name)
@@ -376,9 +446,15 @@ async def leaderboard(
         }
         for i, (rating, name) in enumerate(rows)
     ]
+    you: JSON = None
+    if reader is not None:
+        mine = await session.get(Rating, (reader, engine))
+        you = {"rating": mine.ordinal, "games": mine.games} if mine is not None else None
     return {
         "engine": engine,
         "min_games": min_games,
+        "rating_rules": rules_json(rules, min_games),
+        "you": you,
         "entries": entries,
         "limit": _limit(limit),
         "offset": max(0, offset),

@@ -1,8 +1,11 @@
 """The history endpoints, to mount under ``/api/history``:
 
     GET /users/{user_id}/games?limit=&offset=   a user's games, most recent first
-    GET /games/{game_id}                        one game: row, seats, the whole move log
-    GET /games/{game_id}/replay                 every version as seen after the game, verified
+    GET /games/{game_id}?wait=                  one game: row, seats, the whole move log
+                                                (``wait``: up to that many seconds for a
+                                                game not in the archive yet)
+    GET /games/{game_id}/replay?view=a,b        every version as seen after the game, verified
+                                                (``view``: only these fields of each view)
     GET /games/{game_id}/verify                 recompute from the seed: "verified" or what differs
     GET /leaderboard/{engine}?limit=&offset=    rated users of one game, best first
     GET /ladder/{engine}                        the bot ladder of one game and its latest games
@@ -30,6 +33,9 @@ Postgres cannot be reached, ``unavailable`` (503: the node's handler, server/app
 
 from __future__ import annotations
 
+import asyncio
+import re
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -43,6 +49,7 @@ from engines import registry
 from server.archive import history
 from server.archive.db import Database
 from server.archive.ladder import ladder_board
+from server.archive.write import RatingRules
 from server.identity.tokens import BadToken, Identity
 
 
@@ -109,6 +116,14 @@ async def _answer(request: Request, query: Query) -> Response:
             return _error(409, "not-over", str(exc))
 
 
+def _rules(request: Request) -> tuple[RatingRules, int]:
+    """The site's rating rules (``app.state.rating_rules``) and after how many rated games
+    a leaderboard lists a player (``app.state.leaderboard_min_games``)."""
+    rules = getattr(request.app.state, "rating_rules", None)
+    listed_after = int(getattr(request.app.state, "leaderboard_min_games", 1))
+    return (rules if isinstance(rules, RatingRules) else RatingRules()), listed_after
+
+
 def _page(request: Request) -> tuple[int, int]:
     """``limit`` and ``offset`` from the query string (ValueError names the bad one)."""
     return (
@@ -123,19 +138,50 @@ async def user_games(request: Request) -> Response:
     except ValueError as exc:
         return _error(400, "bad-request", str(exc))
     user_id = request.path_params["user_id"]
+    rules, listed_after = _rules(request)
     return await _answer(
-        request, lambda s, r: history.user_games(s, user_id, r, limit=limit, offset=offset)
+        request,
+        lambda s, r: history.user_games(
+            s, user_id, r, limit=limit, offset=offset, rules=rules, listed_after=listed_after
+        ),
     )
 
 
+WAIT_LOOK = 0.25  # how often a request that waits for a game looks for it again
+
+
 async def game(request: Request) -> Response:
+    """One game. With ``wait`` (seconds, at most 10) a game not in the archive yet -- one that
+    just ended, on its way there -- is looked for again until it is, or the time is up: the
+    end of a game's page asks once, without a string of "not found" answers."""
     game_id = request.path_params["game_id"]
-    return await _answer(request, lambda s, r: history.game_record(s, game_id, r))
+    try:
+        wait = _int(request, "wait", 0, 0, 10)
+    except ValueError as exc:
+        return _error(400, "bad-request", str(exc))
+    rules, listed_after = _rules(request)
+    until = time.monotonic() + wait
+    while True:
+        answer = await _answer(
+            request,
+            lambda s, r: history.game_record(s, game_id, r, rules=rules, listed_after=listed_after),
+        )
+        if answer.status_code != 404 or time.monotonic() >= until:
+            return answer
+        await asyncio.sleep(WAIT_LOOK)
+
+
+_FIELD = re.compile(r"[a-z][a-z0-9_]{0,40}")
 
 
 async def replay(request: Request) -> Response:
     game_id = request.path_params["game_id"]
-    return await _answer(request, lambda s, r: history.replay_game(s, game_id, r))
+    fields: tuple[str, ...] | None = None
+    if (raw := request.query_params.get("view")) is not None:
+        fields = tuple(raw.split(","))
+        if not 0 < len(fields) <= 16 or not all(_FIELD.fullmatch(f) for f in fields):
+            return _error(400, "bad-request", "view is up to 16 field names, comma-separated")
+    return await _answer(request, lambda s, r: history.replay_game(s, game_id, r, fields=fields))
 
 
 async def verify(request: Request) -> Response:
@@ -152,11 +198,11 @@ async def leaderboard(request: Request) -> Response:
         limit, offset = _page(request)
     except ValueError as exc:
         return _error(400, "bad-request", str(exc))
-    min_games = int(getattr(request.app.state, "leaderboard_min_games", 1))
+    rules, min_games = _rules(request)
     return await _answer(
         request,
-        lambda s, _r: history.leaderboard(
-            s, engine, limit=limit, offset=offset, min_games=min_games
+        lambda s, r: history.leaderboard(
+            s, engine, limit=limit, offset=offset, min_games=min_games, rules=rules, reader=r
         ),
     )
 

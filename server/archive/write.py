@@ -234,13 +234,61 @@ async def _insert_events(session: Executor, record: ArchiveRecord, after: int = 
     return added
 
 
+class Unrated(enum.StrEnum):
+    """Why a game over moved nobody's rating (``verdict``), for the players to read."""
+
+    NOT_FINISHED = "not-finished"  # ended before the finish (not by a seated player)
+    FEW_PEOPLE = "few-people"  # fewer than two people at the table: bots do not count
+    SAME_PERSON = "same-person"  # one person in two seats
+    NEW_PLAYERS = "new-players"  # fewer than two of its people established (RatingRules)
+    LADDER = "ladder"  # a player's bot sat in it: rated on the bot ladder, not people's
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Whom a game over is rated among (``rated``: users), or why nobody (``unrated``); the
+    seats of people not established yet at this game (``new``: their ratings do not move
+    for it, whether or not the others' do)."""
+
+    unrated: Unrated | None
+    rated: tuple[str, ...] = ()
+    new: frozenset[int] = frozenset()
+
+
+async def verdict(
+    session: Executor,
+    *,
+    game_id: str,
+    began: datetime,
+    finished: bool,
+    seats: list[SeatRecord],
+    rules: RatingRules,
+) -> Verdict:
+    """The rating rules applied to a game over (``finished``: it has an outcome to rate):
+    ``_rate`` rates by it, and the history says from it why a game was not rated."""
+    if not finished:
+        return Verdict(Unrated.NOT_FINISHED)
+    humans = sorted((s for s in seats if s.human), key=lambda s: str(s.user))
+    users = [str(s.user) for s in humans]
+    if len(humans) < 2:
+        return Verdict(Unrated.FEW_PEOPLE)
+    if len(set(users)) != len(users):
+        return Verdict(Unrated.SAME_PERSON)
+    established = await _established(session, game_id, began, users, rules)
+    new = frozenset(s.seat for s in humans if str(s.user) not in established)
+    rated = tuple(u for u in users if u in established)
+    if len(rated) < 2:
+        return Verdict(Unrated.NEW_PLAYERS, new=new)
+    return Verdict(None, rated, new)
+
+
 async def _established(
-    session: Executor, record: ArchiveRecord, users: list[str], rules: RatingRules
+    session: Executor, game_id: str, began: datetime, users: list[str], rules: RatingRules
 ) -> set[str]:
-    """The users who are not fresh at this game (``RatingRules``)."""
+    """The users who are not fresh at the game ``game_id``, begun at ``began``
+    (``RatingRules``)."""
     if rules.min_games <= 0 and rules.min_age_seconds <= 0:
         return set(users)
-    began = record.started_at or record.created_at
     old_enough = began - timedelta(seconds=rules.min_age_seconds)
     aged = set(
         await session.scalars(
@@ -255,7 +303,7 @@ async def _established(
         .where(
             Seat.user_id.in_(sorted(aged)),
             Game.status == "finished",
-            Game.id != record.game_id,
+            Game.id != game_id,
             Game.ended_at <= began,
         )
         .group_by(Seat.user_id)
@@ -270,17 +318,21 @@ async def _rate(
     abandoned one a seated player ended); False if it is not rated."""
     if is_ladder_game(record):  # a player's bot sat in it: the bot ladder, never people's
         return await rate_ladder(session, record, now)
-    if record.outcome is None:
+    judged = await verdict(
+        session,
+        game_id=record.game_id,
+        began=record.started_at or record.created_at,
+        finished=record.outcome is not None,
+        seats=list(record.seats),
+        rules=rules,
+    )
+    if judged.unrated is not None or record.outcome is None:
         return False
-    humans = sorted((s for s in record.seats if s.human), key=lambda s: str(s.user))
+    humans = sorted(
+        (s for s in record.seats if s.human and str(s.user) in judged.rated),
+        key=lambda s: str(s.user),
+    )
     users = [str(s.user) for s in humans]
-    if len(humans) < 2 or len(set(users)) != len(users):
-        return False
-    established = await _established(session, record, users, rules)
-    humans = [s for s in humans if str(s.user) in established]
-    users = [str(s.user) for s in humans]
-    if len(humans) < 2:
-        return False
     rows = await session.execute(
         select(Rating.user_id, Rating.mu, Rating.sigma)
         .where(Rating.engine == record.engine, Rating.user_id.in_(users))

@@ -158,7 +158,11 @@ async def games(request: Request) -> Response:
                 {
                     "id": g.id,
                     "title": g.title,
-                    "seats": {"min": g.seats.start, "max": g.seats.stop - 1},
+                    "seats": {
+                        "min": g.seats.start,
+                        "max": g.seats.stop - 1,
+                        "ghost_hand_at": list(g.ghost_hand_at),
+                    },
                     "bot_levels": list(g.bot_levels),
                     "options": g.options_schema(),
                 }

@@ -4,7 +4,8 @@ There is no build step: ``web-client/`` is served as it is. ``/``, ``/r/{code}``
 invite link), ``/replay/{game_id}``, ``/leaderboard/{game}``, ``/ladder/{game}`` and
 ``/player/{user}`` all answer the same page, whose modules read the path; ``/rules/{game}``
 answers a short static page per game, in the player's language when it has one
-(``rules/<game>.<lang>.html``); ``/static/...`` the modules, styles and pages themselves
+(``rules/<game>.<lang>.html``), and ``/rules`` the page that lists them all
+(``rules/index.html``); ``/static/...`` the modules, styles and pages themselves
 (revalidated by ETag on every load, so a new deploy is picked up at once).
 
 ``/r/{code}`` is rendered: its head carries the room's preview card (server/http/unfurl.py), so a
@@ -44,6 +45,7 @@ HEADERS = {
     "Cache-Control": "no-cache",
 }
 _GAME = re.compile(r"[a-z][a-z0-9-]{0,40}")
+INDEX = "index"  # rules/index.html: every game's rules, listed
 
 
 class _Static(StaticFiles):
@@ -83,7 +85,9 @@ def routes(web_root: Path) -> list[BaseRoute]:
     def rendered(card: str, lang: str) -> Response:
         """The app page in ``lang`` with ``card`` in its head, and the games that have a
         rules page."""
-        games = sorted(p.stem for p in rules.glob("*.html") if "." not in p.stem)
+        games = sorted(
+            p.stem for p in rules.glob("*.html") if "." not in p.stem and p.stem != INDEX
+        )
         head = f'{card}\n<meta name="tortuga:rules" content="{" ".join(games)}">'
         body = index.read_text(encoding="utf-8").replace(head_mark, head, 1)
         body = body.replace('<html lang="en">', f'<html lang="{lang}">', 1)
@@ -117,7 +121,8 @@ def routes(web_root: Path) -> list[BaseRoute]:
         return rendered(unfurl.tags(room, url, texts, lang), lang)
 
     async def rules_page(request: Request) -> Response:
-        game = str(request.path_params["game"])
+        """A game's rules (``/rules/{game}``), or the list of every game's (``/rules``)."""
+        game = str(request.path_params.get("game", INDEX))
         if not _GAME.fullmatch(game):
             raise HTTPException(404, "no such game")
         own = rules / f"{game}.{language(request)}.html"
@@ -137,6 +142,7 @@ def routes(web_root: Path) -> list[BaseRoute]:
         Route("/ladder/{game}", app_page, methods=["GET", "HEAD"]),
         Route("/player/{user_id}", app_page, methods=["GET", "HEAD"]),
         Route("/admin", app_page, methods=["GET", "HEAD"]),
+        Route("/rules", rules_page, methods=["GET", "HEAD"]),
         Route("/rules/{game}", rules_page, methods=["GET", "HEAD"]),
         Mount(STATIC_PREFIX, app=_Static(directory=root), name="web-static"),
     ]

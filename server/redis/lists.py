@@ -14,11 +14,12 @@ class ListStore(StorePart):
         raw = await self.wire.call("ZREVRANGE", self.keys.rooms_open, 0, limit - 1)
         return [x.decode() for x in raw]
 
-    async def set_open(self, room_id: str, score: float | None) -> None:
+    async def set_open(self, room_id: str, score: float | None) -> bool:
+        """List ``room_id`` at ``score``, or (None) take it off the list: whether it was
+        added (not listed before) or taken off (listed before)."""
         if score is None:
-            await self.wire.call("ZREM", self.keys.rooms_open, room_id)
-        else:
-            await self.wire.call("ZADD", self.keys.rooms_open, repr(float(score)), room_id)
+            return bool(await self.wire.call("ZREM", self.keys.rooms_open, room_id))
+        return bool(await self.wire.call("ZADD", self.keys.rooms_open, repr(float(score)), room_id))
 
     async def lobby_locked(self) -> str | None:
         """The reason the lobby is locked, or None when rooms may be created."""

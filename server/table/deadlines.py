@@ -22,6 +22,9 @@ alive:
 - ``bot|<room>|<version>|<stage>``: added before a step that gives bots a move is written
   (``BotDriver.before_step``), or by a bot run of a new stage; removed once the bots acted.
   Due only if the node that should have run them died: any node runs them.
+- ``unlist|<room>|<seat>|<drop stamp>``: added with the grace member when a seat's last
+  socket leaves, due ``lobby_host_away_seconds`` later; a public lobby whose host it was,
+  still away, leaves the public list (``PublicList.unlist_if_left``).
 - ``archive|<room>|<version>``: added before the step that ends the game (finished or
   abandoned) at ``version`` is written; the writer takes it (``Store.take``), puts the final
   record on the archive stream, sets ``archived=1`` and removes it. Due only if the writer
@@ -104,6 +107,7 @@ class Clock:
         self.bots = bots
         self.store = rooms.store
         self.grace = settings.grace_seconds
+        self.host_away = settings.lobby_host_away_seconds
         self.poll = settings.clock_poll_seconds
         self.lease_ms = int(settings.clock_lease_seconds * 1000)
         self.sweep_ms = int(settings.sweep_seconds * 1000)
@@ -161,6 +165,9 @@ class Clock:
     def seat_dropped(self, room_id: str, seat: int, at: float) -> None:
         """``on_seat_dropped``: the seat's grace time starts now."""
         self._spawn(self._schedule(member("grace", room_id, seat, stamp(at)), at + self.grace))
+        if self.host_away > 0:
+            due = at + self.host_away
+            self._spawn(self._schedule(member("unlist", room_id, seat, stamp(at)), due))
         self._spawn(self._schedule(member("idle", room_id, stamp(at)), at + self.abandon_after))
 
     def started(self, room_id: str) -> None:
@@ -226,6 +233,7 @@ class Clock:
             return
         if room.status == LOBBY:
             await self.rooms.seats.touch_lobby(room_id)  # a socket is in it: not idle
+            await self.rooms.listing.returned(room)  # its host back: listed again
             return
         if room.status != PLAYING or room.state is None:
             return
@@ -323,6 +331,8 @@ class Clock:
             if kind == "archive":
                 done = await self.rooms.ending.archive_overdue(room_id, int(rest[0]))
                 return APPLIED if done else STALE
+            if kind == "unlist":
+                return APPLIED if await self.rooms.listing.unlist_if_left(room_id) else STALE
             if kind == "grace":
                 seat, dropped = int(rest[0]), rest[1]
                 room = await self.rooms.get(room_id)

@@ -45,6 +45,7 @@ class RoomService(RoomReader):
         archive_rescue: float,
         lease: float,
         lobby_idle: int = 0,
+        host_away: float = 0.0,
         quotas: Quotas | None = None,
         pace: Callable[[], Awaitable[None]] | None = None,
         server_key: ServerKey | None = None,
@@ -52,7 +53,7 @@ class RoomService(RoomReader):
         super().__init__(store, base_url)
         self.quotas = quotas
         self.hooks = Hooks()
-        self.listing = PublicList(self)
+        self.listing = PublicList(self, host_away=host_away)
         self.ending = GameEnd(self, archive_rescue=archive_rescue, lease=lease, pace=pace)
         self.steps = Steps(
             self,

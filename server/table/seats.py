@@ -267,7 +267,9 @@ class Seats:
             if not room.seats[seat].empty:
                 raise RoomError(p.SEAT_TAKEN, f"seat {seat} is taken")
             taken = {s.name for s in room.seats if s.name}
-            room.seats[seat] = SeatInfo(name=bot_name(seat, taken), bot=level, ready=True)
+            room.seats[seat] = SeatInfo(
+                name=bot_name(seat, taken, room.game.card_titles), bot=level, ready=True
+            )
 
         return await self._lobby_change(room_id, change)
 
@@ -323,7 +325,9 @@ class Seats:
             if before.user is None:
                 raise RoomError(p.SEAT_EMPTY, f"seat {seat} holds no player")
             taken = {s.name for i, s in enumerate(room.seats) if s.name and i != seat}
-            room.seats[seat] = SeatInfo(name=bot_name(seat, taken), bot=level, ready=True)
+            room.seats[seat] = SeatInfo(
+                name=bot_name(seat, taken, room.game.card_titles), bot=level, ready=True
+            )
             room.away.discard(seat)
             room.rev += 1
             payload = pack(Published(k="room", room=room_id, data=room.summary(self.base_url)))

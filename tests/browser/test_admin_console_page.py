@@ -99,6 +99,12 @@ def test_an_admin_sees_the_live_rooms(
         page.wait_for_selector(f'tr[data-room="{code}"]', state="detached")
         page.get_by_label("Search (room, host, seat, user id)").fill("alic")
         row.wait_for()
+        # The code as a player reads it out ("K7QX-MH4P"), typed as heard: spaced, lower case.
+        page.get_by_label("Search (room, host, seat, user id)").fill("nobody-at-all")
+        page.wait_for_selector(f'tr[data-room="{code}"]', state="detached")
+        spoken = " ".join(code[i : i + 4] for i in range(0, len(code), 4)).lower()
+        page.get_by_label("Search (room, host, seat, user id)").fill(spoken)
+        row.wait_for()
         page.screenshot(path=str(screenshot_dir / "admin-rooms-1280x800.png"))
 
         # The lobby lock: a reason is needed; the panel says the lobby is locked, then open.
@@ -207,8 +213,10 @@ def test_an_admin_reveals_announces_and_closes_from_the_console(
         pause.get_by_role("button", name="Pause the clocks").click()
         clock.get_by_text("The clocks are paused; the players see it.").wait_for()
         clock.get_by_text("Paused since").wait_for()
+        # The clock says it is paused: "clock paused", not "time left paused".
         alice.page.wait_for_function(
-            "() => document.querySelector('.status-line .clock')?.innerText.includes('paused')"
+            "() => document.querySelector('.status-line .clock')?.innerText.trim()"
+            " === 'clock paused'"
         )
         assert "paused this game's clocks" in alice.page.locator(".announce").inner_text()
         assert clock.locator("form.admin-extend").count() == 0  # no extension while paused

@@ -42,14 +42,14 @@ def test_a_bot_plays_for_a_player_who_left(site: str, chromium: Any, screenshot_
             for text in person.page.eval_on_selector_all(
                 ".note", "ns => ns.map(n => n.textContent)"
             ):
-                if "while away" in text:
+                if " is away: " in text:
                     notes.add(text)
 
         play_until_over([jo], timeout=60, hook=look)
         # The bot's moves for Kim were flagged to everyone, in the frames and on the page.
         flagged = [f for f in jo.frames if f.get("type") == "event" and f["event"].get("proxies")]
         assert flagged and all(f["event"]["proxies"] == [kim_seat] for f in flagged)
-        assert any("by a bot while away" in n and "Kim" in n for n in notes), notes
+        assert any(n.startswith("Kim is away: a bot ") for n in notes), notes
         # Kim comes back by the link: her seat, her (empty) hand, the same final scores.
         kim.open(f"/r/{code}")
         kim.page.wait_for_selector(".gameover")

@@ -229,3 +229,91 @@ def test_a_private_game_is_not_reachable_from_a_profile(
         assert res.status_code == 404, (path, res.status_code)
         assert res.json()["error"]["code"] == "not-found"
         assert "Lan" not in res.text and "Minh" not in res.text
+
+
+def test_the_pages_say_why_a_game_moved_no_rating(
+    history: dict[str, Any], site: str, chromium: Any, database_url: str, screenshot_dir: Path
+) -> None:
+    """Quang has played Skull King only with bots, and left a game of people before its
+    end: neither moved a rating. His page says why beside each game and how ratings work;
+    the leaderboard tells him why he is not on it -- in English and Vietnamese, at both
+    widths (the site's rules: a game of two people, listed after three rated games)."""
+    res = httpx.post(site + "/api/guest", json={"name": "Quang"})
+    res.raise_for_status()
+    quang = res.json()
+    me, lan = quang["user"]["id"], history["people"][0]["user"]["id"]
+    alone = play_record(players=3, rounds=1, users=[me, None, None], t0=T0 + timedelta(days=20))
+    left = play_record(
+        players=2, rounds=2, users=[me, lan], status="abandoned", t0=T0 + timedelta(days=21)
+    )
+    alone["seats"][0]["name"] = left["seats"][0]["name"] = "Quang"
+    left["seats"][1]["name"] = NAMES[0]
+
+    async def write() -> None:
+        db = await Database.connect(database_url)
+        try:
+            for record in (alone, left):
+                await store(db, record)
+        finally:
+            await db.close()
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, write()).result()
+    words = {
+        "en": {
+            "alone": "Not rated: fewer than two people played it (bots do not count).",
+            "left": "Not rated: it ended before the finish.",
+            "rules": "How ratings work",
+            "people": "A game is rated when at least two people play it to the end",
+            "listed": "A player is listed after 3 rated games.",
+            "board": "You are not on this board yet: none of your games of it has been rated.",
+            "none": "No rated games yet.",
+        },
+        "vi": {
+            "alone": "Không tính xếp hạng: có ít hơn hai người chơi (máy không được tính).",
+            "left": "Không tính xếp hạng: trận kết thúc trước khi chơi xong.",
+            "rules": "Cách tính xếp hạng",
+            "people": "Một trận được xếp hạng khi có ít nhất hai người chơi đến hết",
+            "listed": "Người chơi có tên trên bảng sau 3 trận được xếp hạng.",
+            "board": (
+                "Bạn chưa có tên trên bảng này: chưa trận nào của bạn ở trò này được xếp hạng."
+            ),
+            "none": "Chưa có trận nào được xếp hạng.",
+        },
+    }
+    for size in SIZES:
+        for locale, lang in (("en-GB", "en"), ("vi-VN", "vi")):
+            said = words[lang]
+            ctx = open_as(chromium, site, quang, size, locale)
+            page = ctx.new_page()
+            errors = watch(page)
+            page.goto(f"{site}/player/{me}")
+            page.wait_for_selector("table.recent tbody tr")
+            cell = f"table.recent tr[data-game='{alone['game_id']}'] .unrated"
+            assert page.inner_text(cell) == said["alone"]
+            assert page.get_attribute(cell, "data-unrated") == "few-people"
+            cell = f"table.recent tr[data-game='{left['game_id']}'] .unrated"
+            assert page.inner_text(cell) == said["left"]
+            rules = page.inner_text("section.rating-rules")
+            assert said["rules"] in rules and said["people"] in rules and said["listed"] in rules
+            text = page.evaluate(PAGE_TEXT)
+            assert said["none"] in text
+            if lang == "vi":
+                assert (
+                    english_leftovers(text) == [] and english_words(text, [*NAMES, "Quang"]) == []
+                )
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+            page.screenshot(
+                path=str(screenshot_dir / f"player-unrated-{lang}-{size}.png"), full_page=True
+            )
+            page.goto(site + "/leaderboard/skull-king")
+            page.wait_for_selector(".you-unlisted")
+            assert page.inner_text(".you-unlisted") == said["board"]
+            assert said["people"] in page.inner_text("section.rating-rules")
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+            page.screenshot(
+                path=str(screenshot_dir / f"leaderboard-unlisted-{lang}-{size}.png"),
+                full_page=True,
+            )
+            ctx.close()
+            assert not errors, errors

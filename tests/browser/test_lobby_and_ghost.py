@@ -139,7 +139,7 @@ def test_deadline_countdown(site: str, chromium: Any, screenshot_dir: Path) -> N
         ivy.page.wait_for_selector("form[aria-label='create a room']")
         ivy.page.select_option("#deadlines", "live")
         ivy.create_room(rounds=1, seats=2)
-        assert "deadlines: move 30s, commit 30s, reveal 15s" in ivy.page.inner_text("main")
+        assert "deadlines: move 30s, secret choice 30s, reveal 15s" in ivy.page.inner_text("main")
         ivy.add_bot("random")
         ivy.ready()
         ivy.page.get_by_role("button", name="Start the game").click()

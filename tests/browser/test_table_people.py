@@ -3,6 +3,7 @@ names, my own seat's presence, a chat message being typed while the room changes
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -48,7 +49,7 @@ def test_bots_have_pirate_names_my_seat_is_online_and_a_chat_draft_survives(
         bots = _bot_names(hana, "ol.seats")
         assert len(bots) == 2 and bots[0][0] != bots[1][0]
         assert all("bot" not in name and "heuristic" not in name for name, _ in bots)
-        assert all(tip == "bot · level: heuristic" for _, tip in bots)
+        assert all(tip == "bot · level: good" for _, tip in bots)  # a level in plain words
 
         # Unsent chat text survives the next game update: re-rendering never touches an input
         # the user is typing in (focus and selection kept too).
@@ -84,11 +85,12 @@ def test_bots_have_pirate_names_my_seat_is_online_and_a_chat_draft_survives(
         ivo.close()
 
 
-def test_game_over_play_again_chart_and_the_verify_line(site: str, chromium: Any) -> None:
+def test_game_over_play_again_chart_and_the_check_button(site: str, chromium: Any) -> None:
     """The game over has 'Play again' (same seats and bots, a new room, the others invited
     with one click), a score chart (cumulative score per round per player, drawn as SVG), no
-    invite panel, a replay link opening at step 1 and the game id with the
-    ./tortuga verify GAME_ID line beside the verified badge."""
+    invite panel, a replay link opening at step 1 and, beside the verified badge, "Check this
+    game": the browser recomputes every deal and says what it found in words (no command
+    line for a player to copy)."""
     from players import play_until_over
 
     hana = Person(chromium, site, "Hana", hold_ms=300)
@@ -116,11 +118,20 @@ def test_game_over_play_again_chart_and_the_verify_line(site: str, chromium: Any
         assert page.locator(".chart-legend li").count() == 3
         # Nobody is left to invite; the verify line names the game.
         assert page.locator("#invite").count() == 0 or not page.locator("#invite").is_visible()
-        line = page.inner_text(".verify-line")
-        game_id = line.split("./tortuga verify ")[1].strip()
-        assert game_id and game_id in line.split("—")[0]
+        assert "tortuga verify" not in page.inner_text(".gameover")
+        found = check_this_game(page)
+        assert found.get_attribute("data-game-check") == "ok", found.inner_text()
+        assert found.inner_text() == (
+            "✓ This game checks out: its shuffle was locked in before the first card was "
+            "dealt, and your browser rebuilt the deals of all 2 rounds from it."
+        )
         href = str(page.get_attribute("a[data-key='replay']", "href"))
-        assert href.endswith("?v=1") and game_id in href
+        assert href.endswith("?v=1") and "/replay/" in href
+        # Two people played it to the end: it counts, and the panel says what it did to
+        # Hana's rating (this site rates everyone from their first game).
+        line = page.locator(".rating-line[data-rated='1']")
+        line.wait_for()
+        assert line.inner_text().startswith("This game counts for the ratings: your rating ")
         bot_seat = int(str(page.get_attribute("ol.final li:has(.who-name.bot)", "data-seat")))
 
         # Play again: a new room, Hana in her seat, the bot at its seat and level.
@@ -141,3 +152,19 @@ def test_game_over_play_again_chart_and_the_verify_line(site: str, chromium: Any
     finally:
         hana.close()
         ivo.close()
+
+
+def check_this_game(page: Any) -> Any:
+    """Press "Check this game" until the archive has the game (it stores it within
+    seconds); the result the page shows."""
+    result = page.locator(".check-game .check-result")
+    for _ in range(40):
+        page.locator("button[data-key='check-game']").click()
+        page.wait_for_function(
+            "() => { const r = document.querySelector('.check-game .check-result');"
+            " return r && r.dataset.gameCheck !== 'running'; }"
+        )
+        if result.get_attribute("data-game-check") != "not_saved":
+            return result
+        time.sleep(0.25)
+    raise AssertionError("the archive never had the game")

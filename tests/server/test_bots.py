@@ -8,6 +8,7 @@ import json
 import logging
 from typing import Any
 
+import pytest
 from test_protocol import started
 from tortuga_client import (
     Client,
@@ -22,6 +23,7 @@ from tortuga_client import (
 
 from engines.registry import GAMES
 from server.ops.logs import JsonLines
+from server.table.bot_names import PIRATES, bot_name, collides
 
 
 async def test_humans_and_bots_on_two_nodes(two: list[Node]) -> None:
@@ -207,3 +209,50 @@ async def test_bots_sit_under_distinct_pirate_names(node: Node) -> None:
     assert names[3] == "Blackbeard"
     assert all("bot" not in n and "heuristic" not in n for n in names[:3])
     assert [s["bot"] for s in seats] == ["heuristic"] * 3 + [None]
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+async def test_no_bot_is_named_after_a_card_of_its_game(node: Node, game: str) -> None:
+    """A bot called "Blackbeard" at a Pirate King! table, where a Blackbeard card is played,
+    reads as the card: every game names its cards (``card_titles``) and the bots of a full
+    table of that game, added seat by seat through the service, take none of those names."""
+    engine = GAMES[game]
+    seats = engine.seats.stop - 1
+    token, user = await guest(node, "Host")
+    room = await create_room(node, token, game=game, seats=seats)
+    host = await Client.connect(node, token=token, user=user)
+    await host.send("join", room=room["id"])
+    await host.of("snapshot")
+    assert (await host.call("sit", seat=seats - 1))["type"] == "ok"
+    for seat in range(seats - 1):
+        assert (await host.call("add_bot", seat=seat, level="heuristic"))["type"] == "ok"
+    summary = await host.seen(
+        lambda f: (
+            f["type"] == "room" and all(s["bot"] for s in f["room_state"]["seats"][: seats - 1])
+        )
+    )
+    names = [s["name"] for s in summary["room_state"]["seats"][: seats - 1]]
+    assert len(set(names)) == len(names)
+    assert [n for n in names if collides(n, engine.card_titles)] == []
+    await host.close()
+
+
+def test_a_bot_name_passes_over_the_cards_of_the_game() -> None:
+    """Seat 3's first pick is Blackbeard: not at Pirate King!'s table; the fallback names
+    ("Pirate 4") pass over Skull King's Pirate card too."""
+    assert bot_name(3, set()) == "Blackbeard"
+    assert bot_name(3, set(), GAMES["pirate-king"].card_titles) != "Blackbeard"
+    assert "Blackbeard" in GAMES["pirate-king"].card_titles
+    every = set(PIRATES)
+    assert bot_name(3, every) == "Pirate 4"
+    assert bot_name(3, every, GAMES["skull-king"].card_titles) == "Sailor 4"
+    assert collides("Pirate 4", {"Pirate"}) and collides("blackbeard", {"Blackbeard"})
+    assert not collides("Mary Read", {"Scary Mary"}) and not collides("Black Bart", {"Blackbeard"})
+    # Whatever the seats taken, a full table of any game gets distinct names, none a card's.
+    for engine in GAMES.values():
+        for order in (range(engine.seats.stop - 1), reversed(range(engine.seats.stop - 1))):
+            taken: set[str] = set()
+            for seat in order:
+                name = bot_name(seat, taken, engine.card_titles)
+                assert name not in taken and not collides(name, engine.card_titles)
+                taken.add(name)

@@ -45,6 +45,15 @@ async def test_games_and_options(node: Node) -> None:
         sk = games["skull-king"]
         assert sk["seats"]["min"] == 2 and "heuristic" in sk["bot_levels"]
         assert sk["options"]["rounds"]["default"] == 10
+        # Where a ghost hand joins, from each engine (the lobby's hint): nowhere else.
+        ghosts = {g: games[g]["seats"]["ghost_hand_at"] for g in games}
+        assert ghosts == {
+            "skull-king": [2],
+            "bid-tricks": [2],
+            "loon-tricks": [],
+            "pirate-king": [],
+            "pearates": [],
+        }
 
         async def create(**body: Any) -> httpx.Response:
             return await http.post("/api/rooms", json=body)

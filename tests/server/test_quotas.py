@@ -207,3 +207,77 @@ async def test_all_bot_games_hold_under_concurrent_starts(start: Any) -> None:
     answers = await asyncio.gather(*(h.call("start") for h in hosts))
     codes = sorted(a.get("code", "ok") for a in answers)
     assert codes == ["ok"] * 2 + ["too-many-bot-games"] * 3
+
+
+async def test_a_public_lobby_its_host_left_drops_off_the_list_until_they_return(
+    start: Any, redis_client: Any, redis_prefix: str
+) -> None:
+    """Only the host starts a lobby: one whose host has had no socket in it for
+    ``lobby_host_away_seconds`` is nobody's table to join. It leaves the public list (the
+    pages watching the list are told), its link still works, and it is listed again when
+    the host comes back. A room whose host never opened it goes at the list's next read;
+    a lobby whose host stays is listed all along."""
+    node = await start("a", lobby_host_away_seconds=1.0, grace_seconds=600.0)
+    token, user = await guest(node, "Anne")
+    left = await create_room(node, token, seats=3)
+    never_token, _ = await guest(node, "Ghost")
+    never = await create_room(node, never_token, seats=3)
+    stay_token, stay_user = await guest(node, "Carl")
+    stays = await create_room(node, stay_token, seats=3)
+    carl = await Client.connect(node, token=stay_token, user=stay_user)
+    await carl.send("join", room=stays["id"])
+    await carl.of("snapshot")
+    assert (await carl.call("sit", seat=0))["type"] == "ok"
+    anne = await Client.connect(node, token=token, user=user)
+    await anne.send("join", room=left["id"])
+    await anne.of("snapshot")
+    assert (await anne.call("sit", seat=0))["type"] == "ok"
+    watcher_token, watcher_user = await guest(node, "Watcher")
+    watcher = await Client.connect(node, token=watcher_token, user=watcher_user)
+    await watcher.send("watch_rooms")
+    full = await watcher.of("rooms", full=True)
+    assert {left["id"], never["id"], stays["id"]} <= {r["id"] for r in full["rooms"]}
+    listed_key = f"{redis_prefix}rooms:open"
+
+    await anne.close()  # the host leaves; nobody else is in the room
+    removed = await watcher.wait(
+        lambda f: f["type"] == "rooms" and left["id"] in f.get("removed", []), timeout=8
+    )
+    assert removed["full"] is False
+    assert await redis_client.zscore(listed_key, left["id"]) is None
+    auth = {"Authorization": f"Bearer {token}"}
+    async with httpx.AsyncClient(base_url=node.url, headers=auth) as http:
+        listed = {r["id"] for r in (await http.get("/api/rooms")).json()["rooms"]}
+        assert left["id"] not in listed and never["id"] not in listed  # never: gone at the read
+        assert stays["id"] in listed  # its host is there
+        assert (await http.get(f"/api/rooms/{left['id']}")).status_code == 200  # the link works
+    assert await redis_client.zscore(listed_key, never["id"]) is None
+
+    anne = await Client.connect(node, token=token, user=user)  # the host is back
+    await anne.send("join", room=left["id"])
+    await anne.of("snapshot")
+    back = await watcher.wait(
+        lambda f: f["type"] == "rooms" and left["id"] in [r["id"] for r in f.get("changed", [])],
+        timeout=8,
+    )
+    assert back["full"] is False
+    async with httpx.AsyncClient(base_url=node.url, headers=auth) as http:
+        listed = {r["id"] for r in (await http.get("/api/rooms")).json()["rooms"]}
+    assert {left["id"], stays["id"]} <= listed
+    for client in (anne, carl, watcher):
+        await client.close()
+
+
+async def test_with_no_host_away_time_a_lobby_stays_listed(start: Any) -> None:
+    """``lobby_host_away_seconds`` 0: a lobby whose host never came stays listed until it
+    is gone; a node with the setting on takes it off at its next read of the list."""
+    off = await start("a", lobby_host_away_seconds=0.0)
+    on = await start("b", lobby_host_away_seconds=1.0)
+    token, _ = await guest(off, "Anne")
+    room = await create_room(off, token, seats=3)
+    await asyncio.sleep(1.2)
+    auth = {"Authorization": f"Bearer {token}"}
+    for node, listed in ((off, True), (on, False)):
+        async with httpx.AsyncClient(base_url=node.url, headers=auth) as http:
+            rooms = (await http.get("/api/rooms")).json()["rooms"]
+        assert (room["id"] in {x["id"] for x in rooms}) is listed, node.url

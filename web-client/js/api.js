@@ -44,8 +44,12 @@ export const api = {
   createBot: (name) => call("POST", "/api/me/bots", { name }),
   revokeBot: (id) => call("POST", `/api/me/bots/${encodeURIComponent(id)}/revoke`),
   createRoom: (spec) => call("POST", "/api/rooms", spec),
-  replay: (gameId) => call("GET", `/api/history/games/${encodeURIComponent(gameId)}/replay`),
-  game: (gameId) => call("GET", `/api/history/games/${encodeURIComponent(gameId)}`),
+  /** `view`: only these fields of each replayed view (e.g. ["round", "scores"]). */
+  replay: (gameId, view = null) => call("GET", `/api/history/games/${encodeURIComponent(gameId)}/replay${
+    view ? `?view=${view.map(encodeURIComponent).join(",")}` : ""}`),
+  /** `wait`: seconds the server may wait for a game that is not in the archive yet. */
+  game: (gameId, { wait = 0 } = {}) =>
+    call("GET", `/api/history/games/${encodeURIComponent(gameId)}${wait ? `?wait=${wait}` : ""}`),
   leaderboard: (engine, { limit = 50, offset = 0 } = {}) =>
     call("GET", `/api/history/leaderboard/${encodeURIComponent(engine)}?limit=${limit}&offset=${offset}`),
   ladder: (engine) => call("GET", `/api/history/ladder/${encodeURIComponent(engine)}`),

@@ -40,3 +40,40 @@ export function errorBox(el, key, err) {
   replaceChildren(el, h("p", { class: "error-box", role: "alert" }, t(key, { message: errorText(err) })),
     h("p", {}, h("a", { href: "/" }, t("common.back_to_lobby"))));
 }
+
+// Why a game over moved no rating (the history's ``unrated``: the archiver's own rules).
+const WHY = {
+  "not-finished": "ratings.why.not-finished",
+  "few-people": "ratings.why.few-people",
+  "same-person": "ratings.why.same-person",
+  "new-players": "ratings.why.new-players",
+  ladder: "ratings.why.ladder",
+};
+
+/** "Not rated: fewer than two people played it (bots do not count)." */
+export function unratedText(code) {
+  return t("ratings.unrated", { why: t(WHY[code] || "ratings.why.not-rated") });
+}
+
+/** The rating rules in sentences (the history's ``rating_rules``): who counts, when a new
+ * player's games start to count, after how many rated games a board lists a player. */
+export function ratingRules(rules) {
+  if (!rules) return [];
+  const out = [t("ratings.rule_people")];
+  const games = rules.min_games || 0;
+  const hours = rules.min_age_hours || 0;
+  if (games > 0 && hours > 0) out.push(t("ratings.rule_new_both", { count: games, hours: formatNumber(hours) }));
+  else if (games > 0) out.push(t("ratings.rule_new_games", { count: games }));
+  else if (hours > 0) out.push(t("ratings.rule_new_hours", { hours: formatNumber(hours) }));
+  if ((rules.listed_after || 0) > 1) out.push(t("leaderboard.min_games", { count: rules.listed_after }));
+  return out;
+}
+
+/** The rules as a list under a heading, for the pages where a player looks. */
+export function rulesPanel(rules) {
+  const lines = ratingRules(rules);
+  if (!lines.length) return null;
+  return h("section", { class: "panel rating-rules", "aria-label": t("ratings.rules_title") },
+    h("h2", {}, t("ratings.rules_title")),
+    h("ul", {}, lines.map((line) => h("li", {}, line))));
+}

@@ -1,6 +1,7 @@
 // The landing page, for a browser that has no name yet: what the site is (the five games,
-// playing with friends by link, bots, watching) in one screen, with the name box. It
-// resolves once the visitor has a guest identity; the lobby follows.
+// each card a link to its rules; playing with friends by link, bots, watching) in one
+// screen, with the name box. It resolves once the visitor has a guest identity; the lobby
+// follows.
 
 import { h, replaceChildren } from "./dom.js";
 import { gameTitle, t } from "./i18n.js";
@@ -21,13 +22,14 @@ export async function showLanding(el) {
   document.title = t("site.title");
   const nameBox = h("div", { class: "landing-name" });
   const withRules = rulesPages();
+  // A game with a rules page is one link, its title's, stretched over the card (app.css).
   const games = GAMES.map((id) => {
-    const rules = withRules.has(id) ? h("a", { class: "rules-link", href: `/rules/${id}` }, t("landing.rules")) : null;
+    const rules = withRules.has(id);
     return h("li", { class: "game-card", dataset: { game: id } },
       h("span", { class: "game-icon", "aria-hidden": "true" }, ICONS[id]),
-      h("h3", {}, gameTitle(id)),
+      h("h3", {}, rules ? h("a", { class: "rules-link", href: `/rules/${id}` }, gameTitle(id)) : gameTitle(id)),
       h("p", { class: "small" }, t(`games.${id}.blurb`)),
-      rules);
+      rules ? h("span", { class: "small card-more", "aria-hidden": "true" }, `${t("landing.read_rules")} →`) : null);
   });
   replaceChildren(el,
     h("section", { class: "landing" },

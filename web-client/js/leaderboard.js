@@ -1,12 +1,13 @@
 // A game's leaderboard: the rated players of one game, best first (GET
-// /api/history/leaderboard/{game}), each linking to their player page; links to the
-// other games' boards.
+// /api/history/leaderboard/{game}), each linking to their player page; how ratings work
+// (the server's rules) and, for a player not on the board, why not yet; links to the other
+// games' boards.
 
 import { api } from "./api.js";
 import { h, replaceChildren } from "./dom.js";
 import { formatNumber, gameTitle, t } from "./i18n.js";
 import { GAMES } from "./landing.js";
-import { errorBox, rating, withName } from "./history_pages.js";
+import { errorBox, rating, rulesPanel, withName } from "./history_pages.js";
 import { identity } from "./store.js";
 
 const PAGE = 50;
@@ -41,6 +42,8 @@ export class LeaderboardPage {
 
   take(page) {
     if (page && typeof page.min_games === "number") this.minGames = page.min_games;
+    if (page && page.rating_rules) this.rules = page.rating_rules;
+    if (page && "you" in page) this.mine = page.you;  // my own rating here, or null
     const entries = (page && page.entries) || [];
     this.entries.push(...entries);
     this.more = entries.length === PAGE;
@@ -69,11 +72,23 @@ export class LeaderboardPage {
       : h("p", { class: "muted empty" }, t("leaderboard.empty", { game: title }));
     replaceChildren(this.el,
       h("h1", {}, t("leaderboard.title", { game: title })),
-      h("p", { class: "small muted" }, t("leaderboard.intro"),
-        this.minGames > 1 ? ` ${t("leaderboard.min_games", { count: this.minGames })}` : ""),
+      h("p", { class: "small muted" }, t("leaderboard.intro")),
+      this.youNote(),
       h("section", { class: "panel" }, body,
         this.more ? h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: () => this.loadMore() }, t("leaderboard.more"))) : null),
+      rulesPanel(this.rules),
       this.otherGames());
+  }
+
+  /** Why the player looking is not on the board yet: no rated game, or too few. */
+  youNote() {
+    const me = identity.get();
+    if (!me || this.mine === undefined || this.entries.some((e) => e.user === me.user.id)) return null;
+    const needed = this.minGames || 1;
+    const games = this.mine ? this.mine.games : 0;
+    if (games >= needed) return null;  // listed, further down the board
+    return h("p", { class: "note you-unlisted", dataset: { games: String(games) } },
+      games ? t("leaderboard.you_few", { count: games, needed }) : t("leaderboard.you_none"));
   }
 
   otherGames() {

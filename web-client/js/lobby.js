@@ -155,7 +155,7 @@ export class LobbyPage {
       games.map((g) => h("option", { value: g.id }, gameTitle(g.id, g.title))));
     const rounds = h("input", { type: "number", id: "rounds", min: "1", max: "10", value: "10", required: true });
     const seats = h("input", { type: "number", id: "seats", min: "2", max: "6", value: "3", required: true });
-    const seatsHint = h("span", { class: "small muted" });
+    const seatsHint = h("span", { class: "small muted", id: "seats-hint" });
     const roundsField = h("label", { class: "field", for: "rounds" }, t("lobby.create.rounds"), rounds);
     // A game without a "rounds" option (Pirate King! always plays 7) gets no rounds field;
     // a game the server did not describe keeps it.
@@ -212,7 +212,11 @@ export class LobbyPage {
       const range = seatRange(g);
       seats.min = String(range[0]);
       seats.max = String(range[1]);
-      seatsHint.textContent = t("lobby.create.seats_hint", { min: range[0], max: range[1] });
+      // A ghost hand joins at the player counts the game's engine names (GET /api/games).
+      const ghosts = g.seats && Array.isArray(g.seats.ghost_hand_at) ? g.seats.ghost_hand_at : [];
+      seatsHint.textContent = ghosts.length
+        ? t("lobby.create.seats_ghost", { min: range[0], max: range[1], counts: ghosts.join(", ") })
+        : t("lobby.create.seats_hint", { min: range[0], max: range[1] });
       if (Number(seats.value) > range[1]) seats.value = String(range[1]);
       // The rounds box follows the game's own option (GET /api/games: options.rounds).
       const r = (g.options && g.options.rounds) || null;

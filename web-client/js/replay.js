@@ -24,7 +24,7 @@ export class ReplayPage {
 
   async start() {
     document.title = `${t("replay.doc_title", { game: this.gameId })} — Tortuga`;
-    replaceChildren(this.el, h("p", { class: "muted" }, "Loading the replay…"));
+    replaceChildren(this.el, h("p", { class: "muted" }, t("replay.loading")));
     try {
       [this.data, this.record] = await Promise.all([
         api.replay(this.gameId),
@@ -34,7 +34,7 @@ export class ReplayPage {
       const why = err.status === 409 ? t("replay.not_over")
         : err.status === 404 ? t("replay.not_archived")
           : t("replay.failed", { message: errorText(err) });
-      replaceChildren(this.el, h("div", { class: "panel" }, h("h1", {}, "Replay"),
+      replaceChildren(this.el, h("div", { class: "panel" }, h("h1", {}, t("replay.heading")),
         h("p", { role: "alert" }, why), h("p", {}, h("a", { href: "/" }, t("common.back_to_lobby")))));
       return;
     }
@@ -43,7 +43,7 @@ export class ReplayPage {
     const gameId = (this.record && this.record.game) || (first && first.view.game);
     this.game = gameId ? await gameModule(gameId) : null;
     if (!this.game) {
-      replaceChildren(this.el, h("div", { class: "panel" }, h("h1", {}, "Replay"),
+      replaceChildren(this.el, h("div", { class: "panel" }, h("h1", {}, t("replay.heading")),
         h("p", { role: "alert" }, t("replay.no_client")),
         h("p", {}, h("a", { href: "/" }, t("common.back_to_lobby")))));
       return;
@@ -133,7 +133,7 @@ export class ReplayPage {
     const name = (s) => this.name(s, v);
     if (frame.takeback) {
       const who = (frame.seats || []).map(name).join(", ") || t("common.a_player");
-      return t("replay.took_back", { who, version: frame.takeback });
+      return t("replay.took_back", { who });
     }
     return this.game.describeStep(frame, name);
   }
@@ -169,8 +169,9 @@ export class ReplayPage {
     else deals = h("span", { class: "badge bad", dataset: { verified: "0" } }, this.check.error || (!this.check.digestOk ? `✗ ${t("replay.seed_mismatch")}` : `✗ ${t("replay.deals_differ", { rounds: this.check.bad.join(", ") })}`));
     replaceChildren(this.el,
       h("div", { class: "row" }, h("h1", {}, t("replay.title", { title, game: this.gameId })),
-        h("span", { class: report.ok || this.data.verified ? "badge ok" : "badge bad" },
-          this.data.verified ? `✓ ${t("replay.log_verified")}` : `✗ ${report.message || t("replay.not_verified")}`), deals,
+        // What differs is the server's report in its own words: a tooltip, not the badge.
+        h("span", { class: report.ok || this.data.verified ? "badge ok" : "badge bad", title: this.data.verified ? null : report.message || null },
+          this.data.verified ? `✓ ${t("replay.log_verified")}` : `✗ ${t("replay.not_verified")}`), deals,
         this.chainBadge()),
       h("div", { class: "panel replay-controls", role: "group", "aria-label": t("replay.controls") },
         h("button", { type: "button", "aria-label": t("replay.first"), onclick: () => this.go(0) }, "|◀"),
@@ -179,7 +180,7 @@ export class ReplayPage {
         h("button", { type: "button", "aria-label": t("replay.next"), onclick: () => this.go(this.at + 1) }, "▶▶"),
         h("button", { type: "button", "aria-label": t("replay.last"), onclick: () => this.go(frames.length - 1) }, "▶|"),
         slider,
-        h("span", { class: "small", role: "status" }, t("replay.position", { step: this.at + 1, steps: frames.length, version: frame.version }))),
+        h("span", { class: "small", role: "status" }, t("replay.position", { step: this.at + 1, steps: frames.length }))),
       this.record && this.record.status === "abandoned"
         ? h("p", { class: "note", dataset: { status: "abandoned" } },
           t("replay.abandoned"))

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 from admin_helpers import admin_token, bearer
 from test_protocol import started
-from tortuga_client import Client, Node, guest, latest
+from tortuga_client import Client, Node, create_room, guest, latest
 
 from server.admin import audit
 from server.archive.db import Database
@@ -191,3 +191,29 @@ async def test_reveal_needs_a_reason_is_audited_first_and_the_players_are_told(
         assert latest(c)["view"] == body["views"][seat]
         told = await c.wait(lambda f: f.get("type") == "inspected")
         assert set(told) == {"type", "room", "at"}  # not who, not why, not what
+
+
+async def test_a_room_is_found_by_its_code_as_players_read_it_aloud(
+    start: Any, admin_url: str, admin_name: str
+) -> None:
+    """A player reads the code out as it is shown ("K7QX-MH4P"), an operator types it as
+    heard: in groups, spaced, in lower case, or a part of it. Each finds the room; a code
+    of another room finds nothing."""
+    node = await start("a", database_url=admin_url)
+    token_, _ = await guest(node, "Reader")
+    public = await create_room(node, token_, seats=3)
+    private = await create_room(node, token_, seats=3, public=False)
+    token = await admin_token(node, admin_name)
+    for room in (public, private):
+        code = room["id"]
+        groups = [code[i : i + 4] for i in range(0, len(code), 4)]
+        for typed in (
+            "-".join(groups),
+            " ".join(groups).lower(),
+            " - ".join(groups),
+            f"  {'-'.join(groups[:2]).lower()} ",  # the first two groups, as far as heard
+        ):
+            found = (await _get(node, token, "/admin/api/rooms", q=typed))["rooms"]
+            assert code in [r["id"] for r in found], typed
+    other = "-".join("2" * 4 for _ in range(2))
+    assert (await _get(node, token, "/admin/api/rooms", q=other))["rooms"] == []

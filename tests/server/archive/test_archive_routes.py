@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import secrets
+import time
 from collections.abc import AsyncIterator
 
 import httpx
@@ -82,6 +84,15 @@ async def test_history_endpoints(client: httpx.AsyncClient, db: Database) -> Non
     replay = r.json()
     assert replay["verified"] is True and len(replay["frames"]) == len(games[0]["events"])
     assert "hands" in replay["frames"][0]["view"]
+    # Only some fields of each view (the game-over chart needs the scores, not the cards).
+    r = await client.get(f"/api/history/games/{game_id}/replay", params={"view": "round,scores"})
+    slim = r.json()["frames"]
+    assert [f["version"] for f in slim] == [f["version"] for f in replay["frames"]]
+    assert all(set(f["view"]) == {"round", "scores"} for f in slim)
+    assert [f["view"]["scores"] for f in slim] == [f["view"]["scores"] for f in replay["frames"]]
+    for bad in ("", "round,Hands", "a;b", ",".join(["x"] * 17)):
+        r = await client.get(f"/api/history/games/{game_id}/replay", params={"view": bad})
+        assert r.status_code == 400 and r.json()["error"]["code"] == "bad-request", bad
     r = await client.get(f"/api/history/games/{playing['game_id']}/replay")
     assert r.status_code == 409 and r.json()["error"]["code"] == "not-over"
     assert (await client.get("/api/history/games/nope-1/replay")).status_code == 404
@@ -101,6 +112,13 @@ async def test_history_endpoints(client: httpx.AsyncClient, db: Database) -> Non
     ours = [e for e in entries if e["user"] in (anne, ben, cleo)]
     assert len(ours) == 3 and all(e["games"] == 3 for e in ours)
     assert [e["rank"] for e in entries] == list(range(1, len(entries) + 1))
+    assert r.json()["you"] is None  # nobody asked
+    # A reader is told their own rating there (listed or not yet), or null without one.
+    r = await client.get("/api/history/leaderboard/skull-king", headers=bearer(anne))
+    hers = next(e for e in ours if e["user"] == anne)
+    assert r.json()["you"] == {"rating": hers["rating"], "games": 3}
+    r = await client.get("/api/history/leaderboard/pearates", headers=bearer(anne))
+    assert r.json()["you"] is None
     r = await client.get("/api/history/leaderboard/chess")
     assert r.status_code == 404 and r.json()["error"]["code"] == "not-found"
     r = await client.get("/api/history/leaderboard/skull-king?offset=z")
@@ -132,3 +150,30 @@ async def test_query_parameters_out_of_range_are_bad_requests(
             assert error["code"] == "bad-request" and name in error["message"]
         r = await client.get(path, params={"limit": "200", "offset": "1000000"})
         assert r.status_code == 200 and r.json()["offset"] == 1000000
+
+
+async def test_a_game_on_its_way_to_the_archive_is_waited_for(
+    client: httpx.AsyncClient, db: Database
+) -> None:
+    """The end of a game's page asks for the game with ``wait``: a game stored a moment
+    later is the answer (no "not found" first); without ``wait``, or past it, not found."""
+    record = play_record(players=2, rounds=1)
+    path = f"/api/history/games/{record['game_id']}"
+    assert (await client.get(path)).status_code == 404
+
+    async def later() -> None:
+        await asyncio.sleep(0.6)
+        await store(db, record)
+
+    began = time.monotonic()
+    stored = asyncio.create_task(later())
+    r = await client.get(path, params={"wait": 5})
+    await stored
+    assert r.status_code == 200 and r.json()["status"] == "finished"
+    assert 0.5 < time.monotonic() - began < 3
+    began = time.monotonic()
+    r = await client.get("/api/history/games/nope-1", params={"wait": 1})
+    assert r.status_code == 404 and time.monotonic() - began >= 1
+    for bad in ("11", "-1", "x"):
+        r = await client.get(path, params={"wait": bad})
+        assert r.status_code == 400 and r.json()["error"]["code"] == "bad-request"

@@ -148,3 +148,71 @@ async def test_a_seated_host_who_ends_the_game_takes_the_loss(
     change = {seat.seat: (seat.ordinal_after or 0) - (seat.ordinal_before or 0) for seat in seats}
     assert change[0] < min(change[1], change[2])
     await Client.close(bert)
+
+
+async def _history(db: Database, path: str, rules: RatingRules = RULES) -> Any:
+    """GET /api/history/<path> on an app with the site's rating rules set."""
+    app = Starlette(routes=[Mount("/api/history", routes=routes)])
+    app.state.db = db
+    app.state.rating_rules = rules
+    app.state.leaderboard_min_games = 5
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://test"
+    ) as http:
+        res = await http.get(f"/api/history/{path}")
+        assert res.status_code == 200, res.text
+        return res.json()
+
+
+async def test_a_game_that_moved_no_rating_says_why(db: Database) -> None:
+    """Where a player looks, a game not rated says why, by the archiver's own rules
+    (``write.verdict``), and each seat whether its player was still new to the ratings: a
+    veteran among fresh guests (new players), a person among bots (few people), one person
+    in two seats, a game ended before the finish; a rated game names its new player. Every
+    answer about ratings carries the rules."""
+    main, friend, old_partner = (f"u-{secrets.token_hex(4)}" for _ in range(3))
+    await _veteran(db, main, old_partner)
+    await _veteran(db, friend, old_partner)
+    fresh = [f"u-{secrets.token_hex(4)}" for _ in range(3)]
+    games = {
+        "new-players": play_record(players=3, rounds=1, users=[main, *fresh[:2]], t0=NOW),
+        "few-people": play_record(players=3, rounds=1, users=[main, None, None], t0=NOW),
+        "same-person": play_record(players=3, rounds=1, users=[main, main, friend], t0=NOW),
+        "not-finished": play_record(
+            players=3, rounds=2, users=[main, friend, fresh[2]], status="abandoned", t0=NOW
+        ),
+        None: play_record(players=3, rounds=1, users=[main, friend, fresh[2]], t0=NOW),
+    }
+    for record in games.values():
+        await _save(db, record)
+    for reason, record in games.items():
+        got = await _history(db, f"games/{record['game_id']}")
+        assert got["unrated"] == reason, (reason, got["unrated"])
+        assert got["rating_rules"] == {"min_games": 2, "min_age_hours": 24, "listed_after": 5}
+    new = {
+        reason: [
+            s["seat"] for s in (await _history(db, f"games/{r['game_id']}"))["seats"] if s["new"]
+        ]
+        for reason, r in games.items()
+    }
+    assert new["new-players"] == [1, 2]  # the two fresh guests
+    assert new[None] == [2]  # rated among the veterans; the fresh player's rating did not move
+    assert new["few-people"] == new["same-person"] == new["not-finished"] == []
+    # A player's page says the same of each game, and the rules.
+    page = await _history(db, f"users/{fresh[2]}/games")
+    assert page["rating_rules"]["listed_after"] == 5
+    by_id = {g["id"]: g for g in page["games"]}
+    rated = by_id[games[None]["game_id"]]
+    assert rated["unrated"] is None and rated["seat"]["new"] is True
+    assert by_id[games["not-finished"]["game_id"]]["unrated"] == "not-finished"
+    board = await _history(db, "leaderboard/skull-king")
+    assert board["rating_rules"] == {"min_games": 2, "min_age_hours": 24, "listed_after": 5}
+    # With rules that rate everyone, the guests' game would have been rated: the answer
+    # follows the rules the site runs (the game was archived under stricter ones).
+    lax = await _history(db, f"games/{games['new-players']['game_id']}", RatingRules())
+    assert lax["unrated"] == "not-rated"
+    # A player's bot at the table: the bot ladder's game, never people's ratings.
+    bot = f"b_{secrets.token_hex(4)}"
+    ladder = play_record(players=3, rounds=1, users=[main, friend, bot], t0=NOW)
+    await _save(db, ladder)
+    assert (await _history(db, f"games/{ladder['game_id']}"))["unrated"] == "ladder"

@@ -16,20 +16,22 @@ export const clock = {
     return Number.isFinite(t) ? t : null;
   },
 
+  /** What the clock says: "time left 0:42", or that an operator paused it. */
   clockText() {
     if (this.paused) return { text: t("room.clock_paused"), low: false };
     const due = this.deadline();
     if (!due) return null;
     const left = Math.max(0, Math.round((due - Date.now()) / 1000));
     const m = Math.floor(left / 60), s = left % 60;
-    return { text: m >= 60 ? `${Math.floor(m / 60)}h ${m % 60}m` : `${m}:${String(s).padStart(2, "0")}`, low: left <= 10 };
+    const time = m >= 60 ? `${Math.floor(m / 60)}h ${m % 60}m` : `${m}:${String(s).padStart(2, "0")}`;
+    return { text: t("room.time_left", { time }), low: left <= 10 };
   },
 
   tick() {
     const el = this.el.querySelector(".clock");
     const c = this.clockText();
     if (el && c) {
-      el.textContent = t("room.time_left", { time: c.text });
+      el.textContent = c.text;
       el.classList.toggle("low", c.low);
     }
   },

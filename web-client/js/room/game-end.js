@@ -6,6 +6,7 @@ import { api } from "../api.js";
 import { scoreChart } from "../chart.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
+import { rating, ratingChange, ratingRules, unratedText } from "../history_pages.js";
 import { NAME, nameNode, placeName } from "../names.js";
 
 export const gameEnd = {
@@ -55,9 +56,31 @@ export const gameEnd = {
       h("h3", {}, t("room.scores_so_far")),
       h("ol", { class: "final so-far" }, order.map((s) => h("li", { dataset: { seat: String(s) } },
         h("strong", {}, this.nameNode(s)), ` — ${this.scoreText(scores[s] ?? 0)}`, s === this.seat ? ` — ${t("common.you")}` : ""))),
+      this.ratingLine(),
       h("p", {}, this.verifyBadge()),
       this.seedLines(),
       h("p", {}, replay, replay ? " · " : null, h("a", { href: "/" }, t("common.back_to_lobby"))));
+  },
+
+  /** Whether the game counts for the ratings -- for me: my rating's change, or that I am
+   * new here -- or why it does not, with the rules (the archive's record says). */
+  ratingLine() {
+    const rec = this.record;
+    if (!rec) {
+      return this.archived === "checking" ? h("p", { class: "small muted rating-line" }, t("ratings.waiting")) : null;
+    }
+    const mine = this.seat !== null ? (rec.seats || []).find((s) => s.seat === this.seat) : null;
+    let text;
+    if (rec.unrated) text = unratedText(rec.unrated);  // a ladder game is rated, not for people
+    else if (rec.rated && mine && mine.new) text = t("ratings.new_you");
+    else if (rec.rated && mine && typeof mine.rating_after === "number") {
+      text = t("ratings.rated_you", { change: ratingChange(mine.rating_before, mine.rating_after), rating: rating(mine.rating_after) });
+    } else if (rec.rated) text = t("ratings.rated");
+    else return null;
+    const rules = rec.unrated || (mine && mine.new) ? ratingRules(rec.rating_rules) : [];
+    return h("div", { class: "rating-line", dataset: { rated: rec.rated ? "1" : "0", unrated: rec.unrated || null } },
+      h("p", {}, text),
+      rules.length ? h("ul", { class: "small muted" }, rules.map((line) => h("li", {}, line))) : null);
   },
 
   /** A final score in words: the game's own unit (scoreText), else points. */
@@ -76,19 +99,35 @@ export const gameEnd = {
         h("strong", {}, this.nameNode(s)), ` — ${this.scoreText(out.scores[s])}`,
         out.ranks[s] === 1 ? ` ★ ${t("room.winner")}` : "", ` (${t("room.rank", { rank: out.ranks[s] ?? "?" })})`, s === this.seat ? ` — ${t("common.you")}` : ""))),
       this.againControl(),
+      this.ratingLine(),
       this.chartPanel(),
       h("p", {}, this.verifyBadge()),
-      gameId ? h("p", { class: "small verify-line" }, t("room.over.verify", { id: gameId }), " ",
-        h("code", { class: "seed" }, `./tortuga verify ${gameId}`)) : null,
+      this.checkControl(),
       this.seedLines(),
       // The replay opens at its first step (the deal), not at the end just seen.
       h("p", {}, gameId ? h("a", { href: `/replay/${encodeURIComponent(gameId)}?v=1`, dataset: { key: "replay" } }, t("room.watch_replay")) : null,
         gameId ? " · " : null, h("a", { href: "/" }, t("common.back_to_lobby"))));
   },
 
+  /** A game whose view holds no score history (Pearates) draws its chart from the archive's
+   * replay once the archive has the game (the module's `replayScores`: the fields it reads
+   * of each view, and the history from them). */
+  async loadRoundHistory(gameId) {
+    const hook = this.game && this.game.replayScores;
+    if (!hook || this.roundHistory !== null) return;
+    this.roundHistory = false;
+    try {
+      const data = await api.replay(gameId, hook.fields);
+      this.roundHistory = hook.history(data.frames || []) || false;
+    } catch {
+      this.roundHistory = false;  // no chart: the rest of the panel stands
+    }
+    this.render();
+  },
+
   /** Each player's cumulative score after every round, as SVG (chart.js), with a legend. */
   chartPanel() {
-    const history = this.game.scoreHistory ? this.game.scoreHistory(this.view) : null;
+    const history = (this.game.scoreHistory ? this.game.scoreHistory(this.view) : null) || this.roundHistory || null;
     if (!history) return null;
     const chart = scoreChart({ rounds: history.rounds,
       series: history.totals.map((values, s) => ({ name: this.name(s), values })) }, { title: t("room.over.chart") });

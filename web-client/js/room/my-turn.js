@@ -49,6 +49,7 @@ export const myTurn = {
     document.title = myMove ? `▶ ${t("room.doc_your_move")} — ${BASE_TITLE}` : `${this.roomTitle()} ${groupCode(this.code)} — ${BASE_TITLE}`;
     if (v.phase === "over") {
       this.runVerify();
+      this.checkArchive();
       this.runChainCheck();
     }
   },

@@ -61,6 +61,7 @@ export class RoomPage {
     this.error = null;
     this.verify = null;
     this.verifying = false;
+    this.gameCheck = null;  // "Check this game": {state: "running" | "ok" | "bad" | ...}
     this.moveDeadline = null;
     this.paused = false; // an operator stopped the clocks (a `paused` frame; `unpaused` ends it)
     this.takeback = null;  // the version of my own open move that I may still take back
@@ -71,6 +72,8 @@ export class RoomPage {
     this.ending = false;  // the abandon message is on its way
     this.endReason = endings.get(code);  // "host" or "idle" once abandoned (the event says)
     this.archived = null;  // null: not looked up; "checking"; true/false: the archive has it
+    this.record = null;  // the game over as the archive has it (GET /api/history/games/{id})
+    this.roundHistory = null;  // a chart's history from the archive's replay (replayScores)
     this.start();
   }
 
@@ -316,7 +319,7 @@ export class RoomPage {
         : seal && seal.opened && this.seat !== null ? seal.opened[this.seat] ?? null : null,
       connected: this.connectedSeats(), away: this.away, busy: this.sending,
       ended: this.ended ? this.endedText() : null,
-      clock: c ? h("span", { class: ["clock", c.low && "low"], "aria-label": t("room.time_left", { time: c.text }) }, t("room.time_left", { time: c.text })) : null,
+      clock: c ? h("span", { class: ["clock", c.low && "low"], "aria-label": c.text }, c.text) : null,
       notes: [this.revealNote()].filter(Boolean),
       controls: [this.takeBackRow()].filter(Boolean),
       ui: this.ui,

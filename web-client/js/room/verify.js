@@ -1,13 +1,15 @@
 // The verified badge once the seed is out: the deals this browser saw recomputed by the game
 // module, the seed's derivation from the players' random bytes, and whether the archive has
-// the game (for the replay link). Methods of RoomPage (page.js mixes them in).
+// the game (for the replay link); "Check this game": every deal of the game recomputed here
+// from the archive's replay. Methods of RoomPage (page.js mixes them in).
 
 import { api } from "../api.js";
 import { checkRecord, heads } from "../chain.js";
 import { h } from "../dom.js";
-import { t } from "../i18n.js";
+import { errorText, t } from "../i18n.js";
 import { seenDeals } from "../store.js";
 import { checkDerivation, mineIsIn } from "../seeding.js";
+import { fromHex, sha256, toHex } from "../sha256.js";
 
 export const verification = {
   async runVerify() {
@@ -32,18 +34,23 @@ export const verification = {
     this.render();
   },
 
-  /** Whether the archive holds the abandoned game yet (the archiver stores it within
-   * seconds; a site without a database never does): the replay link shows once it does. */
+  /** Whether the archive holds the game over yet (the archiver stores it within seconds; a
+   * site without a database never does): the replay link shows once it does, and the record
+   * says whether the game counts for the ratings (``this.record``). */
   async checkArchive() {
     const gameId = this.room && this.room.game_id;
     if (!gameId || this.archived !== null) return;
     this.archived = "checking";
-    for (const wait of [0, 300, 600, 1000, 1500, 2000, 3000, 5000]) {
-      if (wait) await new Promise((r) => setTimeout(r, wait));
+    // Each ask waits on the server up to 4 s for a game not stored yet (no string of
+    // "not found" answers); a game stored as under way (a checkpoint) is asked again.
+    for (const pause of [0, 300, 600, 1000, 1500, 2000, 3000, 5000]) {
+      if (pause) await new Promise((r) => setTimeout(r, pause));
       try {
-        const record = await api.game(gameId);
+        const record = await api.game(gameId, { wait: 4 });
         if (record && (record.status === "abandoned" || record.status === "finished")) {
           this.archived = true;
+          this.record = record;
+          if (record.status === "finished") this.loadRoundHistory(gameId);
           this.render();
           return;
         }
@@ -64,7 +71,7 @@ export const verification = {
     for (const wait of [0, 300, 600, 1000, 1500, 2000, 3000, 5000, 8000]) {
       if (wait) await new Promise((r) => setTimeout(r, wait));
       try {
-        const record = await api.game(gameId);
+        const record = await api.game(gameId, { wait: 4 });  // not stored yet: the server waits
         const last = Math.max(0, ...(record.events || []).map((e) => e.version));
         if (record.status === "playing" || last < 1) continue;
         this.chainCheck = await checkRecord(record, await heads.get(this.code));
@@ -124,6 +131,54 @@ export const verification = {
           : seedOnly ? `✓ ${t("room.verify.seed_only")}`
             : this.verify.checked === 0 ? t("room.verify.nothing")
               : `✗ ${t("room.verify.bad", { what: this.game.badRoundsText(badRounds) })}`);
+  },
+
+  /** "Check this game": the browser's own check of the whole game, in plain words -- the
+   * seed against the fingerprint published at the start (the one this browser saw then),
+   * the seed made from the players' bytes, and every round's deal recomputed from the seed
+   * against the replay's hands (the module's checkReplayDeals, as the replay page does). */
+  async checkGame() {
+    const gameId = this.room && this.room.game_id;
+    if (!gameId || !this.room.seed || (this.gameCheck && this.gameCheck.state === "running")) return;
+    this.gameCheck = { state: "running" };
+    this.render();
+    const seen = seenDeals.get(this.code);
+    try {
+      const data = await api.replay(gameId);
+      const seed = fromHex(this.room.seed);
+      const digest = (seen && seen.seedDigest) || this.room.seed_digest;
+      const derivation = await checkDerivation(this.code, this.room, seen ? seen.seat : this.seat);
+      const { rounds, bad } = await this.game.checkReplayDeals(data.frames || [], seed);
+      let why = null;
+      if (!digest || toHex(await sha256(seed)) !== digest) why = t("room.check.why_seed");
+      else if (!derivation.ok) why = derivation.message;
+      else if (bad.length || !rounds) why = t("room.check.why_deals", { rounds: this.game.badRoundsText(bad) });
+      this.gameCheck = why ? { state: "bad", why } : { state: "ok", rounds };
+    } catch (err) {
+      // The archive stores a finished game within seconds: 404 until it has, 409 while it
+      // holds only the game's checkpoints.
+      const saving = err.status === 404 || err.status === 409;
+      this.gameCheck = saving ? { state: "not_saved" } : { state: "failed", message: errorText(err) };
+    }
+    this.render();
+  },
+
+  /** The "Check this game" button and, once pressed, what it found. */
+  checkControl() {
+    if (!this.room.game_id || !this.room.seed) return null;
+    const c = this.gameCheck;
+    const running = !!c && c.state === "running";
+    const result = !c ? null
+      : running ? t("room.check.running")
+        : c.state === "ok" ? `✓ ${t("room.check.ok", { count: c.rounds })}`
+          : c.state === "bad" ? `✗ ${t("room.check.bad", { why: c.why })}`
+            : c.state === "not_saved" ? t("room.check.not_saved")
+              : t("room.check.failed", { message: c.message });
+    return h("div", { class: "check-game" },
+      h("button", { type: "button", class: "secondary", dataset: { key: "check-game" }, disabled: running,
+        onclick: () => this.checkGame() }, t("room.check.button")),
+      result ? h("p", { class: ["check-result", c.state === "ok" && "ok", c.state === "bad" && "bad"], role: "status",
+        dataset: { gameCheck: c.state } }, result) : null);
   },
 
   seedLines() {

@@ -115,6 +115,24 @@ const pearates = {
   scores: (view) => scoresOf(view),
   stoppedText: (view) => t("pe.stopped", { round: view.round }),
   scoreHistory: () => null,
+  /** The game-over chart from the archive's replay (the view holds the scores now, not
+   * each round's): every player's score after the last version of each round, the final
+   * scores after the last. `fields`: what of each replayed view it reads. */
+  replayScores: {
+    fields: ["round", "scores", "outcome"],
+    history(frames) {
+      const after = new Map();
+      for (const f of frames) {
+        const v = f.view || {};
+        if (typeof v.round !== "number" || !Array.isArray(v.scores)) continue;
+        after.set(v.round, v.outcome && Array.isArray(v.outcome.scores) ? v.outcome.scores : v.scores);
+      }
+      if (!after.size) return null;
+      const rounds = [...after.keys()].sort((a, b) => a - b);
+      const players = after.get(rounds[rounds.length - 1]).length;
+      return { rounds, totals: [...Array(players).keys()].map((s) => rounds.map((r) => after.get(r)[s] ?? 0)) };
+    },
+  },
 
   // -- the replay ----------------------------------------------------------------------------
   /** One replay step: every card where it lies (the final view's zones) drawn face up. */

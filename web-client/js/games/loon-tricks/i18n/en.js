@@ -114,7 +114,7 @@ export default {
   "lt.sheet": "Loon by round",
   "lt.sheet_legend": "What each player paid and collected in each round (every payment is public; totals are shown at the end).",
   "lt.total": "Total",
-  "lt.timeout": "Time ran out: the game's default move was made for you",
+  "lt.timeout": "Time ran out: the game moved for you",
   "lt.progress": "{n} of {total} sealed. Waiting for the others…",
   "lt.sealed_elsewhere": "Sealed elsewhere (another tab, or a bot while you were away): it is revealed from there.",
   "lt.bid_not_yours": "You have your row: the others bid for row {row}.",

@@ -234,7 +234,7 @@ export default {
   "pe.sealed_elsewhere": "You chose on another device.",
   "pe.sealed_hint": "Everyone decides at once; the choices open when all have decided.",
   "pe.waiting": "Waiting for the others. Deals and promises go in the chat.",
-  "pe.hint.keep": {"one": "Take the {count} card you received into your hand, or score it face up (hand limit 8).", "other": "Take all {count} cards you received into your hand, or score them face up (hand limit 8)."},
+  "pe.hint.keep": {"one": "Take the card you received into your hand, or score it face up (hand limit 8).", "other": "Take all {count} cards you received into your hand, or score them face up (hand limit 8)."},
   "pe.hint.arrange": "You drew the treasure: choose its order, top first, then hide it.",
   "pe.hint.turn": "Pass (out for the round), Bid cards from your hand, or Play an action card.",
   "pe.hint.bid": "Add more cards to this bid, or stop.",

@@ -207,7 +207,7 @@ export default {
   "pk.tie.loot": "Hòa khi chia Chiến lợi phẩm: bạn quyết định thứ tự",
   "pk.tie.none_yet": "Chưa xếp ai.",
   "pk.tied": "hòa",
-  "pk.timed_out": "Hết giờ: nước mặc định được đi thay bạn",
+  "pk.timed_out": "Hết giờ: trò chơi đi thay bạn",
   "pk.turn.beat": "lật hay dừng",
   "pk.turn.one": "{name}: {what}",
   "pk.watching": "Bạn đang xem: thứ tự chồng bài của không ai được hiện.",
