@@ -87,9 +87,10 @@ export class ReplayPage {
     const bad = !c.ok;
     const text = c.differsAt !== null ? `✗ ${t("room.chain.differs", { version: c.differsAt })}`
       : !c.chained ? t("room.chain.unchained")
-        : bad ? `✗ ${t("room.chain.broken", { version: c.version, what: c.problem })}`
+        : bad ? `✗ ${t("room.chain.broken", { version: c.version })}`
           : `✓ ${t("room.chain.signed", { signed: c.signed, made: c.made, unsigned: c.unsigned })}`;
-    return h("span", { class: ["badge", bad ? "bad" : "ok", "chain-check"], dataset: { chain: bad ? "bad" : c.chained ? "ok" : "unchained" } }, text);
+    return h("span", { class: ["badge", bad ? "bad" : "ok", "chain-check"], dataset: { chain: bad ? "bad" : c.chained ? "ok" : "unchained" },
+      title: c.problem || null }, text);
   }
 
   async checkDeals() {

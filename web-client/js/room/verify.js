@@ -94,11 +94,12 @@ export const verification = {
     let state = c.ok ? "ok" : "bad";
     if (c.differsAt !== null) text = `✗ ${t("room.chain.differs", { version: c.differsAt })}`;
     else if (!c.chained) [text, state] = [t("room.chain.unchained"), "unchained"];
-    else if (!c.ok) text = `✗ ${t("room.chain.broken", { version: c.version, what: c.problem })}`;
+    else if (!c.ok) text = `✗ ${t("room.chain.broken", { version: c.version })}`;
     else text = `✓ ${t("room.chain.ok", { count: c.seen })} ${t("room.chain.signed", { signed: c.signed, made: c.made, unsigned: c.unsigned })}`;
     const save = c.seen > 0 ? [" ", h("button", { class: "link save-heads", type: "button", title: t("room.chain.save_hint"),
       onclick: () => this.saveHeads() }, t("room.chain.save"))] : [];
-    return h("p", { class: ["small", "chain-check", state === "ok" ? "ok" : state === "bad" ? "bad" : ""], dataset: { chain: state } }, text, ...save);
+    return h("p", { class: ["small", "chain-check", state === "ok" ? "ok" : state === "bad" ? "bad" : ""], dataset: { chain: state },
+      title: c.problem || null }, text, ...save);
   },
 
   /** The heads this browser was sent, as a file `tortuga verify GAME --heads FILE` reads:
