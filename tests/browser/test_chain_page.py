@@ -159,7 +159,7 @@ def test_the_players_browser_tells_a_rewritten_record(
         play_until_over([ann])
         state, said = _page_says(ann, code)
         assert state == "ok", said
-        assert "is the game your browser saw" in said
+        assert "is exactly the game your browser saw" in said
         game_id = f"{code}-1"
         # The player saves the heads her browser was sent: the file `tortuga verify --heads`
         # checks any copy of the archive against, without her browser.
