@@ -4,14 +4,18 @@ pass -- and its device key file. Offline: no node."""
 
 from __future__ import annotations
 
+import base64
 import json
+import os
 import stat
 from pathlib import Path
 
 import pytest
 from tortuga_bot import chain
-from tortuga_bot.device import DeviceKey, KeyFileError, verify
+from tortuga_bot.device import DeviceKey, KeyFileError, key_path, verify
+from tortuga_bot.games import device_key
 from tortuga_bot.seal import digest
+from tortuga_bot.site import Site
 
 from server.archive.commands import read_heads
 from server.identity.signing import public_key
@@ -88,6 +92,31 @@ def test_the_key_file_is_made_once_private_and_reused(tmp_path: Path) -> None:
     bad.write_text("not a key")
     with pytest.raises(KeyFileError, match="holds no private key"):
         DeviceKey.load(bad)
+
+
+def test_the_default_key_file_is_per_site_and_user(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "default: beside the bot's token/config, e.g. ~/.config/tortuga-bot/<site>-<user>.key"
+    -- the user being the one the bot account's token names; a guest (a user of one run)
+    gets a key of the run, in no file."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert key_path("http://127.0.0.1:8000", "b_42") == (
+        tmp_path / "tortuga-bot" / "127.0.0.1_8000-b_42.key"
+    )
+    assert key_path("https://play.example.org/", "u/x").name == "play.example.org-u_x.key"
+    payload = chain.canonical({"u": "b_42", "n": "Polly", "t": 1, "e": 2, "g": 0})
+    token = base64.urlsafe_b64encode(payload).rstrip(b"=").decode() + ".signature"
+    site = Site("http://127.0.0.1:8000", token)
+    assert site.user_id == "b_42"
+    key = device_key(site)
+    assert key.path == tmp_path / "tortuga-bot" / "127.0.0.1_8000-b_42.key"
+    assert device_key(site).kid == key.kid
+    assert device_key(site, guest=True).path is None
+    assert device_key(Site("http://x", "not-a-token"), tmp_path / "mine.key").kid != key.kid
+    with pytest.raises(KeyFileError, match="names no user"):
+        device_key(Site("http://x", "not-a-token"))
+    assert sorted(os.listdir(tmp_path / "tortuga-bot")) == ["127.0.0.1_8000-b_42.key"]
 
 
 def test_a_heads_file_is_what_tortuga_verify_reads(tmp_path: Path) -> None:
