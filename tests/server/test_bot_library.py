@@ -133,8 +133,10 @@ async def test_a_dropped_socket_resumes_where_it_was(node: Node) -> None:
     assert versions == list(range(1, versions[-1] + 1)), "every version once, in order"
 
 
-async def test_the_command_plays_games_against_the_servers_bots(node: Node) -> None:
-    """``tortuga bot run FILE --games N``: a process of its own plays a whole game."""
+async def test_the_command_plays_games_against_the_servers_bots(node: Node, tmp_path: Path) -> None:
+    """``tortuga bot run FILE --games N``: a process of its own plays a whole game; with
+    ``--heads-dir DIR`` it writes the heads it was sent where ``tortuga verify --heads``
+    reads them."""
     root = Path(__file__).resolve().parents[2]
     command = [sys.executable, "-m", "tortuga_bot.cli", "run", str(EXAMPLES / "skull_king.py")]
     process = await asyncio.create_subprocess_exec(
@@ -147,6 +149,8 @@ async def test_the_command_plays_games_against_the_servers_bots(node: Node) -> N
         "2",
         "--options",
         '{"rounds": 2}',
+        "--heads-dir",
+        str(tmp_path / "heads"),
         cwd=root,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -154,6 +158,11 @@ async def test_the_command_plays_games_against_the_servers_bots(node: Node) -> N
     out, err = await asyncio.wait_for(process.communicate(), 60)
     assert process.returncode == 0, err.decode()
     assert "skull-king" in out.decode() and "seed checked" in out.decode(), out.decode()
+    (written,) = (tmp_path / "heads").iterdir()
+    saved = json.loads(written.read_text())
+    assert written.name == f"{saved['game_id']}.json" and saved["game_id"].startswith(saved["room"])
+    heads = read_heads(written.read_text())
+    assert min(heads) == 1 and len(heads) == max(heads), "a head for every version, from the deal"
 
 
 # -- signed moves and the heads (docs/PROTOCOL.md, "The move chain and signed moves") ------
@@ -309,3 +318,32 @@ async def test_a_wrong_signature_is_refused(node: Node) -> None:
         assert [(f["code"], f["ref"]) for f in refusals] == [("bad-signature", forged_once[0])]
     finally:
         task.cancel()
+
+
+async def test_an_unsigned_bot_plays_marked_unsigned(
+    node: Node, redis_client: Any, redis_prefix: str
+) -> None:
+    """ "A bot may opt out of signing (--unsigned), for sites without the chain": it names
+    no key in ``auth`` and its moves are ``by: "unsigned"``, never counted as signed; it
+    still keeps the heads it was sent."""
+    frames: list[dict[str, Any]] = []
+    (result,) = await asyncio.wait_for(
+        play_games(
+            node.url,
+            lambda t: t.legal[0],
+            "skull-king",
+            1,
+            players=2,
+            options={"rounds": 2},
+            name="Plain",
+            unsigned=True,
+            record=frames,
+        ),
+        30,
+    )
+    assert result.status == "finished" and result.heads
+    record = await _final_record(redis_client, redis_prefix, result.room)
+    assert {p["by"] for p in _proofs(record, 0)} == {"unsigned"}
+    deal = record["events"][0]["chain"]["game"]
+    assert [c["sig"] for c in deal["contributions"] if c["seat"] == 0] == [None]
+    assert not [f for f in frames if f["type"] == "error"]
