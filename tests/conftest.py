@@ -44,6 +44,21 @@ def service_dir() -> Iterator[Path]:
         yield Path(folder)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def config_home(service_dir: Path) -> Iterator[Path]:
+    """``XDG_CONFIG_HOME`` in the session's folder: the bot library keeps a bot account's
+    device key in ``$XDG_CONFIG_HOME/tortuga-bot/`` (bots/tortuga_bot/device.py), and the
+    tests' bot accounts must leave no key files in the home of whoever runs them."""
+    folder = service_dir / "config"
+    before = os.environ.get("XDG_CONFIG_HOME")
+    os.environ["XDG_CONFIG_HOME"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("XDG_CONFIG_HOME", None)
+    else:
+        os.environ["XDG_CONFIG_HOME"] = before
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """A test marked ``cluster`` runs on one Redis and on a Redis Cluster."""
     if metafunc.definition.get_closest_marker("cluster") and "redis_url" in metafunc.fixturenames:

@@ -6,6 +6,7 @@ def bot(turn: Turn):
     return turn.legal[0]
 """
 
+from tortuga_bot.device import DeviceKey, KeyFileError, key_path
 from tortuga_bot.games import ladder, play_games, play_room
 from tortuga_bot.player import Host, Player, Refused, Signer
 from tortuga_bot.site import Site, SiteError
@@ -13,7 +14,9 @@ from tortuga_bot.turn import Bot, Prompt, Result, Turn
 
 __all__ = [
     "Bot",
+    "DeviceKey",
     "Host",
+    "KeyFileError",
     "Player",
     "Prompt",
     "Refused",
@@ -22,6 +25,7 @@ __all__ = [
     "Site",
     "SiteError",
     "Turn",
+    "key_path",
     "ladder",
     "play_games",
     "play_room",

@@ -3,9 +3,16 @@
     tortuga-bot run FILE --url URL --room CODE [--seat N]
     tortuga-bot run FILE --url URL --games N [--game ID] [--players P] [--against LEVEL]
     tortuga-bot ladder FILE --url URL --token TOKEN [--game ID ...]
+    (either: [--key FILE | --unsigned] [--heads-dir DIR])
 
 The token is a bot account's (``--token`` or the ``TORTUGA_BOT_TOKEN`` variable); without one
 the bot signs in as a guest named ``--name``.
+
+Moves are signed with the bot's device key: ``--key FILE``, by default
+``~/.config/tortuga-bot/<site>-<user>.key`` for a bot account (made on the first run, mode
+0600, the same key on every run after it) and a key of the run for a guest; ``--unsigned``
+plays without one (a site from before the move chain). ``--heads-dir DIR`` writes the move
+chain's heads the bot was sent to ``DIR/<game_id>.json``, for ``tortuga verify GAME --heads``.
 """
 
 from __future__ import annotations
@@ -17,7 +24,9 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
+from tortuga_bot.device import KeyFileError
 from tortuga_bot.games import ladder, play_games, play_room
 from tortuga_bot.loader import load
 from tortuga_bot.player import Refused
@@ -43,6 +52,7 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     )
     run.add_argument("--token", default=os.environ.get("TORTUGA_BOT_TOKEN"))
     run.add_argument("--name", default="Bot", help="a guest's name, without a token")
+    _signing(run)
     run.add_argument("-v", "--verbose", action="store_true")
     lad = sub.add_parser("ladder", help="play the arena's ladder games, forever")
     lad.add_argument("file")
@@ -50,8 +60,27 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     lad.add_argument("--token", default=os.environ.get("TORTUGA_BOT_TOKEN"))
     lad.add_argument("--game", action="append", help="a game to play (default: the file's)")
     lad.add_argument("--count", type=int, help="stop after N games")
+    _signing(lad)
     lad.add_argument("-v", "--verbose", action="store_true")
     return parser
+
+
+def _signing(command: argparse.ArgumentParser) -> None:
+    keys = command.add_mutually_exclusive_group()
+    keys.add_argument(
+        "--key",
+        metavar="FILE",
+        help="the device key's file (made if missing, mode 0600); default: "
+        "~/.config/tortuga-bot/<site>-<user>.key for a token, a key of the run for a guest",
+    )
+    keys.add_argument(
+        "--unsigned", action="store_true", help="sign no moves (a site without the move chain)"
+    )
+    command.add_argument(
+        "--heads-dir",
+        metavar="DIR",
+        help="write each game's heads to DIR/<game_id>.json (tortuga verify GAME --heads FILE)",
+    )
 
 
 def _say(result: Result) -> None:
@@ -71,13 +100,21 @@ async def _main(args: argparse.Namespace) -> int:
         if not games:
             print("which game? --game ID (or GAME in the file)", file=sys.stderr)
             return 2
-        for result in await ladder(args.url, bot, args.token, games, count=args.count):
+        for result in await ladder(
+            args.url, bot, args.token, games, count=args.count, **_keyed(args)
+        ):
             _say(result)
         return 0
     if args.room:
         _say(
             await play_room(
-                args.url, bot, args.room, token=args.token, name=args.name, seat=args.seat
+                args.url,
+                bot,
+                args.room,
+                token=args.token,
+                name=args.name,
+                seat=args.seat,
+                **_keyed(args),
             )
         )
         return 0
@@ -102,6 +139,7 @@ async def _main(args: argparse.Namespace) -> int:
             options=args.options,
             token=args.token,
             name=args.name,
+            **_keyed(args),
         )
         for result in results:
             _say(result)
@@ -111,6 +149,10 @@ async def _main(args: argparse.Namespace) -> int:
         return 0
     print("say --room CODE, or --games N", file=sys.stderr)
     return 2
+
+
+def _keyed(args: argparse.Namespace) -> dict[str, Any]:
+    return {"key": args.key, "unsigned": args.unsigned, "heads_dir": args.heads_dir}
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "tortuga-bot") -> int:
@@ -126,6 +168,9 @@ def main(argv: Sequence[str] | None = None, prog: str = "tortuga-bot") -> int:
         return 1
     except SiteError as exc:
         print(f"the site said {exc}", file=sys.stderr)
+        return 1
+    except KeyFileError as exc:
+        print(f"the device key: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

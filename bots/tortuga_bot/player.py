@@ -11,6 +11,14 @@ Limits: frames are paced below the site's message budget (``pace``); a refusal w
 (or a node's ``reconnect``) comes back after a random wait and ``resume``s from the last
 version seen, so nothing is missed and nothing is done twice. A refused token (``bad-token``,
 close 4001) or a ban (4010) ends the play with ``Refused``.
+
+Signed moves (docs/PROTOCOL.md, "The move chain and signed moves"): with a device key on the
+site (``Site.key``) the socket names it in ``auth`` -- registered with the user first, and
+again after a close with 4011 (``unknown-key``) -- and every ``act`` (with its salt), ``commit``,
+``reveal`` and ``ready`` (the contribution) it sends is signed, as the browser signs them.
+The heads of the move chain the site sends (``event``, ``snapshot``, ``resumed``) are kept
+(``heads``: version -> the first head sent for it), and written to ``heads_dir`` at the end
+in the form ``tortuga verify GAME --heads FILE`` reads.
 """
 
 from __future__ import annotations
@@ -19,15 +27,19 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import os
 import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import httpx
 import msgspec
 import websockets
 
+from tortuga_bot import chain
 from tortuga_bot import protocol as p
 from tortuga_bot.seal import digest, new_salt
 from tortuga_bot.seeding import Contributor
@@ -36,12 +48,14 @@ from tortuga_bot.turn import Bot, Prompt, Result, Turn, ask, tell
 
 log = logging.getLogger("tortuga_bot")
 
-# A frame about to be sent (a move, a commit, an opening, ...) may be changed by a signer
-# before it goes: the seam where a device signature is added to moves.
+# A move about to be sent (an act, a commit, an opening, a ready) may be changed by a hook
+# just before it goes, after the device's signature (tests send a wrong one with it).
 Signer = Callable[[dict[str, Any]], dict[str, Any]]
+MOVES = ("act", "commit", "reveal", "ready")
 
 FATAL_CLOSES = {4001: "bad-token", 4010: "banned"}
 CLOSE_FLOOD = 4008
+CLOSE_UNKNOWN_KEY = 4011  # auth named a device key the site does not know: register again
 # Errors that only say the room moved on (a newer frame follows) or that a retried frame
 # was done already.
 HARMLESS = {"stale-version", "already-committed", "already-revealed", "wrong-phase", "not-open"}
@@ -86,6 +100,9 @@ class Host:
 class _Seal:
     move: Any
     salt: str
+    seat: int
+    version: int  # the room's version the phase was opened at (what the signature names)
+    digest: str
 
 
 class Player:
@@ -99,6 +116,7 @@ class Player:
         sign: Signer | None = None,
         contributor: Contributor | None = None,
         record: list[dict[str, Any]] | None = None,
+        heads_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         self.site = site
         self.bot = bot
@@ -106,6 +124,11 @@ class Player:
         self.sign = sign
         self.seeds = contributor or Contributor()
         self.record = record  # every frame received, as a dict (tests, logs)
+        self.heads_dir = Path(heads_dir) if heads_dir is not None else None
+        self.heads: dict[int, str] = {}  # version -> the first head the site sent for it
+        self.heads_path: Path | None = None  # where they were written, if they were
+        self.game_id: str | None = None
+        self.kid: str | None = None  # the device key this socket signed in with (None: unsigned)
         self._refs = itertools.count(1)
         self._sent: dict[str, dict[str, Any]] = {}  # ref -> frame, to send again if refused
 
@@ -124,15 +147,40 @@ class Player:
         self.contributions: list[p.Contribution] | None = None
         self.defaults = 0
         self.started = False
+        self.heads = {}
+        self.heads_path = None
+        self.game_id = None
+        try:
+            return await self._play()
+        finally:
+            if self.heads_dir is not None and self.heads:
+                try:
+                    self.heads_path = chain.save_heads(
+                        self.heads_dir, self.room, self.game_id, self.heads
+                    )
+                    log.info("the heads of %s are in %s", self.game_id or room, self.heads_path)
+                except OSError as exc:
+                    log.warning("could not write the heads of %s: %s", self.game_id or room, exc)
+
+    async def _play(self) -> Result:
         backoff = 0.5
         while True:
             try:
                 result = await self._connection()
-            except (OSError, websockets.ConnectionClosed, websockets.InvalidHandshake) as exc:
+            except (
+                OSError,
+                httpx.TransportError,
+                websockets.ConnectionClosed,
+                websockets.InvalidHandshake,
+            ) as exc:
                 code = getattr(getattr(exc, "rcvd", None), "code", None)
                 if code in FATAL_CLOSES:
                     raise Refused(FATAL_CLOSES[code]) from None
-                log.info("connection lost (%s): resuming", exc)
+                if code == CLOSE_UNKNOWN_KEY:
+                    self.site.forget_kid()
+                    log.info("the site does not know this bot's device key: registering it again")
+                else:
+                    log.info("connection lost (%s): resuming", exc)
                 await asyncio.sleep(backoff * (0.5 + random.random()))
                 backoff = min(backoff * 2, 15.0)
                 continue
@@ -143,9 +191,11 @@ class Player:
 
     async def _connection(self) -> Result | None:
         """One socket's life: None when it should be opened again (a ``reconnect``)."""
+        kid = await self.site.signing_kid()  # the device key, registered: named in auth
         async with websockets.connect(self.site.ws_url, max_size=2**24) as ws:
             self.ws = ws
-            await ws.send(p.encode(p.Auth(token=self.site.token or "")))
+            self.kid = kid
+            await ws.send(p.encode(p.Auth(token=self.site.token or "", key=kid)))
             if self.version < 0:
                 await self.send(p.Join(room=self.room))
             else:
@@ -162,12 +212,12 @@ class Player:
         return None
 
     async def send(self, message: p._In, again: bool = True) -> None:
-        """Send a message (paced; signed by ``sign`` if it is a move); refused with
-        ``retry_after_ms`` it is sent again then."""
+        """Send a message (paced; a move passed through ``sign`` if there is one); refused
+        with ``retry_after_ms`` it is sent again then."""
         ref = f"b{next(self._refs)}"
         message.ref = ref
         data: dict[str, Any] = msgspec.to_builtins(message)
-        if self.sign is not None and data["type"] in ("act", "commit", "reveal"):
+        if self.sign is not None and data["type"] in MOVES:
             data = self.sign(data)
         if again:
             self._sent[ref] = data
@@ -175,6 +225,19 @@ class Player:
                 self._sent.pop(next(iter(self._sent)))
         await self.pace.take()
         await self.ws.send(msgspec.json.encode(data).decode())
+
+    def _sig(self, kind: str, version: int, seat: int, c: str) -> str | None:
+        """This device's signature of a move (``chain.sig_message``), or None on a socket
+        that signed in without a key (unsigned play)."""
+        key = self.site.key
+        if self.kid is None or key is None or key.kid != self.kid:
+            return None
+        return key.sign(kind, self.room, version, seat, c)
+
+    def _keep_head(self, version: int, head: str | None) -> None:
+        """Keep the head the site sent for ``version`` -- the first one, as the browser."""
+        if version >= 1 and chain.is_head(head):
+            self.heads.setdefault(version, head)
 
     async def _again(self, ref: str, wait_ms: int) -> None:
         await asyncio.sleep(wait_ms / 1000 * (1 + random.random() / 4))
@@ -194,13 +257,19 @@ class Player:
                 self.site.user = frame.user
             case p.Snapshot():
                 self.seat = frame.seat
+                if frame.room_state.status in ("playing", "finished"):
+                    self._keep_head(frame.version, frame.head)
                 return await self._room(frame.room_state, frame.view, frame.version, None)
             case p.Resumed():
                 self.seat = frame.seat
+                if frame.room_state.status in ("playing", "finished"):
+                    self._keep_head(frame.version, frame.head)
                 return await self._room(frame.room_state, None, frame.version, None)
             case p.RoomFrame():
                 return await self._room(frame.room_state, None, None, None)
             case p.Event():
+                if frame.event.kind != "abandon":  # no event of the chain: it moves no head
+                    self._keep_head(frame.version, frame.head)
                 return await self._event(frame)
             case p.Sealed():
                 await self._sealed(frame)
@@ -229,6 +298,9 @@ class Player:
             return
         if frame.code in ("bad-token", "banned"):
             raise Refused(frame.code, frame.message)
+        if frame.code == "unknown-key":  # the close (4011) follows: register, come back
+            self.site.forget_kid()
+            return
         sent = self._sent.pop(ref, None)
         if frame.code in HARMLESS:
             return
@@ -244,6 +316,8 @@ class Player:
         event: p.EventInfo | None,
     ) -> Result | None:
         self.state = state
+        if state.game_id:
+            self.game_id = state.game_id
         if state.contributions is not None:
             self.contributions = state.contributions
         self.seeds.note(self.room, state.seed_commitment)
@@ -282,7 +356,8 @@ class Player:
             entropy = self.seeds.bytes_for(self.room, state.seed_commitment)
             if entropy is not None and self.lobby_sent.get("ready") != entropy:
                 self.lobby_sent["ready"] = entropy
-                await self.send(p.Ready(ready=True, entropy=entropy))
+                sig = self._sig(chain.ENTROPY, 0, me, entropy)
+                await self.send(p.Ready(ready=True, entropy=entropy, sig=sig))
         if self.host is None:
             return
         for seat, level in self.host.bots.items():
@@ -301,6 +376,8 @@ class Player:
 
     async def _event(self, frame: p.Event) -> Result | None:
         event = frame.event
+        if event.game_id:
+            self.game_id = event.game_id
         if event.contributions is not None:
             self.contributions = event.contributions
         if self.seat is not None:
@@ -338,8 +415,18 @@ class Player:
             return None
         self.acted.add(version)
         move = await self._choose(self._turn(version, view, None, deadline))
-        await self.send(p.Act(move=move, version=version))
+        await self.send(self._act(move, version, seat))
         return None
+
+    def _act(self, move: Any, version: int, seat: int) -> p.Act:
+        """An open move at ``version``; signed, with the salt of its commitment, on a socket
+        with a key (``c = commitment("act@<version>", seat, move, salt)``)."""
+        if self.kid is None:
+            return p.Act(move=move, version=version)
+        salt = new_salt()
+        c = chain.commitment(f"act@{version}", seat, move, salt)
+        sig = self._sig(chain.ACT, version, seat, c)
+        return p.Act(move=move, version=version, salt=salt, sig=sig)
 
     async def _sealed(self, frame: p.Sealed) -> None:
         seat = self.seat
@@ -350,17 +437,19 @@ class Player:
         if str(seat) not in frame.committed and frame.phase not in self.seals:
             turn = self._turn(frame.version, self.view, frame.phase, frame.commit_by)
             move = await self._choose(turn)
-            seal = self.seals[frame.phase] = _Seal(move, new_salt())
-            await self.send(
-                p.Commit(phase=frame.phase, digest=digest(frame.phase, seat, move, seal.salt))
-            )
+            salt = new_salt()
+            sealed = digest(frame.phase, seat, move, salt)
+            seal = self.seals[frame.phase] = _Seal(move, salt, seat, frame.version, sealed)
+            sig = self._sig(chain.COMMIT, seal.version, seat, sealed)
+            await self.send(p.Commit(phase=frame.phase, digest=sealed, sig=sig))
         elif frame.open and seat not in frame.revealed:
             await self._open(frame.phase)
 
     async def _open(self, phase: str) -> None:
         seal = self.seals.get(phase)
         if seal is not None:
-            await self.send(p.Reveal(phase=phase, move=seal.move, salt=seal.salt))
+            sig = self._sig(chain.REVEAL, seal.version, seal.seat, seal.digest)
+            await self.send(p.Reveal(phase=phase, move=seal.move, salt=seal.salt, sig=sig))
 
     def _turn(
         self, version: int, view: dict[str, Any], phase: str | None, deadline: int | None
@@ -416,5 +505,6 @@ class Player:
             view=view,
             seed_check=check,
             defaults=self.defaults,
+            heads=dict(self.heads),
         )
         return result

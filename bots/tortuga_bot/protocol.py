@@ -151,11 +151,15 @@ Inbound = (
 )
 
 
-class Auth(msgspec.Struct, tag_field="type", tag="auth", forbid_unknown_fields=True):
-    """The first frame of every socket (never the token in the URL)."""
+class Auth(
+    msgspec.Struct, tag_field="type", tag="auth", forbid_unknown_fields=True, omit_defaults=True
+):
+    """The first frame of every socket (never the token in the URL). Without a key it is
+    ``{"type": "auth", "token"}``, as a site from before the move chain reads it."""
 
     token: str
     ref: Ref = None
+    key: str | None = None  # the kid of the device key this socket signs its moves with
 
 
 _encoder = msgspec.json.Encoder()
@@ -226,6 +230,7 @@ class Snapshot(_Out, tag="snapshot"):
     deadline: int | None = None
     seed_digest: str | None = None
     seed: str | None = None
+    head: str | None = None  # the move chain's head at this version (null before the deal)
 
 
 class EventInfo(msgspec.Struct, kw_only=True):
@@ -249,6 +254,7 @@ class Event(_Out, tag="event"):
     event: EventInfo
     view: dict[str, Any] | None = None
     deadline: int | None = None
+    head: str | None = None  # the move chain's head after this version
 
 
 class Sealed(_Out, tag="sealed"):
@@ -294,6 +300,7 @@ class Resumed(_Out, tag="resumed"):
     room_state: RoomState
     seat: int | None = None
     deadline: int | None = None
+    head: str | None = None  # the move chain's head at this version
 
 
 class RoomFrame(_Out, tag="room"):

@@ -3,24 +3,22 @@
 
 ``digest = hex(sha256(phase ":" seat ":" canonical_json(move) ":" salt))``, the salt being the
 hex of 32 random bytes: nobody can tell the move from the digest, and the seat cannot open it
-as another move.
+as another move. It is the move chain's commitment with the phase as its label
+(``chain.commitment``): an open move's is the same formula under ``act@<version>``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import secrets
 from typing import Any
 
+from tortuga_bot.chain import canonical_json, commitment
 
-def canonical_json(move: Any) -> str:
-    return json.dumps(move, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+__all__ = ["canonical_json", "digest", "new_salt"]
 
 
 def digest(phase: str, seat: int, move: Any, salt: str) -> str:
-    text = f"{phase}:{seat}:{canonical_json(move)}:{salt}"
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return commitment(phase, seat, move, salt)
 
 
 def new_salt() -> str:

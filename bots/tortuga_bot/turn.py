@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 
@@ -65,6 +65,9 @@ class Result:
     view: dict[str, Any] | None
     seed_check: str | None  # None: the seed was made from this bot's bytes as promised
     defaults: int = 0  # moves the server made for this seat (missed deadlines)
+    # The move chain's heads the site sent while the bot played, version -> head (the first
+    # one sent for each): what `tortuga verify GAME --heads FILE` compares the archive with.
+    heads: dict[int, str] = field(default_factory=dict)
 
     @property
     def rank(self) -> int | None:
