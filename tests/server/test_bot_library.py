@@ -74,7 +74,9 @@ async def test_each_example_plays_a_whole_game_against_the_servers_bots(
     strict = game_id in STRICT_OPEN_MOVES
     moved = await moves_by_version(redis_client, redis_prefix, result.room, 0, strict)
     final = max(states)
-    assert assert_no_leaks(SimpleNamespace(frames=frames), 0, game_id, states, moved) > final
+    # Every version's frame was checked (the bot's first view may be the game's first event
+    # or the snapshot it sat with: one per version at least).
+    assert assert_no_leaks(SimpleNamespace(frames=frames), 0, game_id, states, moved) >= final
 
 
 async def test_a_bot_that_stalls_gets_the_default_move(node: Node) -> None:
