@@ -149,8 +149,12 @@ def differs_from_seen(steps: Sequence[Any], seen: Mapping[int, str]) -> int | No
     (``seen``: version -> head, as the browser keeps them and lets its player save them), or
     None when every head it saw is the archive's. A version the archive lacks differs."""
     archived = {s.version: s.head for s in steps}
+    last = max(archived, default=0)
     for version in sorted(seen):
-        if archived.get(version) != seen[version]:
+        # A version after the last event (a game abandoned there: the abandon is no event of
+        # the chain) was sent with the head that event left.
+        head = archived.get(version if version <= last else last)
+        if head != seen[version]:
             return version
     return None
 

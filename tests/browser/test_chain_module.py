@@ -88,3 +88,51 @@ def test_a_device_key_signs_what_the_server_checks(page: Any) -> None:
     assert out["exported"] is False and out["extractable"] is False
     assert verify(key, chain.sig_message("act", "K7QXMH4P", 7, 2, "ab" * 32), out["sig"])
     assert not verify(key, chain.sig_message("act", "K7QXMH4P", 7, 1, "ab" * 32), out["sig"])
+
+
+def test_each_user_of_a_browser_signs_with_a_key_of_their_own(page: Any) -> None:
+    """A key is registered with one identity ("the public key is registered with the user's
+    identity"): two people who sign in on one browser get two keys, each kept for its user,
+    so neither's games name a key of the other's."""
+    out = page.evaluate(
+        """async () => {
+          const m = await import("/static/js/chain.js");
+          const token = (u) => btoa(JSON.stringify({ u, n: u })).replace(/=+$/, "") + ".sig";
+          const originalFetch = window.fetch;
+          const posted = [];
+          // The registration's answer only: this page has no site behind it (web_only_url).
+          window.fetch = async (url, init) => {
+            posted.push(JSON.parse(init.body).key);
+            return { ok: true };
+          };
+          try {
+            const ann = await m.registeredKid(token("g_ann"));
+            const bob = await m.registeredKid(token("g_bob"));
+            const annAgain = await m.registeredKid(token("g_ann"), { again: true });
+            const signer = (await m.device()).kid;  // the last to sign in signs
+            return { ann, bob, annAgain, signer, posted: posted.length };
+          } finally {
+            window.fetch = originalFetch;
+          }
+        }"""
+    )
+    assert out["ann"] and out["bob"] and out["ann"] != out["bob"]
+    assert out["annAgain"] == out["ann"] and out["signer"] == out["ann"]
+    assert out["posted"] == 3
+
+
+def test_a_head_seen_after_the_last_event_is_the_last_events(page: Any) -> None:
+    """A game abandoned at version N+1 sent that version with the head event N left (the
+    abandon is no event of the chain): the browser's check takes it as seen, and a
+    different head there still differs."""
+    out = page.evaluate(
+        """async () => {
+          const m = await import("/static/js/chain.js");
+          const h = (c) => c.repeat(64);
+          const record = { events: [{ version: 1, head: h("a") }, { version: 2, head: h("b") }] };
+          const same = await m.checkRecord(record, { 1: h("a"), 2: h("b"), 3: h("b") });
+          const other = await m.checkRecord(record, { 1: h("a"), 2: h("b"), 3: h("c") });
+          return { same: same.differsAt, other: other.differsAt };
+        }"""
+    )
+    assert out == {"same": None, "other": 3}

@@ -11,6 +11,7 @@ import copy
 import json
 import secrets
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import insider
@@ -19,6 +20,7 @@ from device import Device
 from test_protocol import refused
 from tortuga_client import Client, Node, autoplay, create_app, final_records, guest, open_socket
 
+from server.archive.chain_check import differs_from_seen
 from server.archive.commands import read_heads
 from server.archive.record import decode_record
 from server.archive.replay import log_of, verify_log
@@ -322,3 +324,12 @@ def test_a_heads_file_is_read_strictly() -> None:
     ):
         with pytest.raises(ValueError, match=why):
             read_heads(bad)
+
+
+def test_a_head_seen_after_the_last_event_is_the_last_events() -> None:
+    """A game abandoned at version N+1 sent that version with the head event N left (the
+    abandon is no event of the chain); a dropped last event still differs."""
+    steps = [SimpleNamespace(version=1, head="a" * 64), SimpleNamespace(version=2, head="b" * 64)]
+    assert differs_from_seen(steps, {1: "a" * 64, 2: "b" * 64, 3: "b" * 64}) is None
+    assert differs_from_seen(steps, {3: "c" * 64}) == 3
+    assert differs_from_seen(steps[:1], {1: "a" * 64, 2: "b" * 64}) == 2

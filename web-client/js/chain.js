@@ -78,33 +78,51 @@ async function idbDo(store, mode, fn) {
   });
 }
 
-let mine = null;
-/** This device's key: {kid, public (base64url point), privateKey}, made on first use; null
- * without WebCrypto or IndexedDB (the moves then go unsigned, and are shown so). */
-export function device() {
-  if (!mine) {
-    mine = (async () => {
+const mine = new Map(); // user -> Promise<key | null>
+let current = ""; // the user whose key signs: the one the page signed in as (registeredKid)
+
+/** The user a token names (its payload's `u`, docs/PROTOCOL.md), or "" when it names none. */
+function userOf(token) {
+  try {
+    const part = String(token).split(".")[0].replace(/-/g, "+").replace(/_/g, "/");
+    return String(JSON.parse(atob(part + "=".repeat((4 - (part.length % 4)) % 4))).u || "");
+  } catch {
+    return "";
+  }
+}
+
+/** This device's key for `user`: {kid, public (base64url point), privateKey}, made on first
+ * use; null without WebCrypto or IndexedDB (the moves then go unsigned, and are shown so).
+ * One key per user of the browser: a key is registered with one identity (the archive names
+ * each key's user), so two people who take turns on one browser sign with two keys. */
+export function device(user = current) {
+  if (!mine.has(user)) {
+    mine.set(user, (async () => {
       if (!globalThis.crypto || !crypto.subtle || !globalThis.indexedDB) return null;
-      let kept = await idbDo("keys", "readonly", (s) => s.get("device"));
+      const name = `device:${user}`;
+      let kept = await idbDo("keys", "readonly", (s) => s.get(name));
       if (!kept) {
         const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, ["sign", "verify"]);
         const raw = new Uint8Array(await crypto.subtle.exportKey("raw", pair.publicKey));
         kept = { kid: toHex(await sha256(raw)), public: b64url(raw), privateKey: pair.privateKey };
-        await idbDo("keys", "readwrite", (s) => s.put(kept, "device"));
+        await idbDo("keys", "readwrite", (s) => s.put(kept, name));
       }
       return kept;
-    })().catch(() => null);
+    })().catch(() => null));
   }
-  return mine;
+  return mine.get(user);
 }
 
 const registered = new Map(); // token -> Promise<kid | null>
-/** This device's key registered with the token's user: its kid, or null (unsigned play). */
+/** This device's key for the token's user, registered with that user: its kid, or null
+ * (unsigned play). From then on that key signs this page's moves. */
 export function registeredKid(token, { again = false } = {}) {
+  current = userOf(token);
   if (again) registered.delete(token);
   if (!registered.has(token)) {
+    const user = current;
     registered.set(token, (async () => {
-      const dev = await device();
+      const dev = await device(user);
       if (!dev) return null;
       const res = await fetch("/api/me/keys", {
         method: "POST",
@@ -179,9 +197,13 @@ export async function checkRecord(record, seen = {}) {
   const events = record.events || [];
   const out = { ok: true, chained: true, differsAt: null, problem: null, version: null, seen: 0, signed: 0, made: 0, unsigned: 0 };
   const byVersion = Object.fromEntries(events.map((e) => [e.version, e]));
+  const last = events.length ? events[events.length - 1] : null;
   for (const v of Object.keys(seen).map(Number).sort((a, b) => a - b)) {
     out.seen += 1;
-    if (!byVersion[v] || byVersion[v].head !== seen[v]) {
+    // A version after the archive's last event (a game abandoned there: the abandon is no
+    // event of the chain) was sent with the head that event left.
+    const archived = byVersion[v] || (last && v > last.version ? last : null);
+    if (!archived || archived.head !== seen[v]) {
       out.ok = false;
       out.differsAt = v;
       break;
