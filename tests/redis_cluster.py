@@ -72,6 +72,11 @@ class OwnCluster:
                     *("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"),
                     *("--cluster-node-timeout", str(self.node_timeout)),
                     *("--save", "", "--appendonly", "no"),
+                    # What Tortuga asks of a cluster (README, "Redis Cluster"): the primaries
+                    # that are up serve their slots while a dead one's wait for a replica.
+                    *("--cluster-require-full-coverage", "no"),
+                    # A replica's first sync at once (the default waits 5 s for others).
+                    *("--repl-diskless-sync-delay", "0"),
                 ],
                 stdout=subprocess.DEVNULL,
             )
@@ -105,6 +110,14 @@ class OwnCluster:
                 time.sleep(0.02)
             else:
                 raise RuntimeError(f"the test cluster did not come up: {info}")
+            # A replica counts once it holds its primary's data (it can take over then).
+            for _ in range(1000):
+                replication = client.info("replication")
+                if replication["role"] == "master" or replication["master_link_status"] == "up":
+                    break
+                time.sleep(0.02)
+            else:
+                raise RuntimeError(f"a replica of the test cluster did not sync: {replication}")
             client.close()
 
     def kill(self, port: int) -> None:
