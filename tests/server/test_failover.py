@@ -33,8 +33,10 @@ import httpx
 import pytest
 import redis.asyncio as aioredis
 from drills import Player, archived_once, latencies, percentiles, start_all, tables
+from own_services import OwnRedis
 from redis.crc import key_slot
 from redis_cluster import OwnCluster
+from tcp_proxy import TcpProxy
 from test_drills import _check_all, _play_all, _report, _under_way
 from tortuga_client import Node, start_node
 
@@ -44,6 +46,7 @@ from server.redis.store import Keys
 pytestmark = pytest.mark.drill
 
 ROOMS = 12  # rooms under way when the primary dies
+OUTAGE = 3.0  # seconds the network between nodes and Redis is gone
 LATE = 4  # tables made and joined during the outage
 PROMOTION = 4.0  # seconds after the kill before the replica may take over
 OTHERS_STALL = 2.0  # seconds a move of a room on a live primary may wait, at most
@@ -256,6 +259,56 @@ async def test_a_primary_killed_under_load(failing_cluster: OwnCluster) -> None:
             watching.cancel()
             with contextlib.suppress(BaseException):
                 await watching
+        await redis.aclose()
+        await a.stop()
+        await b.stop()
+
+
+# -- a node loses its connection to Redis ---------------------------------------------------
+@pytest.mark.parametrize("how", ["cut", "pause"])
+async def test_redis_unreachable_for_a_while_under_load(own_redis: OwnRedis, how: str) -> None:
+    """Ten rooms on two nodes whose Redis is reached through a TCP proxy of the test's own
+    (tests/server/tcp_proxy.py). Once every game is under way the network goes for 3 s:
+    ``cut`` resets every connection and refuses new ones, ``pause`` holds every byte (no
+    error: the commands wait). The nodes' commands wait and are retried; their pub/sub
+    comes back and catches their sockets up. No socket is closed, every game finishes,
+    nothing is lost or made twice, each is archived once, and ``/readyz`` is 200 after."""
+    await own_redis.answers()
+    proxy = TcpProxy(own_redis.port)
+    await proxy.start()
+    prefix = f"drill-{secrets.token_hex(4)}:"
+    knobs = {"clock_poll_seconds": 0.05, "archive_rescue_seconds": 1.0}
+    a = await start_node(proxy.url, prefix, "a", **knobs)
+    b = await start_node(proxy.url, prefix, "b", **knobs)
+    redis = aioredis.Redis.from_url(own_redis.url)  # the test's own view: no proxy
+    try:
+        made = await tables([a, b], 10, lambda: b, rounds=2, pace=0.02, tolerant=True)
+        await start_all(made)
+        players = [p for _, ps in made for p in ps]
+        plays = asyncio.ensure_future(_play_all(made, 90))
+        await _under_way(made, 3)
+        if how == "cut":
+            await proxy.cut()
+        else:
+            proxy.pause()
+        lost = time.monotonic()
+        await asyncio.sleep(OUTAGE)
+        await proxy.restore()
+        views = await plays
+        took = time.monotonic() - lost
+        total = await _check_all(redis, prefix, made, views)
+        assert all(p.hops == 0 and p.client.closed is None for p in players)
+        await archived_once(redis, prefix, [room for room, _ in made])
+        async with httpx.AsyncClient(base_url=a.url, timeout=10.0) as http:
+            assert (await http.get("/readyz")).status_code == 200
+        _report(
+            f"redis-{how}",
+            rooms=len(made),
+            steps=total,
+            **{"outage-s": OUTAGE, "finished-after-loss-s": f"{took:.1f}"},
+        )
+    finally:
+        await proxy.close()
         await redis.aclose()
         await a.stop()
         await b.stop()
