@@ -1,4 +1,6 @@
-"""Failover drills on a Redis Cluster with replicas (README, "Fault drills").
+"""Failover drills (README, "Fault drills"): a Redis Cluster primary killed, and a node's
+network to Redis taken away for a while (``test_redis_unreachable_for_a_while_under_load``:
+a TCP proxy of the test's own, tests/server/tcp_proxy.py, cut or paused for 3 s).
 
 ``test_a_primary_killed_under_load``: a cluster of its own (3 primaries, a replica each,
 ``cluster-node-timeout`` 1 s: a replica is promoted 2-4 s after its primary dies), two
