@@ -310,7 +310,8 @@ async def test_redis_unreachable_for_a_while_under_load(own_redis: OwnRedis, how
             **{"outage-s": OUTAGE, "finished-after-loss-s": f"{took:.1f}"},
         )
     finally:
-        await proxy.close()
-        await redis.aclose()
+        await proxy.restore()  # the nodes sign off through it
         await a.stop()
         await b.stop()
+        await proxy.close()
+        await redis.aclose()
