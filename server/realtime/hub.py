@@ -35,6 +35,10 @@ __all__ = ["Connection", "Hub"]
 
 log = logging.getLogger("tortuga.hub")
 
+# Seconds a socket joining a room waits for the room's channel to be subscribed: longer than
+# a Redis Cluster failover (the subscription lands on the promoted replica).
+FOLLOW_WAIT = 15.0
+
 
 class Hub(FanOut):
     """The sockets of this node, by room, and the one pub/sub connection that feeds them.
@@ -207,7 +211,7 @@ class Hub(FanOut):
                 self._subscribed[channel] = asyncio.Event()
                 await self.pubsub.follow(channel)
             event = self._subscribed[channel]
-        await asyncio.wait_for(event.wait(), 5)
+        await asyncio.wait_for(event.wait(), FOLLOW_WAIT)
 
     async def unfollow(self, conn: Connection, room_id: str) -> None:
         channel = self.keys.channel(room_id)

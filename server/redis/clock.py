@@ -12,6 +12,9 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any, cast
 
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
 from server.redis.lua import Lua
 from server.redis.part import StorePart, decoded
 
@@ -19,6 +22,12 @@ CLAIM = Lua.load("claim")
 CLAIM_CLOCK = Lua.load("claim_clock")
 DONE = Lua.load("done")
 TAKE = Lua.load("take")
+
+# A step's clock members go elsewhere when their bucket's Redis does not answer in this long.
+ELSEWHERE_SECONDS = 0.5
+# The buckets tried after a member's own, in order: the far half of the slot space first
+# (most likely another primary), then the quarters between (8 buckets, ``CLOCK_BUCKETS``).
+ELSEWHERE_ORDER = (0, 4, 2, 6, 1, 5, 3, 7)
 
 
 class ClockStore(StorePart):
@@ -37,7 +46,30 @@ class ClockStore(StorePart):
         for name, due in members:
             by_bucket.setdefault(self.keys.clock_of(name), []).extend((due, name))
         for key, pairs in by_bucket.items():
+            await self._add(key, pairs)
+
+    async def _add(self, key: str, pairs: list[str | int]) -> None:
+        """ZADD NX ``pairs`` to bucket ``key`` -- or, when its Redis does not answer within
+        ``ELSEWHERE_SECONDS`` (a Redis Cluster primary down, its replica not promoted yet),
+        to another bucket, most likely on another primary: every node's clock claims from
+        every bucket, so a member fires wherever it is, and a step whose room is on a live
+        primary does not wait for a dead one. A copy the first try still adds later (its
+        retry) fires too, and finds itself stale, as every member that fired once does."""
+        buckets = self.keys.clock_buckets
+        if key not in buckets:
             await self.wire.call("ZADD", key, "NX", *pairs, key=key)
+            return
+        home = buckets.index(key)
+        for step in ELSEWHERE_ORDER[:-1]:
+            bucket = buckets[(home + step) % len(buckets)]
+            try:
+                async with asyncio.timeout(ELSEWHERE_SECONDS):
+                    await self.wire.call("ZADD", bucket, "NX", *pairs, key=bucket)
+                return
+            except (TimeoutError, RedisConnectionError, RedisTimeoutError):
+                continue
+        last = buckets[(home + ELSEWHERE_ORDER[-1]) % len(buckets)]
+        await self.wire.call("ZADD", last, "NX", *pairs, key=last)  # the wire's own retries
 
     async def reschedule(self, name: str, due_ms: int) -> None:
         """Move a member (claimed or not) to ``due_ms``; nothing if it is gone."""

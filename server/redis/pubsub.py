@@ -35,6 +35,7 @@ import hiredis
 import redis.asyncio as aioredis
 from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import ConnectionError, RedisError, TimeoutError
 
 from server.redis.pool import Client
 from server.redis.wire import Endpoint, Wire, WireError, WireTimeout, open_connection, pack, sign_in
@@ -43,6 +44,8 @@ log = logging.getLogger("tortuga.pubsub")
 
 # Seconds a channel dropped by its old owner waits for the slot map to name the new one.
 MOVE_WAIT = 10.0
+# Seconds a subscription (or letting one go) may take before its primary is taken as gone.
+PLACE_SECONDS = 2.0
 
 Message = dict[str, Any]
 
@@ -249,6 +252,8 @@ class ShardedSubscriber:
         self._pumps: dict[str, asyncio.Task[None]] = {}
         self._lock = asyncio.Lock()
         self._moving: set[asyncio.Task[None]] = set()
+        self._unplaced: set[str] = set()  # followed, not subscribed anywhere now
+        self._placer: asyncio.Task[None] | None = None
 
     def _connect(self, name: str) -> PubSub:
         """A pub/sub connection of its own to the cluster node ``name`` (host:port)."""
@@ -278,9 +283,13 @@ class ShardedSubscriber:
         else:
             await self._site.subscribe(*channels)
 
-    async def _resite(self) -> None:
-        """(Re)subscribe the site-wide channels on the node owning the first one's slot."""
+    async def _resite(self, avoid: str = "") -> None:
+        """(Re)subscribe the site-wide channels on the node owning the first one's slot --
+        or, when that is ``avoid`` (it failed), on another primary."""
         name = await self._owner_of(self._site_channels[0])
+        if name == avoid:
+            others = [n.name for n in self.cluster.get_primaries() if n.name != avoid]
+            name = others[0] if others else name
         if self._site is not None and name == self._site_node:
             return  # the same node: redis-py reconnects and subscribes again by itself
         old, self._site, self._site_node = self._site, self._connect(name), name
@@ -291,32 +300,88 @@ class ShardedSubscriber:
         self._pump("site")  # after the first subscribe: the connection exists
 
     async def follow(self, channel: str) -> None:
-        async with self._lock:
-            self.wanted.add(channel)
-            await self._place(channel)
+        """Subscribe ``channel`` on its primary, in the background: the hub is told
+        ``subscribe`` when it is. A primary that cannot be reached (a failover under way)
+        fails nothing: the channel is placed again, the slot map read again, until its
+        slot's owner takes it (``_placing``)."""
+        self.wanted.add(channel)
+        self._unplaced.add(channel)
+        self._place_soon()
 
-    async def _place(self, channel: str) -> None:
-        """Subscribe ``channel`` on the primary that owns its slot now (lock held)."""
-        name = await self._owner_of(channel)
-        old = self.owner.get(channel)
-        if old == name:
-            return
-        if old is not None and old in self._shards:
+    async def unfollow(self, channel: str) -> None:
+        self.wanted.discard(channel)
+        self._unplaced.discard(channel)
+        name = self.owner.pop(channel, None)
+        if name is not None and name in self._shards:
             with contextlib.suppress(Exception):  # that primary may be gone
-                await self._shards[old].sunsubscribe(channel)
+                await self._shards[name].sunsubscribe(channel)
+
+    def _place_soon(self) -> None:
+        if self._placer is None or self._placer.done():
+            self._placer = asyncio.create_task(self._placing())
+
+    async def _placing(self) -> None:
+        """Subscribe every channel followed but not subscribed anywhere on the primary
+        owning its slot, each primary's at once; what failed (its primary unreachable) is
+        tried again after the slot map is read again, with backoff (50 ms to 0.5 s), until
+        it is placed -- after a failover, on the promoted replica."""
+        delay = 0.05
+        while self._unplaced:
+            by_owner: dict[str, list[str]] = collections.defaultdict(list)
+            for channel in sorted(self._unplaced):
+                try:
+                    by_owner[await self._owner_of(channel)].append(channel)
+                except Exception:
+                    log.warning("no owner known", extra={"channel": channel})
+            done = await asyncio.gather(*(self._subscribe_on(n, c) for n, c in by_owner.items()))
+            if not self._unplaced:
+                return
+            if not all(done):
+                await asyncio.sleep(delay)
+                delay = min(0.5, delay * 2)
+                await self._reload()
+
+    async def _subscribe_on(self, name: str, channels: list[str]) -> bool:
+        """SSUBSCRIBE ``channels`` on primary ``name``; False if it could not be reached."""
         shard = self._shards.get(name)
         if shard is None:
             shard = self._shards[name] = self._connect(name)
-        self.owner[channel] = name
-        await shard.ssubscribe(channel)
+        for channel in channels:
+            self.owner[channel] = name
+        try:
+            async with asyncio.timeout(PLACE_SECONDS):
+                for channel in channels:  # one by one: each its own slot
+                    await shard.ssubscribe(channel)
+        except Exception:
+            log.warning("shard channels not subscribed: trying again", extra={"conn": name})
+            for channel in channels:
+                if self.owner.get(channel) == name:
+                    del self.owner[channel]
+            await self._drop(name)
+            return False
+        for channel in channels:
+            if self.owner.get(channel) == name:
+                self._unplaced.discard(channel)
+            if channel not in self.wanted:  # let go meanwhile
+                with contextlib.suppress(Exception):
+                    await shard.sunsubscribe(channel)
         self._pump(name)  # after the first subscribe: the connection exists
+        return True
 
-    async def unfollow(self, channel: str) -> None:
-        async with self._lock:
-            self.wanted.discard(channel)
-            name = self.owner.pop(channel, None)
-            if name is not None and name in self._shards:
-                await self._shards[name].sunsubscribe(channel)
+    async def _drop(self, name: str) -> None:
+        """Let go of the connection to primary ``name``: every channel it held is placed
+        again (on its owner of now, once the slot map names one that answers)."""
+        for channel, owner in list(self.owner.items()):
+            if owner == name:
+                del self.owner[channel]
+                if channel in self.wanted:
+                    self._unplaced.add(channel)
+        pubsub = self._shards.pop(name, None)
+        if pubsub is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(pubsub.aclose(), PLACE_SECONDS)  # type: ignore[no-untyped-call]
+        if self._unplaced:
+            self._place_soon()
 
     async def get_message(self, timeout: float) -> Message | None:
         try:
@@ -335,16 +400,25 @@ class ShardedSubscriber:
                 message: Message | None = await pubsub.get_message(timeout=1.0)
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                # This primary is unreachable (redis-py retried already): the slots may have
-                # moved to another (a failover). Read the map again and move what moved.
-                log.warning("pub/sub of a cluster node failed", extra={"conn": name}, exc_info=True)
-                await asyncio.sleep(0.5)
-                if await self._reload():
-                    if name == "site":
-                        await self._resite()
-                    else:
-                        await self._rehome(name)
+            except (RedisError, OSError) as exc:
+                if not isinstance(exc, ConnectionError | TimeoutError | OSError):
+                    log.warning("pub/sub refused", extra={"conn": name, "kind": type(exc).__name__})
+                    await asyncio.sleep(0.1)
+                    continue
+                # This primary is unreachable: its slots may be moving to another (a
+                # failover). Its channels are placed again, the site-wide ones on another
+                # node at once (any node hears a classic PUBLISH).
+                log.warning(
+                    "pub/sub of a cluster node failed",
+                    extra={"conn": name, "kind": type(exc).__name__},
+                )
+                if name != "site":
+                    await self._drop(name)
+                    return
+                await asyncio.sleep(0.1)
+                await self._reload()
+                with contextlib.suppress(Exception):
+                    await self._resite(avoid=self._site_node)
                 continue
             if message is None:
                 continue
@@ -387,31 +461,16 @@ class ShardedSubscriber:
                         return  # moved already, or no longer followed
                     if await self._owner_of(channel) != name or loop.time() >= deadline:
                         self.owner.pop(channel)  # Redis dropped it: subscribe it again
-                        await self._rehome_locked(name, channel)
+                        self._unplaced.add(channel)
+                        self._place_soon()
                         return
             await asyncio.sleep(0.1)
 
-    async def _rehome(self, name: str) -> None:
-        async with self._lock:
-            await self._rehome_locked(name)
-
-    async def _rehome_locked(self, name: str, *dropped: str) -> None:
-        """Subscribe the channels held on primary ``name`` (and the ``dropped`` ones) on
-        their owners of now; let go of the connection to ``name`` once it holds none."""
-        for channel in [*dropped, *(c for c, owner in self.owner.items() if owner == name)]:
-            try:
-                await self._place(channel)
-            except Exception:
-                log.warning("shard channel not moved", extra={"channel": channel})
-        if name not in self.owner.values() and name in self._shards:
-            pubsub = self._shards.pop(name)
-            with contextlib.suppress(Exception):
-                await pubsub.aclose()  # type: ignore[no-untyped-call]
-
     async def aclose(self) -> None:
-        for task in [*self._pumps.values(), *self._moving]:
+        tasks = [*self._pumps.values(), *self._moving, *([self._placer] if self._placer else [])]
+        for task in tasks:
             task.cancel()
-        for task in [*self._pumps.values(), *self._moving]:
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         for pubsub in [*self._shards.values(), *([self._site] if self._site else [])]:

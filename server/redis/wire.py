@@ -480,6 +480,34 @@ class Wire:
             self._mapped = True
             return
 
+    async def primaries(self, timeout: float = 1.0) -> dict[str, bool]:
+        """A cluster's primaries by the slot map (read again first, within ``timeout``),
+        ``host:port`` -> whether it answered PING within ``timeout``: readiness's view of
+        a failover under way (a dead primary stays in the map until a replica takes over)."""
+        if not self._mapped:
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(timeout):
+                    await self._first_map()
+        else:
+            self._map_again()
+            assert self._mapping is not None
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(timeout):
+                    await asyncio.shield(self._mapping)
+        addresses = sorted({a for a in self._slots if a is not None})
+
+        async def answers(address: Address) -> bool:
+            try:
+                async with asyncio.timeout(timeout):
+                    link = await self._link(address)
+                    reply = await link.send(_pack(("PING",)))
+            except (TimeoutError, WireError, WireTimeout, OSError):
+                return False
+            return type(reply) is not hiredis.ReplyError
+
+        answered = await asyncio.gather(*(answers(a) for a in addresses))
+        return {f"{h}:{p}": ok for (h, p), ok in zip(addresses, answered, strict=True)}
+
     async def close(self) -> None:
         self._closed = True
         if self._mapping is not None:

@@ -25,16 +25,25 @@ from server.redis.wire import Script, Wire
 
 
 async def cluster_map(url: str) -> tuple[dict[str, aioredis.Redis], dict[str, str], dict[str, str]]:
-    """Plain clients of the cluster's primaries by ``host:port``, their node ids, and which
-    of them owns each slot range (``"<first>-<last>"`` -> ``host:port``)."""
-    clients = {f"{h}:{p}": aioredis.Redis(host=h, port=p) for h, p in cluster_nodes(url)}
+    """Plain clients of the cluster's primaries (not its replicas) by ``host:port``, their
+    node ids, and which of them owns each slot range (``"<first>-<last>"`` -> ``host:port``)."""
+    host, port = cluster_nodes(url)[0]
+    first = aioredis.Redis(host=host, port=port)
+    try:
+        raw = await first.execute_command("CLUSTER", "NODES")
+    finally:
+        await first.aclose()
+    clients: dict[str, aioredis.Redis] = {}
     ids: dict[str, str] = {}
     owners: dict[str, str] = {}
-    raw = await next(iter(clients.values())).execute_command("CLUSTER", "NODES")
     text = raw.decode() if isinstance(raw, bytes) else str(raw)
     for line in text.splitlines():
         fields = line.split()
+        if "master" not in fields[2].split(","):
+            continue  # a replica (the test cluster has one per primary)
         name = fields[1].split("@")[0]
+        h, _, p = name.rpartition(":")
+        clients[name] = aioredis.Redis(host=h, port=int(p))
         ids[name] = fields[0]
         for part in fields[8:]:
             if not part.startswith("["):

@@ -31,6 +31,10 @@ from server.table.reveal import digest
 SECRET = b"tortuga-test-secret-0123456789abcdef"
 
 
+# A request may wait out a Redis Cluster failover (tests/server/test_failover.py).
+HTTP_SECONDS = 15.0
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -132,7 +136,7 @@ async def after_steps() -> None:
 
 
 async def guest(node: Node, name: str) -> tuple[str, dict[str, str]]:
-    async with httpx.AsyncClient(base_url=node.url) as http:
+    async with httpx.AsyncClient(base_url=node.url, timeout=HTTP_SECONDS) as http:
         r = await http.post("/api/guest", json={"name": name})
         r.raise_for_status()
         body = r.json()
@@ -141,7 +145,7 @@ async def guest(node: Node, name: str) -> tuple[str, dict[str, str]]:
 
 async def create_room(node: Node, token: str, **body: Any) -> dict[str, Any]:
     body.setdefault("game", "skull-king")
-    async with httpx.AsyncClient(base_url=node.url) as http:
+    async with httpx.AsyncClient(base_url=node.url, timeout=HTTP_SECONDS) as http:
         r = await http.post("/api/rooms", json=body, headers={"Authorization": f"Bearer {token}"})
         assert r.status_code == 201, r.text
         return r.json()  # type: ignore[no-any-return]
