@@ -247,6 +247,7 @@ def cmd_loadtest(args: argparse.Namespace) -> int:
         against=args.against,
         against_workers=args.against_workers,
         idle_deflate=args.idle_deflate,
+        bare=not args.no_bare,
     )
     try:
         result = loadtest.campaign(plan, options)
@@ -426,6 +427,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also start a node of REV (a git revision, or a folder with its checkout, run "
         "on its own .venv if it has one) and play every step against both, alternately: "
         "before/after in one run",
+    )
+    load.add_argument(
+        "--no-bare",
+        action="store_true",
+        help="do not play each step against the bare fan-out server too (server/tools/bare.py: "
+        "one frame in, one compare-and-set and publish, the game's frames out; its CPU per "
+        "move is set against the node's)",
     )
     load.add_argument(
         "--report", default="loadtest-report.html", help="the HTML report ('' for none)"

@@ -172,18 +172,46 @@ def archive_backlog(url: str) -> int | None:
     return None
 
 
+def archived_finals(url: str) -> int | None:
+    """Games' final records the node's archivers have stored so far (its workers'
+    ``tortuga_archived_records`` of kind ``final``, summed), or None when it counts none (an
+    older revision, or no /metrics)."""
+    page = _metrics(url)
+    if page is None or "tortuga_archived_records" not in page:
+        return None
+    total = 0.0
+    for line in page.splitlines():
+        if line.startswith("tortuga_archived_records_total{") and 'kind="final"' in line:
+            total += float(line.rsplit(" ", 1)[1])
+    return int(total)
+
+
 DRAIN_WAIT = 120.0  # seconds a step waits, at most, for the archive to catch up
+DRAIN_LOOK = 0.1  # seconds between two looks
 
 
-def wait_archived(url: str) -> tuple[int | None, float]:
-    """The archive backlog when the games are over, and the seconds until it was 0 (the
-    archiver writes while the node is calm: server/ops/busy.py); at most ``DRAIN_WAIT``."""
+def wait_archived(
+    url: str, finals_before: int | None = None, games: int = 0
+) -> tuple[int | None, float]:
+    """The archive backlog when the games are over, and the seconds until the step's
+    records were all written (at most ``DRAIN_WAIT``): until the backlog is 0 and -- on a
+    node that counts them -- the archivers have stored a final record for each of the
+    step's ``games`` since ``finals_before``. The backlog alone can read 0 too early: a
+    game's final record goes on the archive stream once the loop is calm after its last
+    step (``GameEnd.later``; the archiver also waits for a calm loop: server/ops/busy.py)."""
     first = archive_backlog(url)
     started = time.monotonic()
-    left = first
-    while left and time.monotonic() - started < DRAIN_WAIT:
-        time.sleep(0.5)
-        left = archive_backlog(url)
+
+    def done() -> bool:
+        if archive_backlog(url):
+            return False
+        if finals_before is None:
+            return True
+        finals = archived_finals(url)
+        return finals is None or finals - finals_before >= games
+
+    while not done() and time.monotonic() - started < DRAIN_WAIT:
+        time.sleep(DRAIN_LOOK)
     return first, time.monotonic() - started
 
 
@@ -240,17 +268,55 @@ def _python(pid: int) -> bool:
     return Path(f"/proc/{pid}/comm").read_text().startswith("python")
 
 
-def cpu_seconds(pid: int) -> float:
+def cpu_seconds(pid: int, members: set[int] | None = None) -> float:
     """CPU time (user + system) used so far by the Python processes of ``pid``'s tree (a
-    node and its workers; not the Redis or Postgres it may have started)."""
+    node and its workers; not the Redis or Postgres it may have started); ``members``: the
+    tree as read before (a sampler reads it once)."""
     total = 0
-    for member_pid in _tree(pid):
+    for member_pid in members if members is not None else _tree(pid):
         with contextlib.suppress(OSError, IndexError, ValueError):
             if _python(member_pid):
                 stat = Path(f"/proc/{member_pid}/stat").read_text()
                 fields = stat[stat.rindex(")") + 2 :].split()
                 total += int(fields[11]) + int(fields[12])  # utime, stime (clock ticks)
     return total / os.sysconf("SC_CLK_TCK")
+
+
+class Sampler:
+    """The CPU time of a node's processes (and of Redis, when ``redis_url``), read every
+    ``every`` seconds in a thread while a step is played: what it was at a given wall-clock
+    instant (``at``), e.g. when the step's first game started -- the set-up before it (guests,
+    keys, rooms, seats) is then not counted as the games'."""
+
+    def __init__(self, pid: int, redis_url: str | None, every: float = 0.2) -> None:
+        import threading
+
+        self.pid, self.redis_url, self.every = pid, redis_url, every
+        self.members = _tree(pid)
+        self.samples: list[tuple[float, float, float | None]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._sample()
+        self._thread.start()
+
+    def _sample(self) -> None:
+        redis = redis_cpu_seconds(self.redis_url) if self.redis_url else None
+        self.samples.append((time.time(), cpu_seconds(self.pid, self.members), redis))
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            self._sample()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def at(self, when: float) -> tuple[float, float | None]:
+        """(node CPU seconds, Redis CPU seconds) at wall-clock ``when``: the last sample
+        taken no later (the first if none was)."""
+        before = [s for s in self.samples if s[0] <= when] or self.samples[:1]
+        _, cpu, redis = before[-1]
+        return cpu, redis
 
 
 def redis_cpu_seconds(url: str) -> float | None:

@@ -63,6 +63,8 @@ class Tally:
     # set beside the raw limit's two frames per echo, what the node carries per frame.
     frames_in: int = 0
     frames_out: int = 0
+    bytes_in: int = 0  # their bytes (the bare server's frames are made as big)
+    bytes_out: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     first_start: float = float("inf")  # wall clock (time.time), comparable across processes
     last_over: float = 0.0
@@ -83,6 +85,8 @@ class Tally:
         self.client_lag_ms += other.client_lag_ms
         self.frames_in += other.frames_in
         self.frames_out += other.frames_out
+        self.bytes_in += other.bytes_in
+        self.bytes_out += other.bytes_out
         self.errors.update(other.errors)
         self.first_start = min(self.first_start, other.first_start)
         self.last_over = max(self.last_over, other.last_over)

@@ -15,9 +15,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from server.archive.scratch import scratch_database
+from server.tools.loadtest.bare import BareServer, Profile
 from server.tools.loadtest.idle import hold_idle
 from server.tools.loadtest.nodes import (
     Node,
+    Sampler,
+    archived_finals,
     cpu_seconds,
     histogram_quantile,
     legacy_protocol,
@@ -127,6 +130,9 @@ def campaign(plan: Plan, options: Options, node_env: dict[str, str] | None = Non
         raw = RawServer(env, options.workers) if options.raw_seconds > 0 else None
         if raw is not None:
             stack.callback(raw.stop)
+        bare = BareServer(env, options.workers) if options.bare else None
+        if bare is not None:
+            stack.callback(bare.stop)
         if plan.urls:
             nodes = [Node(url, None) for url in plan.urls]
             with contextlib.suppress(Exception):  # a node that does not answer fails later
@@ -166,9 +172,10 @@ def campaign(plan: Plan, options: Options, node_env: dict[str, str] | None = Non
                 if k % 2 == 0:
                     turns.reverse()  # the older node first at odd steps, last at even ones
             for node_plan, node, into in turns:
-                into.append(
-                    _step(replace(node_plan, rooms=rooms), node, redis_of_node, processes, pool)
-                )
+                step = _step(replace(node_plan, rooms=rooms), node, redis_of_node, processes, pool)
+                if bare is not None and into is result.steps:
+                    step = _bare_step(step, bare, redis_of_node, processes, pool)
+                into.append(step)
     if options.report is not None:
         options.report.write_text(html_report(result))
     return result
@@ -177,11 +184,19 @@ def campaign(plan: Plan, options: Options, node_env: dict[str, str] | None = Non
 def _step(
     plan: Plan, node: Node, redis_url: str | None, processes: int, pool: ProcessPoolExecutor
 ) -> Step:
-    """One load step against ``node``, with the CPU it and Redis spent meanwhile."""
+    """One load step against ``node``, with the CPU it and Redis spent meanwhile: in all
+    (set-up included), and from the first game's start until the archive had written every
+    record the games left (a sampler reads the CPU while the step runs)."""
     cpu = cpu_seconds(node.pid) if node.pid else None
     redis_cpu = redis_cpu_seconds(redis_url) if redis_url else None
     scraped = scrape(node.url) if node.pid else None
-    report = run(plan, processes, pool=pool)
+    finals = archived_finals(node.url) if scraped is not None else None
+    sampler = Sampler(node.pid, redis_url) if node.pid else None
+    try:
+        report = run(plan, processes, pool=pool)
+    finally:
+        if sampler is not None:
+            sampler.stop()
     server: dict[str, tuple[float, float, int]] = {}
     after = scrape(node.url) if scraped is not None else None
     for label, name in (("step", "tortuga_step_seconds"), ("fan-out", "tortuga_fanout_seconds")):
@@ -192,11 +207,46 @@ def _step(
                 server[label] = (p50[0], p99[0], p99[1])
     if node.pid:
         report = replace(report, started_node=True)
-    backlog, drained_in = wait_archived(node.url) if scraped is not None else (None, 0.0)
+    backlog, drained_in = (
+        wait_archived(node.url, finals, report.tally.games_over)
+        if scraped is not None
+        else (None, 0.0)
+    )
     spent = cpu_seconds(node.pid) - cpu if node.pid and cpu is not None else None
     redis_after = redis_cpu_seconds(redis_url) if redis_url else None
     redis_spent = (
         redis_after - redis_cpu if redis_after is not None and redis_cpu is not None else None
     )
     rss = memory(node.pid) if node.pid else None
-    return Step(report, rss, spent, redis_spent, os.getloadavg()[0], server, backlog, drained_in)
+    play_cpu = play_redis = None
+    if sampler is not None and spent is not None and cpu is not None:
+        at_start, redis_at_start = sampler.at(report.tally.first_start)
+        play_cpu = spent + cpu - at_start
+        if redis_spent is not None and redis_cpu is not None and redis_at_start is not None:
+            play_redis = redis_spent + redis_cpu - redis_at_start
+    return Step(
+        report,
+        rss,
+        spent,
+        redis_spent,
+        os.getloadavg()[0],
+        server,
+        backlog,
+        drained_in,
+        play_cpu,
+        play_redis,
+    )
+
+
+def _bare_step(
+    step: Step, bare: BareServer, redis_url: str | None, processes: int, pool: ProcessPoolExecutor
+) -> Step:
+    """The same step played against the bare fan-out server: as many rooms and seats, as
+    many moves a room, the same pace and ramp, the step's frames per move."""
+    report = step.report
+    if not report.tally.moves:
+        return step
+    moves = max(1, round(report.tally.moves / max(1, report.tally.rooms)))
+    profile = Profile.of(report.tally, report.plan.players)
+    measured = bare.measure(report.plan, profile, moves, pool, processes, redis_url)
+    return replace(step, bare=measured)
