@@ -248,6 +248,7 @@ def cmd_loadtest(args: argparse.Namespace) -> int:
         against_workers=args.against_workers,
         idle_deflate=args.idle_deflate,
         bare=not args.no_bare,
+        nodes=args.nodes,
     )
     try:
         result = loadtest.campaign(plan, options)
@@ -427,6 +428,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also start a node of REV (a git revision, or a folder with its checkout, run "
         "on its own .venv if it has one) and play every step against both, alternately: "
         "before/after in one run",
+    )
+    load.add_argument(
+        "--nodes",
+        type=int,
+        default=1,
+        help="nodes started here (each with --workers processes), a room's sockets all on one "
+        "of them (as nginx routes them); CPU and memory summed over them",
     )
     load.add_argument(
         "--no-bare",

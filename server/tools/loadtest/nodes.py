@@ -283,25 +283,28 @@ def cpu_seconds(pid: int, members: set[int] | None = None) -> float:
 
 
 class Sampler:
-    """The CPU time of a node's processes (and of Redis, when ``redis_url``), read every
-    ``every`` seconds in a thread while a step is played: what it was at a given wall-clock
-    instant (``at``), e.g. when the step's first game started -- the set-up before it (guests,
-    keys, rooms, seats) is then not counted as the games'."""
+    """The CPU time of nodes' processes, and Redis's CPU time and commands (when
+    ``redis_url``), read every ``every`` seconds in a thread while a step is played: what
+    they were at a given wall-clock instant (``at``), e.g. when the step's first game started
+    -- the set-up before it (guests, keys, rooms, seats) is then not counted as the games'."""
 
-    def __init__(self, pid: int, redis_url: str | None, every: float = 0.2) -> None:
+    def __init__(self, pids: list[int], redis_url: str | None, every: float = 0.2) -> None:
         import threading
 
-        self.pid, self.redis_url, self.every = pid, redis_url, every
-        self.members = _tree(pid)
-        self.samples: list[tuple[float, float, float | None]] = []
+        self.pids, self.redis_url, self.every = pids, redis_url, every
+        self.members = [_tree(pid) for pid in pids]
+        self.samples: list[tuple[float, float, float | None, int | None]] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._sample()
         self._thread.start()
 
     def _sample(self) -> None:
-        redis = redis_cpu_seconds(self.redis_url) if self.redis_url else None
-        self.samples.append((time.time(), cpu_seconds(self.pid, self.members), redis))
+        redis = redis_counts(self.redis_url) if self.redis_url else None
+        cpu = sum(cpu_seconds(p, m) for p, m in zip(self.pids, self.members, strict=True))
+        self.samples.append(
+            (time.time(), cpu, redis[0] if redis else None, redis[1] if redis else None)
+        )
 
     def _run(self) -> None:
         while not self._stop.wait(self.every):
@@ -310,32 +313,64 @@ class Sampler:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join()
+        self._sample()  # the last: when the step's work was done
 
-    def at(self, when: float) -> tuple[float, float | None]:
-        """(node CPU seconds, Redis CPU seconds) at wall-clock ``when``: the last sample
-        taken no later (the first if none was)."""
+    def at(self, when: float) -> tuple[float, float | None, int | None]:
+        """(nodes' CPU seconds, Redis CPU seconds, Redis commands) at wall-clock ``when``:
+        the last sample taken no later (the first if none was)."""
         before = [s for s in self.samples if s[0] <= when] or self.samples[:1]
-        _, cpu, redis = before[-1]
-        return cpu, redis
+        return before[-1][1:]
+
+
+def redis_servers(url: str) -> list[str]:
+    """The Redis servers whose CPU a run spends: the one of ``url``, or every primary of a
+    Redis Cluster (from ``CLUSTER NODES`` on its first seed), as ``redis://host:port`` URLs."""
+    from server.redis.pool import cluster_nodes, is_cluster
+
+    if not is_cluster(url):
+        return [url]
+    import redis
+
+    host, port = cluster_nodes(url)[0]
+    client = redis.Redis(host=host, port=port)
+    try:
+        nodes: Any = client.execute_command("CLUSTER NODES")  # type: ignore[no-untyped-call]
+    finally:
+        client.close()
+    # redis-py parses the reply: {"host:port": {"flags": "master,...", ...}, ...}
+    servers = [
+        "redis://" + address.split("@", 1)[0]
+        for address, node in nodes.items()
+        if "master" in str(node.get("flags", "")).split(",")
+    ]
+    return sorted(servers)
+
+
+def redis_counts(url: str) -> tuple[float, int] | None:
+    """(CPU seconds, commands processed) of Redis so far, summed over a cluster's primaries
+    (``INFO``; None when unreachable)."""
+    import redis
+
+    cpu, commands = 0.0, 0
+    try:
+        for server in redis_servers(url):
+            client = redis.Redis.from_url(server)
+            try:
+                info: Any = client.info()
+            finally:
+                client.close()
+            cpu += float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+            commands += int(info["total_commands_processed"])
+    except redis.RedisError:
+        return None
+    return cpu, commands
 
 
 def redis_cpu_seconds(url: str) -> float | None:
-    """CPU time Redis used so far (``INFO cpu``; None on a cluster or when unreachable)."""
-    from server.redis.pool import is_cluster
-
-    if is_cluster(url):
-        return None
-    import redis
-
-    try:
-        client = redis.Redis.from_url(url)
-        try:
-            info: Any = client.info("cpu")
-        finally:
-            client.close()
-    except redis.RedisError:
-        return None
-    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+    """CPU time Redis used so far (``INFO``, summed over a cluster's primaries; None when
+    unreachable)."""
+    counts = redis_counts(url)
+    return counts[0] if counts is not None else None
 
 
 def memory(pid: int) -> int:

@@ -73,7 +73,7 @@ class Player:
             serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
         )
         r = await http.post(
-            f"{self.table.plan.url(self.seat)}/api/me/keys",
+            f"{self.table.plan.url(self.seat, self.table.index)}/api/me/keys",
             json={"key": b64url(raw)},
             headers={"Authorization": f"Bearer {self.token}"},
         )
@@ -93,7 +93,10 @@ class Player:
         """Sign in, with the room named in the socket's URL as a room's page does (under
         ``serve --workers N`` the socket goes to the room's worker: server/realtime/homes.py)."""
         self.room = room
-        url = self.table.plan.url(self.seat).replace("http", "ws", 1).rstrip("/") + "/ws"
+        url = (
+            self.table.plan.url(self.seat, self.table.index).replace("http", "ws", 1).rstrip("/")
+            + "/ws"
+        )
         if not self.table.plan.legacy:
             url += f"?room={room}"
         if self.table.plan.legacy:
@@ -280,7 +283,8 @@ class Table:
         async with httpx.AsyncClient(timeout=30, verify=_tls()) as http:
             for seat in range(plan.players):
                 r = await http.post(
-                    f"{plan.url(seat)}/api/guest", json={"name": f"load {self.index}.{seat}"}
+                    f"{plan.url(seat, self.index)}/api/guest",
+                    json={"name": f"load {self.index}.{seat}"},
                 )
                 r.raise_for_status()
                 body = r.json()
@@ -297,7 +301,7 @@ class Table:
         if plan.rounds is not None:
             room["options"] = {"rounds": plan.rounds}
         r = await http.post(
-            f"{plan.url(0)}/api/rooms",
+            f"{plan.url(0, self.index)}/api/rooms",
             json=room,
             headers={"Authorization": f"Bearer {self.players[0].token}"},
         )

@@ -37,6 +37,7 @@ class Options:
     # rooms, seats and moves, at the same pace, with the step's frames per move: the
     # node's CPU per move set against a move's own I/O on the same stack.
     bare: bool = True
+    nodes: int = 1  # nodes started here (a room's sockets all on one: ``Plan.by_room``)
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,8 @@ class Step:
     play_cpu: float | None = None
     play_redis_cpu: float | None = None
     bare: Bare | None = None  # the same step against the bare fan-out server
+    redis_commands: int | None = None  # commands Redis processed over that window
+    nodes: int = 1  # nodes (each of its workers) the step was played against
 
     @property
     def seconds_archived(self) -> float:
@@ -105,9 +108,15 @@ class Step:
                 f"from the first start until the archive was written: CPU {play_ms:.3f} ms"
                 + (f", Redis {play_redis_ms:.3f} ms" if play_redis_ms is not None else "")
                 + " per move"
+                + (
+                    f", {self.redis_commands / max(1, self.report.tally.moves):.1f} Redis "
+                    f"commands per move"
+                    if self.redis_commands is not None
+                    else ""
+                )
             )
         spent.append(f"load average {self.load:.1f}")
-        out.append("node: " + ", ".join(spent))
+        out.append(("node: " if self.nodes == 1 else f"{self.nodes} nodes: ") + ", ".join(spent))
         if self.backlog is not None:
             out.append(
                 f"archive: {self.backlog} records not yet in Postgres when the games were "

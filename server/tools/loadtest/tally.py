@@ -35,9 +35,12 @@ class Plan:
     # The protocol of older revisions (the baseline of ``--against``): the token in the
     # socket's URL instead of an ``auth`` frame, ``ready`` without deal entropy.
     legacy: bool = False
+    # With several nodes: every socket of room ``i`` on node ``i % len(urls)`` (the
+    # production shape: nginx hashes the room code to one node), not seat by seat.
+    by_room: bool = False
 
-    def url(self, seat: int) -> str:
-        return self.urls[seat % len(self.urls)]
+    def url(self, seat: int, room: int = 0) -> str:
+        return self.urls[(room if self.by_room else seat) % len(self.urls)]
 
 
 LAG_EVERY = 0.05  # seconds between two looks at a client process's loop lag
