@@ -221,6 +221,13 @@ def cmd_loadtest(args: argparse.Namespace) -> int:
 
     from server.tools import loadtest
 
+    if args.model:
+        from server.tools.loadtest import model
+
+        figures = model.Figures.load(Path(args.model))
+        counts = [int(x) for x in args.model_players.split(",")]
+        print("\n".join(model.lines(figures, counts)), flush=True)
+        return 0
     steps = tuple(int(x) for x in args.steps.split(",")) if args.steps else ()
     plan = loadtest.Plan(
         urls=tuple(u.rstrip("/") for u in args.url),
@@ -428,6 +435,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also start a node of REV (a git revision, or a folder with its checkout, run "
         "on its own .venv if it has one) and play every step against both, alternately: "
         "before/after in one run",
+    )
+    load.add_argument(
+        "--model",
+        default=None,
+        metavar="FIGURES",
+        help="play nothing: print the capacity model's predictions (docs/SCALE.md) from a "
+        "figures file (docs/scale-figures.json)",
+    )
+    load.add_argument(
+        "--model-players",
+        default="10000,100000,1000000",
+        help="concurrent players the model predicts for (with --model)",
     )
     load.add_argument(
         "--nodes",

@@ -317,3 +317,18 @@ def test_a_refused_http_call_is_counted_by_the_nodes_answer() -> None:
     bare = httpx.Response(502, text="bad gateway", request=request)
     assert _client_error(httpx.HTTPStatusError("x", request=request, response=bare)) == "http-502"
     assert _client_error(ConnectionResetError()) == "client-ConnectionResetError"
+
+
+def test_the_capacity_model_adds_up() -> None:
+    """docs/SCALE.md's model from its figures file: ten times the players, ten times the
+    moves; the nodes grow with them, and one Postgres primary is what stops scaling first."""
+    from server.tools.loadtest import model
+
+    figures = model.Figures.load(Path(__file__).parents[2] / "docs" / "scale-figures.json")
+    small, big = model.predict(figures, 100_000), model.predict(figures, 1_000_000)
+    assert abs(big.moves_per_second - 10 * small.moves_per_second) < 1e-6
+    assert big.nodes > small.nodes >= 1 and big.redis_primaries > small.redis_primaries
+    assert small.postgres_share < 1 <= big.postgres_share
+    assert big.breaks_first().startswith("Postgres primary")
+    text = model.lines(figures, [10_000])
+    assert text[1].startswith("| players | moves/s |") and text[3].startswith("| 10,000 |")
