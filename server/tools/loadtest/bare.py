@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -22,7 +23,9 @@ import time
 import zlib
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from multiprocessing import get_context
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -117,8 +120,33 @@ class _Counts:
 _frame = msgspec.json.Decoder(dict[str, object])
 
 
+class _Gate:
+    """Where a client process's rooms wait, once their sockets are open, for every room of
+    every process (``barrier``, with the parent: it reads the server's CPU then)."""
+
+    def __init__(self, rooms: int, barrier: Any) -> None:
+        self.waiting = rooms
+        self.barrier = barrier
+        self.opened: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+
+    async def passed(self) -> float:
+        """This room is ready (or failed): the wall-clock time every room may start."""
+        self.waiting -= 1
+        if self.waiting == 0:
+            loop = asyncio.get_running_loop()
+            await loop.run_in_executor(None, self.barrier.wait, 600)
+            self.opened.set_result(time.time())
+        return await self.opened
+
+
 async def _room(
-    urls: list[str], plan: Plan, profile: Profile, room: str, moves: int, start: float
+    urls: list[str],
+    plan: Plan,
+    profile: Profile,
+    room: str,
+    moves: int,
+    gate: _Gate,
+    offset: float,
 ) -> _Counts:
     counts = _Counts()
     seats = plan.players
@@ -132,17 +160,21 @@ async def _room(
         counts.errors += 1
         for ws in sockets:
             await ws.close()
+        await gate.passed()
         return counts
+    start = await gate.passed() + offset
     pad = "x" * max(0, profile.bytes_in - 16)
 
     def move(ws: LoadSocket, version: int) -> None:
         counts.frames_in += 1
         ws.send(b'{"v":%d,"p":"%s"}' % (version, pad.encode()))
 
+    rng = random.Random(zlib.crc32(room.encode()))  # each room its own: not in step
+
     async def think(seat: int, version: int) -> None:
         if plan.pace > 0:
-            # the same spread as the game's clients (server/tools/loadtest/players.py)
-            await asyncio.sleep(plan.pace * (0.75 + ((version * 7 + seat) % 1001) / 2000))
+            # pace, give or take a quarter, as the game's clients (players.py: ``think``)
+            await asyncio.sleep(plan.pace * (0.75 + rng.random() / 2))
 
     sent_at: dict[int, float] = {}  # version -> when the move that makes it was sent
 
@@ -191,18 +223,18 @@ def _worker(
     profile: Profile,
     rooms: list[tuple[str, int]],
     moves: int,
-    at: float,
+    barrier: Any,
 ) -> tuple[_Counts, float]:
     """One client process's rooms (name, index); its counts and when its last room ended."""
     _more_files()
 
     async def main() -> tuple[_Counts, float]:
         total = _Counts()
-        starts = [at + plan.ramp * i / max(1, plan.rooms) for _, i in rooms]
+        gate = _Gate(len(rooms), barrier)
         done = await asyncio.gather(
             *(
-                _room(urls, plan, profile, name, moves, start)
-                for (name, _), start in zip(rooms, starts, strict=True)
+                _room(urls, plan, profile, name, moves, gate, plan.ramp * i / max(1, plan.rooms))
+                for name, i in rooms
             )
         )
         for c in done:
@@ -259,10 +291,19 @@ class BareServer:
         count = max(1, min(processes, plan.rooms))
         chunks = [names[k::count] for k in range(count)]
         urls = [f"ws://127.0.0.1:{port}" for port in self.ports]
-        # Every socket is open by then (the handshakes are not in the CPU read).
-        at = time.time() + 1.0 + plan.rooms * plan.players / 1000
-        futures = [pool.submit(_worker, urls, plan, profile, c, moves, at) for c in chunks]
-        time.sleep(max(0.0, at - time.time()))
+        with get_context("spawn").Manager() as manager:
+            # Every socket of every process open (the handshakes are not in the CPU read),
+            # this process among the parties: the CPU is read as the rooms start.
+            barrier = manager.Barrier(count + 1)
+            futures = [pool.submit(_worker, urls, plan, profile, c, moves, barrier) for c in chunks]
+            barrier.wait(600)
+            result = self._collect(plan, profile, futures, redis_url)
+        return result
+
+    def _collect(
+        self, plan: Plan, profile: Profile, futures: list[Any], redis_url: str | None
+    ) -> Bare:
+        at = time.time()
         cpu = cpu_seconds(self.process.pid)
         redis_cpu = redis_cpu_seconds(redis_url) if redis_url else None
         result = Bare(plan.rooms, plan.players, profile)
