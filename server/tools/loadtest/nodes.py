@@ -294,13 +294,16 @@ class Sampler:
         self.pids, self.redis_url, self.every = pids, redis_url, every
         self.members = [_tree(pid) for pid in pids]
         self.samples: list[tuple[float, float, float | None, int | None]] = []
+        self.by_server: list[dict[str, float]] = []  # each sample's Redis CPU by server
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._sample()
         self._thread.start()
 
     def _sample(self) -> None:
-        redis = redis_counts(self.redis_url) if self.redis_url else None
+        split: dict[str, float] = {}
+        redis = redis_counts(self.redis_url, split) if self.redis_url else None
+        self.by_server.append(split)
         cpu = sum(cpu_seconds(p, m) for p, m in zip(self.pids, self.members, strict=True))
         self.samples.append(
             (time.time(), cpu, redis[0] if redis else None, redis[1] if redis else None)
@@ -315,11 +318,18 @@ class Sampler:
         self._thread.join()
         self._sample()  # the last: when the step's work was done
 
+    def _index(self, when: float) -> int:
+        """The last sample taken no later than wall-clock ``when`` (the first if none was)."""
+        return max(0, sum(1 for s in self.samples if s[0] <= when) - 1)
+
     def at(self, when: float) -> tuple[float, float | None, int | None]:
-        """(nodes' CPU seconds, Redis CPU seconds, Redis commands) at wall-clock ``when``:
-        the last sample taken no later (the first if none was)."""
-        before = [s for s in self.samples if s[0] <= when] or self.samples[:1]
-        return before[-1][1:]
+        """(nodes' CPU seconds, Redis CPU seconds, Redis commands) at wall-clock ``when``."""
+        return self.samples[self._index(when)][1:]
+
+    def redis_split(self, when: float) -> dict[str, float]:
+        """Redis CPU seconds each server spent from ``when`` to the last sample."""
+        first, last = self.by_server[self._index(when)], self.by_server[-1]
+        return {server: last[server] - first.get(server, 0.0) for server in sorted(last)}
 
 
 def redis_servers(url: str) -> list[str]:
@@ -346,9 +356,9 @@ def redis_servers(url: str) -> list[str]:
     return sorted(servers)
 
 
-def redis_counts(url: str) -> tuple[float, int] | None:
+def redis_counts(url: str, split: dict[str, float] | None = None) -> tuple[float, int] | None:
     """(CPU seconds, commands processed) of Redis so far, summed over a cluster's primaries
-    (``INFO``; None when unreachable)."""
+    (``INFO``; None when unreachable); ``split``: filled with each server's CPU seconds."""
     import redis
 
     cpu, commands = 0.0, 0
@@ -359,7 +369,10 @@ def redis_counts(url: str) -> tuple[float, int] | None:
                 info: Any = client.info()
             finally:
                 client.close()
-            cpu += float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+            spent = float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+            cpu += spent
+            if split is not None:
+                split[server] = spent
             commands += int(info["total_commands_processed"])
     except redis.RedisError:
         return None

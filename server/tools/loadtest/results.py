@@ -63,6 +63,9 @@ class Step:
     play_redis_cpu: float | None = None
     bare: Bare | None = None  # the same step against the bare fan-out server
     redis_commands: int | None = None  # commands Redis processed over that window
+    # Redis CPU seconds by server over that window (a cluster's primaries: the per-shard
+    # figures of docs/SCALE.md's model)
+    redis_split: dict[str, float] = field(default_factory=dict)
     nodes: int = 1  # nodes (each of its workers) the step was played against
 
     @property
@@ -117,6 +120,17 @@ class Step:
             )
         spent.append(f"load average {self.load:.1f}")
         out.append(("node: " if self.nodes == 1 else f"{self.nodes} nodes: ") + ", ".join(spent))
+        total = sum(self.redis_split.values())
+        if len(self.redis_split) > 1 and total > 0:
+            moves = max(1, self.report.tally.moves)
+            out.append(
+                "Redis CPU by primary over that window: "
+                + ", ".join(
+                    f"{server.removeprefix('redis://')} {cpu * 1000 / moves:.3f} ms per move "
+                    f"({cpu / total:.0%})"
+                    for server, cpu in self.redis_split.items()
+                )
+            )
         if self.backlog is not None:
             out.append(
                 f"archive: {self.backlog} records not yet in Postgres when the games were "

@@ -240,9 +240,11 @@ def _step(
     rss = sum(memory(pid) for pid in pids) if own else None
     play_cpu = play_redis = None
     commands: int | None = None
+    split: dict[str, float] = {}
     if sampler is not None and spent is not None and cpu is not None:
         at_start, redis_at_start, commands_at_start = sampler.at(report.tally.first_start)
         _, last_cpu, last_redis, last_commands = sampler.samples[-1]
+        split = sampler.redis_split(report.tally.first_start)
         play_cpu = last_cpu - at_start
         if last_redis is not None and redis_at_start is not None:
             play_redis = last_redis - redis_at_start
@@ -260,6 +262,7 @@ def _step(
         play_cpu,
         play_redis,
         redis_commands=commands,
+        redis_split=split,
         nodes=len(nodes),
     )
 
