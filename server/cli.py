@@ -221,6 +221,13 @@ def cmd_loadtest(args: argparse.Namespace) -> int:
 
     from server.tools import loadtest
 
+    if args.model:
+        from server.tools.loadtest import model
+
+        figures = model.Figures.load(Path(args.model))
+        counts = [int(x) for x in args.model_players.split(",")]
+        print("\n".join(model.lines(figures, counts)), flush=True)
+        return 0
     steps = tuple(int(x) for x in args.steps.split(",")) if args.steps else ()
     plan = loadtest.Plan(
         urls=tuple(u.rstrip("/") for u in args.url),
@@ -247,6 +254,8 @@ def cmd_loadtest(args: argparse.Namespace) -> int:
         against=args.against,
         against_workers=args.against_workers,
         idle_deflate=args.idle_deflate,
+        bare=not args.no_bare,
+        nodes=args.nodes,
     )
     try:
         result = loadtest.campaign(plan, options)
@@ -426,6 +435,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also start a node of REV (a git revision, or a folder with its checkout, run "
         "on its own .venv if it has one) and play every step against both, alternately: "
         "before/after in one run",
+    )
+    load.add_argument(
+        "--model",
+        default=None,
+        metavar="FIGURES",
+        help="play nothing: print the capacity model's predictions (docs/SCALE.md) from a "
+        "figures file (docs/scale-figures.json)",
+    )
+    load.add_argument(
+        "--model-players",
+        default="10000,100000,1000000",
+        help="concurrent players the model predicts for (with --model)",
+    )
+    load.add_argument(
+        "--nodes",
+        type=int,
+        default=1,
+        help="nodes started here (each with --workers processes), a room's sockets all on one "
+        "of them (as nginx routes them); CPU and memory summed over them",
+    )
+    load.add_argument(
+        "--no-bare",
+        action="store_true",
+        help="do not play each step against the bare fan-out server too (server/tools/bare.py: "
+        "one frame in, one compare-and-set and publish, the game's frames out; its CPU per "
+        "move is set against the node's)",
     )
     load.add_argument(
         "--report", default="loadtest-report.html", help="the HTML report ('' for none)"

@@ -378,3 +378,57 @@ def test_nginx_routes_by_room(tmp_path: Path) -> None:
         for node in nodes:
             node.shutdown()
             node.server_close()
+
+
+def test_the_scale_shape_adds_a_redis_cluster_and_a_read_replica() -> None:
+    """deploy/docker-compose.scale.yml over docker-compose.yml (docs/SCALE.md): six Redis
+    nodes made one cluster of 3 primaries with a replica each, a Postgres streaming replica,
+    and every node and the migration pointed at the cluster, the history read from the
+    replica, after both are up."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TORTUGA_")}
+    env.update(PASSWORDS, TORTUGA_SECRET=SECRET, TORTUGA_DB_REPLICATION_PASSWORD="0c" * 16)
+    files = ["-f", "docker-compose.yml", "-f", "deploy/docker-compose.scale.yml"]
+    done = subprocess.run(
+        [_compose(), "--project-directory", str(ROOT), *files, "config"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    services = _resolved(done)["services"]
+    redis = [f"redis-{i}" for i in range(1, 7)]
+    assert set(redis) | {"redis-cluster", "postgres-replica"} <= set(services)
+    for name in redis:
+        command = services[name]["command"]
+        assert "--cluster-enabled" in command and "--appendonly" in command
+    create = " ".join(services["redis-cluster"]["command"])
+    assert "--cluster-replicas 1" in create and all(name in create for name in redis)
+    replica = " ".join(services["postgres-replica"]["command"])
+    assert "pg_basebackup -h postgres -U replicator" in replica and " -R " in replica
+    assert any("postgres-replication.sh" in str(v) for v in services["postgres"]["volumes"]), (
+        services["postgres"]["volumes"]
+    )
+    for name in (*NODES, "migrate"):
+        environment = services[name]["environment"]
+        assert environment["TORTUGA_REDIS_URL"].startswith("redis+cluster://redis-1:6379,")
+        read = environment["TORTUGA_DATABASE_READ_URL"]
+        assert (
+            read.startswith("postgresql+asyncpg://tortuga_node:") and "@postgres-replica:" in read
+        )
+        assert environment["TORTUGA_DATABASE_URL"] != read
+        depends = services[name]["depends_on"]
+        assert depends["redis-cluster"]["condition"] == "service_completed_successfully"
+        assert depends["postgres-replica"]["condition"] == "service_healthy"
+        assert depends["postgres"]["condition"] == "service_healthy"  # still, from the base
+    assert "migrate" in services["node1"]["depends_on"]
+    required = {k: v for k, v in env.items() if k != "TORTUGA_DB_REPLICATION_PASSWORD"}
+    refused = subprocess.run(
+        [_compose(), "--project-directory", str(ROOT), *files, "config"],
+        cwd=ROOT,
+        env=required,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode != 0 and "TORTUGA_DB_REPLICATION_PASSWORD" in refused.stderr

@@ -49,6 +49,7 @@ from sqlalchemy.exc import DataError, IntegrityError
 from server.archive.db import Database
 from server.archive.record import RecordError, decode_record
 from server.archive.write import RatingRules, Saved, save_record
+from server.ops.metrics import ARCHIVED
 from server.redis.pool import Client
 from server.redis.store import Keys
 
@@ -312,6 +313,7 @@ class Archiver:
         self._gaps.pop(key, None)
         # Committed: only now may the entry go.
         await self._done(lane, entry_id)
+        ARCHIVED.labels(node=self.consumer, kind="final" if record.final else "playing").inc()
         if saved is Saved.UNCHANGED:
             out.unchanged.append(record.game_id)
         else:

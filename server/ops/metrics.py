@@ -48,6 +48,12 @@ MOVES = Counter(
     "phase one per seat); rate() gives moves per second",
     ["node", "game"],
 )
+ARCHIVED = Counter(
+    "tortuga_archived_records",
+    "Game records this node's archiver stored in Postgres, by kind (final: a game's end; "
+    "playing: a game under way's checkpoint): the load test waits for a step's finals",
+    ["node", "kind"],
+)
 CONFLICTS = Counter(
     "tortuga_step_conflicts",
     "Step writes this node lost to another writer of the same version (compare-and-set "

@@ -33,6 +33,7 @@ def test_a_tiny_load_test(
         report=tmp_path / "report.html",
         against="HEAD",  # a git worktree of HEAD made for the run: today's protocol
         idle_deflate=3,
+        bare=False,  # played in its own test below
     )
     result = loadtest.campaign(
         plan,
@@ -125,6 +126,70 @@ def test_a_tiny_load_test(
     # The worktree made for the run is gone again.
     listed = subprocess.run(["git", "worktree", "list"], capture_output=True, text=True).stdout
     assert "tortuga-against-" not in listed
+
+
+def test_each_step_is_played_against_the_bare_server_too(
+    redis_url: str, redis_prefix: str, fresh_database: str
+) -> None:
+    """The bare fan-out server plays the step's rooms beside the node, with the step's frames
+    per move; the node's CPU per move (from the first start until the archive wrote the
+    step's records) is set against the bare server's, and the archive's time after the games
+    counts in the step's moves per second. Figures are checked for being there and sane, not
+    for speed."""
+    plan = loadtest.Plan(urls=(), rooms=2, players=3, rounds=1)
+    options = loadtest.Options(raw_seconds=0.5, raw_sockets=2, workers=1, processes=2)
+    env = {
+        "TORTUGA_REDIS_URL": redis_url,
+        "TORTUGA_REDIS_PREFIX": redis_prefix,
+        "TORTUGA_DATABASE_URL": fresh_database,
+    }
+    result = loadtest.campaign(plan, options, node_env=env)
+    assert result.finished
+    [step] = result.steps
+    tally, bare = step.report.tally, step.bare
+    assert not tally.errors, tally.errors
+    assert tally.bytes_in > tally.frames_in and tally.bytes_out > tally.frames_out
+    # As many rooms and seats, as many moves a room as the game's (6), no error.
+    assert bare is not None and (bare.rooms, bare.seats) == (2, 3)
+    assert bare.moves == tally.moves and bare.errors == 0
+    assert bare.frames_in == bare.moves  # one frame in a move
+    # The game's frames out per move, in count (to within a room's rounding) and size.
+    assert bare.profile.frames_out == tally.frames_out / tally.moves
+    assert abs(bare.frames_out - tally.frames_out) <= 2 * 3
+    assert bare.profile.bytes_out == tally.bytes_out // tally.frames_out
+    assert len(bare.move_ms) == bare.moves and all(ms >= 0 for ms in bare.move_ms)
+    assert bare.cpu is not None and bare.cpu >= 0 and bare.seconds > 0
+    # The node's CPU from the first start until the step's records were archived: some,
+    # and no more than its CPU over the whole step (set-up included).
+    assert step.play_cpu is not None and step.cpu is not None
+    assert 0 < step.play_cpu <= step.cpu + 1e-9
+    assert step.backlog is not None and step.drained_in >= 0
+    assert step.seconds_archived >= step.report.seconds
+    assert step.moves_per_second <= step.report.moves_per_second
+    text = result.lines()
+    assert any(line.startswith("bare fan-out server (") for line in text)
+    [versus] = [line for line in text if line.startswith("against the bare server: ")]
+    assert "frames per move: node " in versus and "; bare 1.00 in, " in versus
+    if bare.cpu:  # a step this small may spend under one clock tick
+        assert step.against_bare() is not None and "target >= 0.4" in versus
+        assert any(line.startswith("the limit at saturation (") for line in text)
+    assert any(line.startswith("raw limit (") for line in text)
+
+
+def test_the_bare_servers_frames_add_up_to_the_games() -> None:
+    """A move makes ``out`` frames over the room's sockets on average (the fractions carried
+    from move to move), each socket at least one, the mover's among those with the most."""
+    from server.tools.bare import frame_out, frames_for
+
+    seats, out = 4, 5.4
+    per_move = [sum(frames_for(v, s, seats, out) for s in range(seats)) for v in range(1, 101)]
+    assert sum(per_move) == 540 and min(per_move) >= seats
+    for v in range(1, 101):
+        mover = (v - 1) % seats
+        counts = [frames_for(v, s, seats, out) for s in range(seats)]
+        assert min(counts) >= 1 and counts[mover] == max(counts)
+    assert len(frame_out(12, 0, 300)) == 300
+    assert frame_out(12, 1, 300).startswith(b'{"v":12,"n":1,"p":"')
 
 
 def test_percentiles_are_nearest_rank() -> None:
@@ -252,3 +317,18 @@ def test_a_refused_http_call_is_counted_by_the_nodes_answer() -> None:
     bare = httpx.Response(502, text="bad gateway", request=request)
     assert _client_error(httpx.HTTPStatusError("x", request=request, response=bare)) == "http-502"
     assert _client_error(ConnectionResetError()) == "client-ConnectionResetError"
+
+
+def test_the_capacity_model_adds_up() -> None:
+    """docs/SCALE.md's model from its figures file: ten times the players, ten times the
+    moves; the nodes grow with them, and one Postgres primary is what stops scaling first."""
+    from server.tools.loadtest import model
+
+    figures = model.Figures.load(Path(__file__).parents[2] / "docs" / "scale-figures.json")
+    small, big = model.predict(figures, 100_000), model.predict(figures, 1_000_000)
+    assert abs(big.moves_per_second - 10 * small.moves_per_second) < 1e-6
+    assert big.nodes > small.nodes >= 1 and big.redis_primaries > small.redis_primaries
+    assert small.postgres_share < 1 <= big.postgres_share
+    assert big.breaks_first().startswith("Postgres primary")
+    text = model.lines(figures, [10_000])
+    assert text[1].startswith("| players | moves/s |") and text[3].startswith("| 10,000 |")

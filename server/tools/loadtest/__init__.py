@@ -39,6 +39,10 @@ Modules:
 - ``play``         ``run``: one plan over client processes
 - ``nodes``        a node of its own, and its ``/metrics``, CPU and memory read
 - ``raw``          the raw limit (``server.tools.rawlimit`` and its echo clients)
+- ``bare``         the bare fan-out server (``server.tools.bare``) and its clients: each step
+                   played again with nothing but a move's own I/O, to set the node's CPU
+                   per move against
+- ``model``        the capacity model of docs/SCALE.md (``--model``)
 - ``idle``         idle sockets held on a node, with a probe
 - ``results``      ``Options``, ``Step``, ``Campaign``: a whole run's figures and text
 - ``whole_run``    ``campaign``: the whole run, steps and ``--against`` included

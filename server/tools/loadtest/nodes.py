@@ -172,18 +172,46 @@ def archive_backlog(url: str) -> int | None:
     return None
 
 
+def archived_finals(url: str) -> int | None:
+    """Games' final records the node's archivers have stored so far (its workers'
+    ``tortuga_archived_records`` of kind ``final``, summed), or None when it counts none (an
+    older revision, or no /metrics)."""
+    page = _metrics(url)
+    if page is None or "tortuga_archived_records" not in page:
+        return None
+    total = 0.0
+    for line in page.splitlines():
+        if line.startswith("tortuga_archived_records_total{") and 'kind="final"' in line:
+            total += float(line.rsplit(" ", 1)[1])
+    return int(total)
+
+
 DRAIN_WAIT = 120.0  # seconds a step waits, at most, for the archive to catch up
+DRAIN_LOOK = 0.1  # seconds between two looks
 
 
-def wait_archived(url: str) -> tuple[int | None, float]:
-    """The archive backlog when the games are over, and the seconds until it was 0 (the
-    archiver writes while the node is calm: server/ops/busy.py); at most ``DRAIN_WAIT``."""
+def wait_archived(
+    url: str, finals_before: int | None = None, games: int = 0
+) -> tuple[int | None, float]:
+    """The archive backlog when the games are over, and the seconds until the step's
+    records were all written (at most ``DRAIN_WAIT``): until the backlog is 0 and -- on a
+    node that counts them -- the archivers have stored a final record for each of the
+    step's ``games`` since ``finals_before``. The backlog alone can read 0 too early: a
+    game's final record goes on the archive stream once the loop is calm after its last
+    step (``GameEnd.later``; the archiver also waits for a calm loop: server/ops/busy.py)."""
     first = archive_backlog(url)
     started = time.monotonic()
-    left = first
-    while left and time.monotonic() - started < DRAIN_WAIT:
-        time.sleep(0.5)
-        left = archive_backlog(url)
+
+    def done() -> bool:
+        if archive_backlog(url):
+            return False
+        if finals_before is None:
+            return True
+        finals = archived_finals(url)
+        return finals is None or finals - finals_before >= games
+
+    while not done() and time.monotonic() - started < DRAIN_WAIT:
+        time.sleep(DRAIN_LOOK)
     return first, time.monotonic() - started
 
 
@@ -240,11 +268,12 @@ def _python(pid: int) -> bool:
     return Path(f"/proc/{pid}/comm").read_text().startswith("python")
 
 
-def cpu_seconds(pid: int) -> float:
+def cpu_seconds(pid: int, members: set[int] | None = None) -> float:
     """CPU time (user + system) used so far by the Python processes of ``pid``'s tree (a
-    node and its workers; not the Redis or Postgres it may have started)."""
+    node and its workers; not the Redis or Postgres it may have started); ``members``: the
+    tree as read before (a sampler reads it once)."""
     total = 0
-    for member_pid in _tree(pid):
+    for member_pid in members if members is not None else _tree(pid):
         with contextlib.suppress(OSError, IndexError, ValueError):
             if _python(member_pid):
                 stat = Path(f"/proc/{member_pid}/stat").read_text()
@@ -253,23 +282,108 @@ def cpu_seconds(pid: int) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def redis_cpu_seconds(url: str) -> float | None:
-    """CPU time Redis used so far (``INFO cpu``; None on a cluster or when unreachable)."""
-    from server.redis.pool import is_cluster
+class Sampler:
+    """The CPU time of nodes' processes, and Redis's CPU time and commands (when
+    ``redis_url``), read every ``every`` seconds in a thread while a step is played: what
+    they were at a given wall-clock instant (``at``), e.g. when the step's first game started
+    -- the set-up before it (guests, keys, rooms, seats) is then not counted as the games'."""
 
-    if is_cluster(url):
-        return None
+    def __init__(self, pids: list[int], redis_url: str | None, every: float = 0.2) -> None:
+        import threading
+
+        self.pids, self.redis_url, self.every = pids, redis_url, every
+        self.members = [_tree(pid) for pid in pids]
+        self.samples: list[tuple[float, float, float | None, int | None]] = []
+        self.by_server: list[dict[str, float]] = []  # each sample's Redis CPU by server
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._sample()
+        self._thread.start()
+
+    def _sample(self) -> None:
+        split: dict[str, float] = {}
+        redis = redis_counts(self.redis_url, split) if self.redis_url else None
+        self.by_server.append(split)
+        cpu = sum(cpu_seconds(p, m) for p, m in zip(self.pids, self.members, strict=True))
+        self.samples.append(
+            (time.time(), cpu, redis[0] if redis else None, redis[1] if redis else None)
+        )
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            self._sample()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._sample()  # the last: when the step's work was done
+
+    def _index(self, when: float) -> int:
+        """The last sample taken no later than wall-clock ``when`` (the first if none was)."""
+        return max(0, sum(1 for s in self.samples if s[0] <= when) - 1)
+
+    def at(self, when: float) -> tuple[float, float | None, int | None]:
+        """(nodes' CPU seconds, Redis CPU seconds, Redis commands) at wall-clock ``when``."""
+        return self.samples[self._index(when)][1:]
+
+    def redis_split(self, when: float) -> dict[str, float]:
+        """Redis CPU seconds each server spent from ``when`` to the last sample."""
+        first, last = self.by_server[self._index(when)], self.by_server[-1]
+        return {server: last[server] - first.get(server, 0.0) for server in sorted(last)}
+
+
+def redis_servers(url: str) -> list[str]:
+    """The Redis servers whose CPU a run spends: the one of ``url``, or every primary of a
+    Redis Cluster (from ``CLUSTER NODES`` on its first seed), as ``redis://host:port`` URLs."""
+    from server.redis.pool import cluster_nodes, is_cluster
+
+    if not is_cluster(url):
+        return [url]
     import redis
 
+    host, port = cluster_nodes(url)[0]
+    client = redis.Redis(host=host, port=port)
     try:
-        client = redis.Redis.from_url(url)
-        try:
-            info: Any = client.info("cpu")
-        finally:
-            client.close()
+        nodes: Any = client.execute_command("CLUSTER NODES")  # type: ignore[no-untyped-call]
+    finally:
+        client.close()
+    # redis-py parses the reply: {"host:port": {"flags": "master,...", ...}, ...}
+    servers = [
+        "redis://" + address.split("@", 1)[0]
+        for address, node in nodes.items()
+        if "master" in str(node.get("flags", "")).split(",")
+    ]
+    return sorted(servers)
+
+
+def redis_counts(url: str, split: dict[str, float] | None = None) -> tuple[float, int] | None:
+    """(CPU seconds, commands processed) of Redis so far, summed over a cluster's primaries
+    (``INFO``; None when unreachable); ``split``: filled with each server's CPU seconds."""
+    import redis
+
+    cpu, commands = 0.0, 0
+    try:
+        for server in redis_servers(url):
+            client = redis.Redis.from_url(server)
+            try:
+                info: Any = client.info()
+            finally:
+                client.close()
+            spent = float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+            cpu += spent
+            if split is not None:
+                split[server] = spent
+            commands += int(info["total_commands_processed"])
     except redis.RedisError:
         return None
-    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+    return cpu, commands
+
+
+def redis_cpu_seconds(url: str) -> float | None:
+    """CPU time Redis used so far (``INFO``, summed over a cluster's primaries; None when
+    unreachable)."""
+    counts = redis_counts(url)
+    return counts[0] if counts is not None else None
 
 
 def memory(pid: int) -> int:

@@ -26,6 +26,7 @@ from server.ops import heap
 from server.table.chain import commitment, sig_message
 from server.table.reveal import digest
 from server.tools.load_socket import LoadSocket
+from server.tools.loadtest.nodes import _more_files
 from server.tools.loadtest.tally import LAG_EVERY, Plan, Tally
 
 # The clients' JSON: msgspec's, not the standard library's (json.loads of every frame was a
@@ -60,6 +61,7 @@ class Player:
         self.sent_at: dict[int, float] = {}  # version -> when our act at it was sent
         self.sealed: dict[str, tuple[Any, str]] = {}  # phase -> (move, salt)
         self.room = ""
+        self.last_size = 0  # bytes of the last frame received
         # A device key, as a browser makes one: every move is signed when the node took it
         # (a node of a revision from before signed moves has no such route: unsigned).
         self.key = ec.generate_private_key(ec.SECP256R1())
@@ -71,7 +73,7 @@ class Player:
             serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
         )
         r = await http.post(
-            f"{self.table.plan.url(self.seat)}/api/me/keys",
+            f"{self.table.plan.url(self.seat, self.table.index)}/api/me/keys",
             json={"key": b64url(raw)},
             headers={"Authorization": f"Bearer {self.token}"},
         )
@@ -91,7 +93,10 @@ class Player:
         """Sign in, with the room named in the socket's URL as a room's page does (under
         ``serve --workers N`` the socket goes to the room's worker: server/realtime/homes.py)."""
         self.room = room
-        url = self.table.plan.url(self.seat).replace("http", "ws", 1).rstrip("/") + "/ws"
+        url = (
+            self.table.plan.url(self.seat, self.table.index).replace("http", "ws", 1).rstrip("/")
+            + "/ws"
+        )
         if not self.table.plan.legacy:
             url += f"?room={room}"
         if self.table.plan.legacy:
@@ -102,18 +107,23 @@ class Player:
             await self.send("auth", token=self.token, **keyed)
         await self.until(lambda f: f["type"] == "hello")
 
-    async def send(self, type_: str, **fields: Any) -> None:
+    async def send(self, type_: str, **fields: Any) -> int:
+        """Send a frame; its size in bytes."""
         assert self.ws is not None
-        self.ws.send(_encode({"type": type_, **fields}))
+        data = _encode({"type": type_, **fields})
+        self.ws.send(data)
+        return len(data)
 
     async def send_move(self, type_: str, **fields: Any) -> None:
-        """Send a frame of the game under way, counted (the node's frames in)."""
+        """Send a frame of the game under way, counted (the node's frames in, and bytes)."""
         self.table.tally.frames_in += 1
-        await self.send(type_, **fields)
+        self.table.tally.bytes_in += await self.send(type_, **fields)
 
     async def receive(self) -> dict[str, Any]:
         assert self.ws is not None
-        frame: dict[str, Any] = _decode(await self.ws.recv())
+        data = await self.ws.recv()
+        self.last_size = len(data)
+        frame: dict[str, Any] = _decode(data)
         if frame["type"] == "error":
             self.table.tally.errors[str(frame["code"])] += 1
         return frame
@@ -149,6 +159,7 @@ class Player:
             frame = await self.receive()
             now = time.perf_counter()
             tally.frames_out += 1
+            tally.bytes_out += self.last_size
             kind = frame["type"]
             if kind in ("snapshot", "event") and frame.get("view") is not None:
                 view, version = frame["view"], int(frame["version"])
@@ -272,7 +283,8 @@ class Table:
         async with httpx.AsyncClient(timeout=30, verify=_tls()) as http:
             for seat in range(plan.players):
                 r = await http.post(
-                    f"{plan.url(seat)}/api/guest", json={"name": f"load {self.index}.{seat}"}
+                    f"{plan.url(seat, self.index)}/api/guest",
+                    json={"name": f"load {self.index}.{seat}"},
                 )
                 r.raise_for_status()
                 body = r.json()
@@ -289,7 +301,7 @@ class Table:
         if plan.rounds is not None:
             room["options"] = {"rounds": plan.rounds}
         r = await http.post(
-            f"{plan.url(0)}/api/rooms",
+            f"{plan.url(0, self.index)}/api/rooms",
             json=room,
             headers={"Authorization": f"Bearer {self.players[0].token}"},
         )
@@ -388,4 +400,5 @@ async def _watch_lag(tally: Tally) -> None:
 
 
 def _worker(plan: Plan, indices: Sequence[int], barrier: Any | None = None) -> Tally:
+    _more_files()  # thousands of sockets in one client process
     return asyncio.run(_play_rooms(plan, indices, barrier))

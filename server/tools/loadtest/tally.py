@@ -35,9 +35,12 @@ class Plan:
     # The protocol of older revisions (the baseline of ``--against``): the token in the
     # socket's URL instead of an ``auth`` frame, ``ready`` without deal entropy.
     legacy: bool = False
+    # With several nodes: every socket of room ``i`` on node ``i % len(urls)`` (the
+    # production shape: nginx hashes the room code to one node), not seat by seat.
+    by_room: bool = False
 
-    def url(self, seat: int) -> str:
-        return self.urls[seat % len(self.urls)]
+    def url(self, seat: int, room: int = 0) -> str:
+        return self.urls[(room if self.by_room else seat) % len(self.urls)]
 
 
 LAG_EVERY = 0.05  # seconds between two looks at a client process's loop lag
@@ -63,6 +66,8 @@ class Tally:
     # set beside the raw limit's two frames per echo, what the node carries per frame.
     frames_in: int = 0
     frames_out: int = 0
+    bytes_in: int = 0  # their bytes (the bare server's frames are made as big)
+    bytes_out: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     first_start: float = float("inf")  # wall clock (time.time), comparable across processes
     last_over: float = 0.0
@@ -83,6 +88,8 @@ class Tally:
         self.client_lag_ms += other.client_lag_ms
         self.frames_in += other.frames_in
         self.frames_out += other.frames_out
+        self.bytes_in += other.bytes_in
+        self.bytes_out += other.bytes_out
         self.errors.update(other.errors)
         self.first_start = min(self.first_start, other.first_start)
         self.last_over = max(self.last_over, other.last_over)

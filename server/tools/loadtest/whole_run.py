@@ -15,9 +15,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from server.archive.scratch import scratch_database
+from server.tools.loadtest.bare import BareServer, Profile
 from server.tools.loadtest.idle import hold_idle
 from server.tools.loadtest.nodes import (
+    DRAIN_LOOK,
+    DRAIN_WAIT,
     Node,
+    Sampler,
+    archived_finals,
     cpu_seconds,
     histogram_quantile,
     legacy_protocol,
@@ -127,13 +132,20 @@ def campaign(plan: Plan, options: Options, node_env: dict[str, str] | None = Non
         raw = RawServer(env, options.workers) if options.raw_seconds > 0 else None
         if raw is not None:
             stack.callback(raw.stop)
+        bare = BareServer(env, options.workers) if options.bare else None
+        if bare is not None:
+            stack.callback(bare.stop)
         if plan.urls:
             nodes = [Node(url, None) for url in plan.urls]
             with contextlib.suppress(Exception):  # a node that does not answer fails later
                 plan = replace(plan, legacy=legacy_protocol(plan.urls[0]))
         else:
-            nodes = [stack.enter_context(own_node(env, workers=options.workers))]
-            plan = replace(plan, urls=(nodes[0].url,))
+            nodes = [
+                stack.enter_context(own_node(env, workers=options.workers))
+                for _ in range(max(1, options.nodes))
+            ]
+            # Several nodes: a room's sockets on one of them, as nginx routes them.
+            plan = replace(plan, urls=tuple(n.url for n in nodes), by_room=len(nodes) > 1)
         other: tuple[Plan, Node] | None = None
         if against_env is not None:
             node = stack.enter_context(
@@ -160,43 +172,140 @@ def campaign(plan: Plan, options: Options, node_env: dict[str, str] | None = Non
         # Redis's own CPU is read only when the node runs here (on the Redis given to it).
         redis_of_node = redis_url if result.started_node else None
         for k, rooms in enumerate(steps):
-            turns = [(plan, nodes[0], result.steps)]
+            turns = [(plan, nodes, result.steps)]
             if other is not None:
-                turns.append((other[0], other[1], result.against_steps))
+                turns.append((other[0], [other[1]], result.against_steps))
                 if k % 2 == 0:
                     turns.reverse()  # the older node first at odd steps, last at even ones
-            for node_plan, node, into in turns:
-                into.append(
-                    _step(replace(node_plan, rooms=rooms), node, redis_of_node, processes, pool)
+            for node_plan, played, into in turns:
+                step = _step(
+                    replace(node_plan, rooms=rooms), played, redis_of_node, processes, pool
                 )
+                if bare is not None and into is result.steps:
+                    step = _bare_step(step, bare, redis_of_node, processes, pool)
+                into.append(step)
     if options.report is not None:
         options.report.write_text(html_report(result))
     return result
 
 
 def _step(
-    plan: Plan, node: Node, redis_url: str | None, processes: int, pool: ProcessPoolExecutor
+    plan: Plan,
+    nodes: list[Node],
+    redis_url: str | None,
+    processes: int,
+    pool: ProcessPoolExecutor,
 ) -> Step:
-    """One load step against ``node``, with the CPU it and Redis spent meanwhile."""
-    cpu = cpu_seconds(node.pid) if node.pid else None
+    """One load step against ``nodes`` (one, or several started here), with the CPU they
+    and Redis spent meanwhile: in all (set-up included), and from the first game's start
+    until the archive had written every record the games left (a sampler reads the CPU
+    while the step runs, and once more at the end)."""
+    pids = [n.pid for n in nodes if n.pid]
+    own = len(pids) == len(nodes)
+    cpu = sum(cpu_seconds(pid) for pid in pids) if own else None
     redis_cpu = redis_cpu_seconds(redis_url) if redis_url else None
-    scraped = scrape(node.url) if node.pid else None
-    report = run(plan, processes, pool=pool)
-    server: dict[str, tuple[float, float, int]] = {}
-    after = scrape(node.url) if scraped is not None else None
-    for label, name in (("step", "tortuga_step_seconds"), ("fan-out", "tortuga_fanout_seconds")):
-        if after is not None and name in after:
-            p50 = histogram_quantile((scraped or {}).get(name), after[name], 0.5)
-            p99 = histogram_quantile((scraped or {}).get(name), after[name], 0.99)
-            if p50 is not None and p99 is not None:
-                server[label] = (p50[0], p99[0], p99[1])
-    if node.pid:
-        report = replace(report, started_node=True)
-    backlog, drained_in = wait_archived(node.url) if scraped is not None else (None, 0.0)
-    spent = cpu_seconds(node.pid) - cpu if node.pid and cpu is not None else None
+    scraped = [scrape(n.url) for n in nodes] if own else None
+    finals = _finals(nodes) if own else None
+    sampler = Sampler(pids, redis_url) if own else None
+    try:
+        report = run(plan, processes, pool=pool)
+        server: dict[str, tuple[float, float, int]] = {}
+        after = [scrape(n.url) for n in nodes] if scraped is not None else None
+        if scraped is not None and after is not None and all(x is not None for x in after):
+            for label, name in (
+                ("step", "tortuga_step_seconds"),
+                ("fan-out", "tortuga_fanout_seconds"),
+            ):
+                was, now = _summed(scraped, name), _summed(after, name)
+                if now:
+                    p50 = histogram_quantile(was, now, 0.5)
+                    p99 = histogram_quantile(was, now, 0.99)
+                    if p50 is not None and p99 is not None:
+                        server[label] = (p50[0], p99[0], p99[1])
+        if own:
+            report = replace(report, started_node=True)
+        backlog, drained_in = (
+            _wait_archived(nodes, finals, report.tally.games_over)
+            if scraped is not None
+            else (None, 0.0)
+        )
+    finally:
+        if sampler is not None:
+            sampler.stop()
+    spent = sum(cpu_seconds(pid) for pid in pids) - cpu if cpu is not None else None
     redis_after = redis_cpu_seconds(redis_url) if redis_url else None
     redis_spent = (
         redis_after - redis_cpu if redis_after is not None and redis_cpu is not None else None
     )
-    rss = memory(node.pid) if node.pid else None
-    return Step(report, rss, spent, redis_spent, os.getloadavg()[0], server, backlog, drained_in)
+    rss = sum(memory(pid) for pid in pids) if own else None
+    play_cpu = play_redis = None
+    commands: int | None = None
+    split: dict[str, float] = {}
+    if sampler is not None and spent is not None and cpu is not None:
+        at_start, redis_at_start, commands_at_start = sampler.at(report.tally.first_start)
+        _, last_cpu, last_redis, last_commands = sampler.samples[-1]
+        split = sampler.redis_split(report.tally.first_start)
+        play_cpu = last_cpu - at_start
+        if last_redis is not None and redis_at_start is not None:
+            play_redis = last_redis - redis_at_start
+        if last_commands is not None and commands_at_start is not None:
+            commands = last_commands - commands_at_start
+    return Step(
+        report,
+        rss,
+        spent,
+        redis_spent,
+        os.getloadavg()[0],
+        server,
+        backlog,
+        drained_in,
+        play_cpu,
+        play_redis,
+        redis_commands=commands,
+        redis_split=split,
+        nodes=len(nodes),
+    )
+
+
+def _summed(pages: list[dict[str, dict[float, float]] | None], name: str) -> dict[float, float]:
+    """A latency histogram summed over nodes' /metrics."""
+    out: dict[float, float] = {}
+    for page in pages:
+        for le, count in ((page or {}).get(name) or {}).items():
+            out[le] = out.get(le, 0.0) + count
+    return out
+
+
+def _finals(nodes: list[Node]) -> int | None:
+    counts = [archived_finals(n.url) for n in nodes]
+    return None if any(c is None for c in counts) else sum(c or 0 for c in counts)
+
+
+def _wait_archived(nodes: list[Node], finals: int | None, games: int) -> tuple[int | None, float]:
+    """The archive backlog when the games were over (site-wide) and the seconds until the
+    nodes' archivers had stored a final record of each of the step's games (one node: its
+    own ``wait_archived``)."""
+    if len(nodes) == 1:
+        return wait_archived(nodes[0].url, finals, games)
+    first, waited = wait_archived(nodes[0].url)  # the backlog is the site's
+    started = time.monotonic() - waited
+    while finals is not None and time.monotonic() - started < DRAIN_WAIT:
+        now = _finals(nodes)
+        if now is None or now - finals >= games:
+            break
+        time.sleep(DRAIN_LOOK)
+    return first, time.monotonic() - started
+
+
+def _bare_step(
+    step: Step, bare: BareServer, redis_url: str | None, processes: int, pool: ProcessPoolExecutor
+) -> Step:
+    """The same step played against the bare fan-out server: as many rooms and seats, as
+    many moves a room, the same pace and ramp, the step's frames per move."""
+    report = step.report
+    if not report.tally.moves:
+        return step
+    moves = max(1, round(report.tally.moves / max(1, report.tally.rooms)))
+    profile = Profile.of(report.tally, report.plan.players)
+    measured = bare.measure(report.plan, profile, moves, pool, processes, redis_url)
+    return replace(step, bare=measured)
