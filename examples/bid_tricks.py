@@ -6,7 +6,13 @@ rogue), so the Skull King bot plays it as it is.
 
 from __future__ import annotations
 
-from skull_king import bot
+from pathlib import Path
+
+from tortuga_bot.loader import load_module
+
+# The Skull King example beside this file, loaded by its path (as `tortuga bot run` loads a
+# bot): a module of another name `skull_king` on the path cannot stand in for it.
+bot = load_module(str(Path(__file__).with_name("skull_king.py"))).bot
 
 GAME = "bid-tricks"
 

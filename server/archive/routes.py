@@ -4,8 +4,9 @@
     GET /games/{game_id}?wait=                  one game: row, seats, the whole move log
                                                 (``wait``: up to that many seconds for a
                                                 game not in the archive yet)
-    GET /games/{game_id}/replay?view=a,b        every version as seen after the game, verified
-                                                (``view``: only these fields of each view)
+    GET /games/{game_id}/replay?view=a,b&wait=  every version as seen after the game, verified
+                                                (``view``: only these fields of each view;
+                                                ``wait``: for a game whose end is on its way)
     GET /games/{game_id}/verify                 recompute from the seed: "verified" or what differs
     GET /leaderboard/{engine}?limit=&offset=    rated users of one game, best first
     GET /ladder/{engine}                        the bot ladder of one game and its latest games
@@ -175,13 +176,27 @@ _FIELD = re.compile(r"[a-z][a-z0-9_]{0,40}")
 
 
 async def replay(request: Request) -> Response:
+    """A finished game's replay. With ``wait`` (seconds, at most 10) a game on its way to the
+    archive -- not there yet (404) or there only as under way (409, its checkpoints) -- is
+    looked for again until its end is stored, or the time is up."""
     game_id = request.path_params["game_id"]
     fields: tuple[str, ...] | None = None
     if (raw := request.query_params.get("view")) is not None:
         fields = tuple(raw.split(","))
         if not 0 < len(fields) <= 16 or not all(_FIELD.fullmatch(f) for f in fields):
             return _error(400, "bad-request", "view is up to 16 field names, comma-separated")
-    return await _answer(request, lambda s, r: history.replay_game(s, game_id, r, fields=fields))
+    try:
+        wait = _int(request, "wait", 0, 0, 10)
+    except ValueError as exc:
+        return _error(400, "bad-request", str(exc))
+    until = time.monotonic() + wait
+    while True:
+        answer = await _answer(
+            request, lambda s, r: history.replay_game(s, game_id, r, fields=fields)
+        )
+        if answer.status_code not in (404, 409) or time.monotonic() >= until:
+            return answer
+        await asyncio.sleep(WAIT_LOOK)
 
 
 async def verify(request: Request) -> Response:

@@ -30,7 +30,13 @@ def test_the_page_shows_its_bytes_are_in_the_deal(site: str, chromium: Any) -> N
             f"() => JSON.parse(localStorage.getItem('tortuga.deal.{code}')).entropy"
         )
         mine, bot = start["event"]["contributions"]
-        assert mine == {"seat": 0, "entropy": kept, "by": "player"}
+        # (with the device's key and signature of them: the move chain's ``entropy``)
+        assert {k: mine[k] for k in ("seat", "entropy", "by")} == {
+            "seat": 0,
+            "entropy": kept,
+            "by": "player",
+        }
+        assert len(mine["key"]) == 64 and len(mine["sig"]) == 86
         assert bot["seat"] == 1 and bot["by"] == "server"
         text = ann.page.inner_text("p.contribution")
         assert "2" in text  # the bot's seat, whose bytes the server chose

@@ -54,10 +54,16 @@ async def test_a_dropped_contribution_is_reported(
     honest = Seats.ready
 
     async def dropping(
-        self: Seats, room_id: str, user_id: str, ready: bool, entropy: str | None = None
+        self: Seats,
+        room_id: str,
+        user_id: str,
+        ready: bool,
+        entropy: str | None = None,
+        signed: Any = None,
     ) -> Any:
         seat_one = (await self.reader.get(room_id)).seat_of(user_id) == 1
-        return await honest(self, room_id, user_id, ready, None if seat_one else entropy)
+        kept = None if seat_one else entropy
+        return await honest(self, room_id, user_id, ready, kept, None if seat_one else signed)
 
     monkeypatch.setattr(Seats, "ready", dropping)
     table = await seat_players([node], 3, options={"rounds": 1}, bots={2: "random"})

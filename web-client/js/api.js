@@ -44,9 +44,12 @@ export const api = {
   createBot: (name) => call("POST", "/api/me/bots", { name }),
   revokeBot: (id) => call("POST", `/api/me/bots/${encodeURIComponent(id)}/revoke`),
   createRoom: (spec) => call("POST", "/api/rooms", spec),
-  /** `view`: only these fields of each replayed view (e.g. ["round", "scores"]). */
-  replay: (gameId, view = null) => call("GET", `/api/history/games/${encodeURIComponent(gameId)}/replay${
-    view ? `?view=${view.map(encodeURIComponent).join(",")}` : ""}`),
+  /** `view`: only these fields of each replayed view (e.g. ["round", "scores"]); `wait`:
+   * seconds the server may wait for a game whose end is not in the archive yet. */
+  replay: (gameId, view = null, { wait = 0 } = {}) => {
+    const query = [view ? `view=${view.map(encodeURIComponent).join(",")}` : "", wait ? `wait=${wait}` : ""].filter(Boolean);
+    return call("GET", `/api/history/games/${encodeURIComponent(gameId)}/replay${query.length ? `?${query.join("&")}` : ""}`);
+  },
   /** `wait`: seconds the server may wait for a game that is not in the archive yet. */
   game: (gameId, { wait = 0 } = {}) =>
     call("GET", `/api/history/games/${encodeURIComponent(gameId)}${wait ? `?wait=${wait}` : ""}`),

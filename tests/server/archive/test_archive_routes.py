@@ -177,3 +177,24 @@ async def test_a_game_on_its_way_to_the_archive_is_waited_for(
     for bad in ("11", "-1", "x"):
         r = await client.get(path, params={"wait": bad})
         assert r.status_code == 400 and r.json()["error"]["code"] == "bad-request"
+
+
+async def test_a_replay_on_its_way_to_the_archive_is_waited_for(
+    client: httpx.AsyncClient, db: Database
+) -> None:
+    """ "Check this game" asks for the replay with ``wait``: a game whose end is stored a
+    moment later is the answer, not a "not found" (nor a "not over") first."""
+    record = play_record(players=2, rounds=1)
+    path = f"/api/history/games/{record['game_id']}/replay"
+    assert (await client.get(path)).status_code == 404
+
+    async def later() -> None:
+        await asyncio.sleep(0.6)
+        await store(db, record)
+
+    stored = asyncio.create_task(later())
+    r = await client.get(path, params={"wait": 5, "view": "round"})
+    await stored
+    assert r.status_code == 200 and r.json()["frames"], r.text
+    r = await client.get(path, params={"wait": "11"})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "bad-request"

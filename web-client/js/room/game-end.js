@@ -117,7 +117,7 @@ export const gameEnd = {
     if (!hook || this.roundHistory !== null) return;
     this.roundHistory = false;
     try {
-      const data = await api.replay(gameId, hook.fields);
+      const data = await api.replay(gameId, hook.fields, { wait: 6 });
       this.roundHistory = hook.history(data.frames || []) || false;
     } catch {
       this.roundHistory = false;  // no chart: the rest of the panel stands

@@ -145,7 +145,7 @@ export const verification = {
     this.render();
     const seen = seenDeals.get(this.code);
     try {
-      const data = await api.replay(gameId);
+      const data = await api.replay(gameId, null, { wait: 6 });  // its end may be on its way
       const seed = fromHex(this.room.seed);
       const digest = (seen && seen.seedDigest) || this.room.seed_digest;
       const derivation = await checkDerivation(this.code, this.room, seen ? seen.seat : this.seat);
