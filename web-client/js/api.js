@@ -15,9 +15,15 @@ async function call(method, path, body) {
   const id = identity.get();
   if (id && id.token) headers.Authorization = `Bearer ${id.token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  const res = await fetch(path, {
-    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let res;
+  try {
+    res = await fetch(path, {
+      method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    // No answer at all: offline (the installed app opens from its cache) or unreachable.
+    throw new ApiError(0, navigator.onLine === false ? "offline" : "network");
+  }
   const fresh = res.headers.get("X-Tortuga-Token");
   if (fresh && id && id.user) identity.set(fresh, id.user);
   let data = null;

@@ -43,6 +43,14 @@ async function route() {
   }
 }
 
+// The installable app's service worker (sw.js: the shell's files for an instant start, and
+// Web Push). It never answers for the API or the socket.
+if ("serviceWorker" in navigator && window.isSecureContext) {
+  const register = () => navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => undefined);
+  if (document.readyState === "complete") register();
+  else window.addEventListener("load", register, { once: true });
+}
+
 route().catch((err) => {
   replaceChildren(main(), h("p", { class: "error-box", role: "alert" }, t("common.error", { message: err.message })));
   throw err;

@@ -140,6 +140,7 @@ export default {
   "cards.number": "{suit} {rank}",
   "error.unknown": "Something went wrong.",
   "error.network": "The server cannot be reached — check your connection.",
+  "error.offline": "You are offline: this page needs the server. It works again once you are connected.",
   "error.bad-json": "The server could not read that message.",
   "error.unknown-type": "The server does not know that kind of message.",
   "error.bad-message": "That request is not complete or not valid.",

@@ -140,6 +140,7 @@ export default {
   "cards.number": "{rank} {suit}",
   "error.unknown": "Đã có lỗi xảy ra.",
   "error.network": "Không kết nối được máy chủ — hãy kiểm tra mạng.",
+  "error.offline": "Bạn đang ngoại tuyến: trang này cần máy chủ. Trang sẽ hoạt động lại khi bạn có kết nối.",
   "error.bad-json": "Máy chủ không đọc được tin nhắn đó.",
   "error.unknown-type": "Máy chủ không biết loại tin nhắn đó.",
   "error.bad-message": "Yêu cầu đó chưa đầy đủ hoặc không hợp lệ.",
