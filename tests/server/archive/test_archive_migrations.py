@@ -35,6 +35,9 @@ TABLES = {
     "admins",
     "admin_sessions",
     "device_keys",
+    "push_subscriptions",
+    "passkeys",
+    "sign_ins",
 }
 
 
