@@ -235,6 +235,13 @@ class Settings:
     push_senders: int = 4  # pushes being sent at once (per node)
     push_devices_per_user: int = 10  # subscriptions one user keeps (the oldest go)
     push_ttl_seconds: int = 24 * 3600  # how long a push service keeps a push for a device
+    # One identity on every device (server/http/signin.py): a one-time sign-in link lives
+    # this long; links a user may make (a burst, then one every ``signin_link_every``
+    # seconds) and tries at using one from one client address (a burst, then one a second).
+    signin_link_seconds: int = 300
+    signin_links_burst: int = 5
+    signin_link_every: float = 60.0
+    signin_tries_burst: int = 20
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -352,4 +359,5 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "push_senders": ("TORTUGA_PUSH_SENDERS", int),
     "push_devices_per_user": ("TORTUGA_PUSH_DEVICES_PER_USER", int),
     "push_ttl_seconds": ("TORTUGA_PUSH_TTL_SECONDS", int),
+    "signin_link_seconds": ("TORTUGA_SIGNIN_LINK_SECONDS", int),
 }

@@ -98,6 +98,8 @@ _STATUS = {
     p.TOO_MANY_GUESTS: 429,
     p.TOO_MANY_KEYS: 429,
     p.BANNED: 403,
+    p.RATE_LIMITED: 429,
+    "too-many-links": 429,  # server/http/signin.py
 }
 
 

@@ -4,6 +4,7 @@
 //   /replay/{id}           a finished game, step by step
 //   /leaderboard/{game}    the rated players of one game
 //   /player/{user}         a player's ratings and recent games
+//   /signin#<token>        a one-time link from the player's other device signs this one in
 //   /admin                 the operators' console (an admin account, not a player)
 
 import { canonicalCode } from "./codes.js";
@@ -34,6 +35,9 @@ async function route() {
   } else if ((m = path.match(/^\/player\/([^/]+)\/?$/))) {
     const { PlayerPage } = await import("./player.js");
     window.tortuga = new PlayerPage(el, decodeURIComponent(m[1]));
+  } else if (/^\/signin\/?$/.test(path)) {
+    const { SignInPage } = await import("./signin.js");
+    window.tortuga = new SignInPage(el);
   } else if (/^\/admin\/?$/.test(path)) {
     const { AdminPage } = await import("./admin/page.js");
     window.tortuga = new AdminPage(el);

@@ -6,6 +6,7 @@ import { api } from "./api.js";
 import { h, replaceChildren } from "./dom.js";
 import { formatDate, formatNumber, gameTitle, t } from "./i18n.js";
 import { errorBox, rating, ratingChange, withName } from "./history_pages.js";
+import { identity } from "./store.js";
 
 const PAGE = 20;
 
@@ -52,7 +53,19 @@ export class PlayerPage {
     return out;
   }
 
-  render() {
+  /** The player's own devices (devices.js), on their own page only. */
+  async devices() {
+    const me = identity.get();
+    if (!me || !me.user || me.user.id !== this.userId) return null;
+    if (!this.devicePanels) {
+      const { DevicePanels } = await import("./devices.js");
+      this.devicePanels = new DevicePanels(me.user);
+    }
+    return this.devicePanels.el;
+  }
+
+  async render() {
+    const own = await this.devices();
     const name = (this.user && this.user.name) || this.userId;
     document.title = `${t("player.title", { name })} — ${t("site.name")}`;
     const ratings = this.ratings();
@@ -73,7 +86,8 @@ export class PlayerPage {
       h("section", { class: "panel", "aria-label": t("player.recent") },
         h("h2", {}, t("player.recent")),
         this.games.length ? this.table() : h("p", { class: "muted" }, t("player.no_games")),
-        this.more ? h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: () => this.loadMore() }, t("player.more"))) : null));
+        this.more ? h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: () => this.loadMore() }, t("player.more"))) : null),
+      own);
   }
 
   table() {
