@@ -105,11 +105,19 @@ self.addEventListener("push", (event) => {
   }));
 });
 
-/** Focus a tab already on the room, else open it. */
+/** Focus a tab already on the room; else take a tab of the site there; else open it. */
 async function openRoom(url) {
   const tabs = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
-  for (const tab of tabs) {
-    if (tab.url === url && "focus" in tab) return tab.focus();
+  const same = tabs.find((tab) => tab.url === url);
+  if (same) return same.focus();
+  const ours = tabs.find((tab) => "navigate" in tab);
+  if (ours) {
+    try {
+      const there = await ours.navigate(url);
+      if (there) return there.focus().catch(() => there);
+    } catch {
+      /* not ours to steer: a new window below */
+    }
   }
   return self.clients.openWindow(url);
 }

@@ -24,8 +24,13 @@ export class PlayerPage {
     try {
       this.take(await withName(this.el, () => api.userGames(this.userId, { limit: PAGE }), t("lobby.intro")));
     } catch (err) {
-      errorBox(this.el, "player.unavailable", err);
-      return;
+      const me = identity.get();
+      // A player with no game in the history yet still has their own page (their devices).
+      if (err.status !== 404 || !me || !me.user || me.user.id !== this.userId) {
+        errorBox(this.el, "player.unavailable", err);
+        return;
+      }
+      this.user = me.user;
     }
     this.render();
   }
