@@ -32,12 +32,16 @@ from server.archive.archiver import Archiver
 from server.archive.archiver import start as start_archiver
 from server.archive.commands import check_schema, migrate
 from server.archive.db import Database, unreachable
+from server.archive.push import Pusher
+from server.archive.push import settings_of as push_settings
 from server.archive.routes import routes as history_routes
 from server.archive.write import RatingRules
-from server.http import bots, lobby, scrape, web
+from server.http import bots, lobby, push_routes, scrape, signin, web
+from server.http.catalogue import Catalogues
 from server.http.forwarded import Forwarded
 from server.identity.signing import ServerKey
 from server.identity.tokens import Identity, Tokens
+from server.identity.webpush import VapidKey
 from server.ladder.arena import Arena
 from server.ops import heap, logs
 from server.ops.busy import Lag
@@ -76,6 +80,24 @@ def server_key(settings: Settings) -> ServerKey:
     if settings.signing_key:
         return ServerKey(settings.signing_key)
     return ServerKey.derived(settings.secret)
+
+
+def vapid_key(settings: Settings) -> VapidKey:
+    """The site's VAPID key for Web Push: the settings' own, else one derived from the token
+    secret (every node that shares either sends with the same key)."""
+    if settings.vapid_private_key:
+        return VapidKey(settings.vapid_private_key)
+    return VapidKey.derived(settings.secret)
+
+
+def _phrases() -> Any:
+    """The pushes' texts: the client's catalogues (one source of texts), when this checkout
+    has them; else each text's key."""
+    folder = web.default_root() / "js" / "i18n"
+    if not folder.is_dir():
+        return lambda lang, key, params: key
+    texts = Catalogues(folder)
+    return lambda lang, key, params: texts.text(lang, key, **params)
 
 
 def create_app(settings: Settings) -> Starlette:
@@ -184,6 +206,15 @@ def create_app(settings: Settings) -> Starlette:
             app.state.read_db = app.state.db
             if settings.database_read_url:
                 app.state.read_db = await Database.connect(settings.database_read_url)
+        app.state.vapid = vapid_key(settings)
+        pusher = None
+        if app.state.db is not None:  # subscriptions live in Postgres (server/archive/push.py)
+            pusher = Pusher(
+                rooms, app.state.db, app.state.vapid, push_settings(settings, base_url), _phrases()
+            )
+            rooms.hooks.on_written.append(pusher.written)
+            await pusher.start()
+        app.state.pusher = pusher
         await hub.start()
         await heartbeat.start()  # this node is announced before it serves a socket
         await clock.start()
@@ -215,6 +246,8 @@ def create_app(settings: Settings) -> Starlette:
             await rooms.ending.settle(5.0)  # the records its last steps called for
             if archiver is not None:
                 await archiver.stop()
+            if pusher is not None:
+                await pusher.stop()
             if app.state.read_db is not None and app.state.read_db is not app.state.db:
                 await app.state.read_db.close()
             if app.state.db is not None:
@@ -275,6 +308,8 @@ def create_app(settings: Settings) -> Starlette:
         *scrape.routes,  # /metrics: operators only (a metrics token or an admin session)
         *lobby.routes,
         *bots.routes,  # players' bot accounts, the ladder's door
+        *push_routes.routes,
+        *signin.routes,
         WebSocketRoute("/ws", websocket),
         *([Mount("/api/history", routes=history_routes)] if settings.database_url else []),
         # The operators' console (server/admin/): accounts and the audit live in Postgres.

@@ -6,6 +6,7 @@ tests build ``Settings(...)`` directly.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import secrets
@@ -66,6 +67,42 @@ def _load_signing_key(data_dir: Path) -> bytes:
     path.write_text(value.hex())
     path.chmod(0o600)
     return value
+
+
+def _load_vapid_key(data_dir: Path) -> bytes:
+    """The site's VAPID key for Web Push (the private scalar of an ECDSA P-256 key, 32
+    bytes): TORTUGA_VAPID_PRIVATE_KEY (base64url, the form ``web-push
+    generate-vapid-keys`` prints), else one kept in the data folder beside the token secret,
+    so every node started on the same folder sends with it (server/identity/webpush.py)."""
+    path = data_dir / "vapid-key"
+    if path.exists():
+        return bytes.fromhex(path.read_text().strip())
+    data_dir.mkdir(parents=True, exist_ok=True)
+    value = secrets.token_bytes(32)
+    path.write_text(value.hex())
+    path.chmod(0o600)
+    return value
+
+
+def _b64url(value: str) -> bytes:
+    return base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
+
+
+def _hosts(value: str) -> tuple[str, ...]:
+    """TORTUGA_PUSH_HOSTS: comma-separated host names (a name covers its subdomains);
+    ``*``: any public host."""
+    hosts = tuple(h.strip().lower().lstrip(".") for h in value.split(",") if h.strip())
+    return () if hosts == ("*",) else hosts
+
+
+# The push services of the browsers people use (Chrome/Edge/Opera: FCM; Firefox: Mozilla's
+# autopush; Safari: Apple's; Edge on Windows: WNS): a subscription's endpoint must be on one.
+PUSH_HOSTS = (
+    "fcm.googleapis.com",
+    "push.services.mozilla.com",
+    "push.apple.com",
+    "notify.windows.com",
+)
 
 
 @dataclass(frozen=True)
@@ -196,6 +233,29 @@ class Settings:
     rated_min_age_seconds: float = 24 * 3600.0
     leaderboard_min_games: int = 5
     migrate_on_start: bool = True  # the server upgrades the schema itself (else: refuses)
+    # Web Push (server/archive/push.py; needs Postgres): the VAPID key's private scalar
+    # (TORTUGA_VAPID_PRIVATE_KEY, else the data folder's ``vapid-key``; empty -- settings
+    # built in tests -- derived from ``secret``: every node that shares it shares the key),
+    # the contact the push services are given (VAPID ``sub``: ``mailto:`` or a URL; default
+    # the public URL), the hosts a subscription's endpoint may name (``PUSH_HOSTS``; empty:
+    # any public host), and -- tests and a loopback setup only -- ``push_private_endpoints``:
+    # http and private, loopback or link-local addresses allowed (off: never, SSRF).
+    vapid_private_key: bytes = field(default=b"", repr=False)
+    vapid_subject: str = ""
+    push_hosts: tuple[str, ...] = PUSH_HOSTS
+    push_private_endpoints: bool = False
+    push_timeout_seconds: float = 5.0  # one POST to a push service, connection included
+    push_queue: int = 1000  # steps waiting to be looked at for pushes; past it, dropped
+    push_senders: int = 4  # pushes being sent at once (per node)
+    push_devices_per_user: int = 10  # subscriptions one user keeps (the oldest go)
+    push_ttl_seconds: int = 24 * 3600  # how long a push service keeps a push for a device
+    # One identity on every device (server/http/signin.py): a one-time sign-in link lives
+    # this long; links a user may make (a burst, then one every ``signin_link_every``
+    # seconds) and tries at using one from one client address (a burst, then one a second).
+    signin_link_seconds: int = 300
+    signin_links_burst: int = 5
+    signin_link_every: float = 60.0
+    signin_tries_burst: int = 20
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -216,7 +276,16 @@ class Settings:
             key = b""
         else:
             key = _load_signing_key(data_dir)
-        return cls(data_dir=data_dir, secret=secret, signing_key=key, **values)
+        vapid_b64 = _env("TORTUGA_VAPID_PRIVATE_KEY")
+        if vapid_b64:
+            vapid = _b64url(vapid_b64)
+        elif secret_hex:  # nodes that share the secret share the key derived from it
+            vapid = b""
+        else:
+            vapid = _load_vapid_key(data_dir)
+        return cls(
+            data_dir=data_dir, secret=secret, signing_key=key, vapid_private_key=vapid, **values
+        )
 
     def base_url(self) -> str:
         """How players reach the site: the public URL, else this node's address."""
@@ -303,4 +372,13 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "rated_min_age_seconds": ("TORTUGA_RATED_MIN_AGE_SECONDS", float),
     "leaderboard_min_games": ("TORTUGA_LEADERBOARD_MIN_GAMES", int),
     "migrate_on_start": ("TORTUGA_MIGRATE", _yes),
+    "vapid_subject": ("TORTUGA_VAPID_SUBJECT", str),
+    "push_hosts": ("TORTUGA_PUSH_HOSTS", _hosts),
+    "push_private_endpoints": ("TORTUGA_PUSH_PRIVATE_ENDPOINTS", _yes),
+    "push_timeout_seconds": ("TORTUGA_PUSH_TIMEOUT_SECONDS", float),
+    "push_queue": ("TORTUGA_PUSH_QUEUE", int),
+    "push_senders": ("TORTUGA_PUSH_SENDERS", int),
+    "push_devices_per_user": ("TORTUGA_PUSH_DEVICES_PER_USER", int),
+    "push_ttl_seconds": ("TORTUGA_PUSH_TTL_SECONDS", int),
+    "signin_link_seconds": ("TORTUGA_SIGNIN_LINK_SECONDS", int),
 }

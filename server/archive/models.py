@@ -19,6 +19,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     func,
@@ -164,6 +165,61 @@ class DeviceKey(Base):
     user_id: Mapped[str | None] = mapped_column(String(64))
     public_key: Mapped[str] = mapped_column(String(100))
     first_seen: Mapped[datetime] = mapped_column(Timestamp, server_default=func.now())
+
+
+class PushSubscription(Base):
+    """One device's Web Push subscription for one user (server/archive/push.py): where its
+    browser's push service takes pushes, the keys they are encrypted to, what the player
+    chose to receive there (``kinds``: ``turn``, ``start``, ``invite``, ``end``) and its quiet
+    hours (minutes of the day in ``tz``); ``gen``: the user's token generation it was made
+    under (signing out everywhere ends it)."""
+
+    __tablename__ = "push_subscriptions"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    user_id: Mapped[str] = mapped_column(String(64), index=True)
+    endpoint: Mapped[str] = mapped_column(String(1024), unique=True)
+    p256dh: Mapped[str] = mapped_column(String(128))
+    auth: Mapped[str] = mapped_column(String(64))
+    kinds: Mapped[list[str]] = mapped_column(JSONB)
+    quiet_from: Mapped[int | None] = mapped_column(Integer)
+    quiet_to: Mapped[int | None] = mapped_column(Integer)
+    tz: Mapped[str] = mapped_column(String(64), server_default=text("'UTC'"))
+    lang: Mapped[str] = mapped_column(String(8), server_default=text("'en'"))
+    gen: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+    device: Mapped[str] = mapped_column(String(100), server_default=text("''"))
+    created_at: Mapped[datetime] = mapped_column(Timestamp, server_default=func.now())
+    last_sent_at: Mapped[datetime | None] = mapped_column(Timestamp)
+
+
+class Passkey(Base):
+    """A player's passkey (WebAuthn, server/identity/passkeys.py): the credential's id and
+    public key (COSE), its signature counter, and the user it signs in as."""
+
+    __tablename__ = "passkeys"
+
+    id: Mapped[str] = mapped_column(String(512), primary_key=True)  # credential id, base64url
+    user_id: Mapped[str] = mapped_column(String(64), index=True)
+    name: Mapped[str] = mapped_column(String(100))
+    public_key: Mapped[bytes] = mapped_column(LargeBinary)
+    sign_count: Mapped[int] = mapped_column(BigInteger, server_default=text("0"))
+    device: Mapped[str] = mapped_column(String(100), server_default=text("''"))
+    created_at: Mapped[datetime] = mapped_column(Timestamp, server_default=func.now())
+    last_used_at: Mapped[datetime | None] = mapped_column(Timestamp)
+
+
+class SignIn(Base):
+    """A device signed in as a user by a one-time link or a passkey: the player's page
+    lists them."""
+
+    __tablename__ = "sign_ins"
+    __table_args__ = (CheckConstraint("how IN ('link', 'passkey')", name="how"),)
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    user_id: Mapped[str] = mapped_column(String(64), index=True)
+    how: Mapped[str] = mapped_column(String(16))
+    device: Mapped[str] = mapped_column(String(100), server_default=text("''"))
+    at: Mapped[datetime] = mapped_column(Timestamp, server_default=func.now())
 
 
 class Rating(Base):

@@ -102,6 +102,8 @@ _STATUS = {
     "too-many-bots": 429,
     "no-such-bot": 404,
     "not-for-bots": 403,
+    "too-many-links": 429,  # server/http/signin.py
+    p.RATE_LIMITED: 429,
 }
 
 

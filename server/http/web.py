@@ -7,6 +7,10 @@ answers a short static page per game, in the player's language when it has one
 (``rules/<game>.<lang>.html``), and ``/rules`` the page that lists them all
 (``rules/index.html``); ``/static/...`` the modules, styles and pages themselves
 (revalidated by ETag on every load, so a new deploy is picked up at once).
+``/manifest.webmanifest`` and ``/sw.js`` make the site an installable app: the service worker
+is served from the root (its scope is the whole site) with the server's version and the
+shell's files written into it (``service_worker``), so a deploy installs a new worker and a
+fresh cache.
 
 ``/r/{code}`` is rendered: its head carries the room's preview card (server/http/unfurl.py), so a
 link pasted into a chat app unfurls; a code typed in lower case or in groups of four
@@ -15,6 +19,7 @@ link pasted into a chat app unfurls; a code typed in lower case or in groups of 
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -28,6 +33,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from server.http import unfurl
 from server.http.catalogue import COOKIE, Catalogues
+from server.ops.version import version
 from server.table.room import RoomError
 
 STATIC_PREFIX = "/static"
@@ -36,6 +42,7 @@ STATIC_PREFIX = "/static"
 # pages can forbid inline scripts and foreign origins entirely.
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "manifest-src 'self'; worker-src 'self'; "
     "connect-src 'self' ws: wss:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
 HEADERS = {
@@ -46,6 +53,22 @@ HEADERS = {
 }
 _GAME = re.compile(r"[a-z][a-z0-9-]{0,40}")
 INDEX = "index"  # rules/index.html: every game's rules, listed
+SHELL_FOLDERS = ("js", "css", "icons")  # what the service worker caches: the shell's files
+
+
+def service_worker(root: Path) -> str:
+    """``sw.js`` with the server's version and the shell's static files (every file of
+    ``SHELL_FOLDERS``, as ``/static/...`` paths) written in: its cache is named by the
+    version, so a new deploy's worker replaces the cache."""
+    files = sorted(
+        f"{STATIC_PREFIX}/{p.relative_to(root).as_posix()}"
+        for folder in SHELL_FOLDERS
+        for p in (root / folder).rglob("*")
+        if p.is_file() and not p.name.startswith(".")
+    )
+    text = (root / "sw.js").read_text(encoding="utf-8")
+    text = text.replace('"__TORTUGA_VERSION__"', json.dumps(version()), 1)
+    return text.replace('["__TORTUGA_SHELL__"]', json.dumps(files), 1)
 
 
 class _Static(StaticFiles):
@@ -134,8 +157,21 @@ def routes(web_root: Path) -> list[BaseRoute]:
             )
         return page(rules / f"{game}.html")
 
+    worker = service_worker(root)  # read once: a deploy restarts the node
+
+    async def sw(request: Request) -> Response:
+        return Response(worker, media_type="text/javascript; charset=utf-8", headers=HEADERS)
+
+    async def manifest(request: Request) -> Response:
+        return FileResponse(
+            root / "manifest.webmanifest", media_type="application/manifest+json", headers=HEADERS
+        )
+
     return [
         Route("/", app_page, methods=["GET", "HEAD"]),
+        Route("/sw.js", sw, methods=["GET", "HEAD"]),
+        Route("/manifest.webmanifest", manifest, methods=["GET", "HEAD"]),
+        Route("/signin", app_page, methods=["GET", "HEAD"]),
         Route("/r/{code}", room_page, methods=["GET", "HEAD"]),
         Route("/replay/{game_id}", app_page, methods=["GET", "HEAD"]),
         Route("/leaderboard/{game}", app_page, methods=["GET", "HEAD"]),

@@ -15,7 +15,8 @@ module of its own:
 - clock.py: the clock's buckets, claimed under leases by every node;
 - nodes.py: node heartbeats, their rooms, their drains;
 - lists.py: the public room list, the lobby lock, the console's every room;
-- archive.py: the archive queue.
+- archive.py: the archive queue;
+- reach.py: pushes' turn marks, one-time sign-in links, WebAuthn challenges.
 
 ``Store`` is all of them in one object, so that callers hold one store and call its
 methods directly (no hop through a part on the step path). On a Redis Cluster the scripts'
@@ -34,6 +35,7 @@ from server.redis.keys import ARCHIVE_STREAMS, CLOCK_BUCKETS, Keys, member, spre
 from server.redis.lists import ListStore
 from server.redis.nodes import NodeStore
 from server.redis.presence import PresenceStore, stamp
+from server.redis.reach import ReachStore
 from server.redis.rooms import RoomStore
 from server.redis.seals import Opening, RevealRefused, SealStore
 from server.redis.users import UserStore
@@ -62,6 +64,7 @@ class Store(
     ListStore,
     ArchiveStore,
     BotAccountStore,
+    ReachStore,
 ):
     """Every part of the store over one Redis (``StorePart``, server/redis/part.py): the
     object the server's layers above Redis are given."""

@@ -124,7 +124,10 @@ def test_the_servers_bytes_must_be_the_committed_ones(page: Any) -> None:
     assert out["fixed"]["ok"], out
     assert not out["chosen"]["ok"] and "seat 3" in out["chosen"]["message"], out
     assert "not the ones its promise fixed" in out["chosen"]["message"]
-    assert not out["noCommitment"]["ok"] and "published no promise of its seed" in out["noCommitment"]["message"]
+    assert (
+        not out["noCommitment"]["ok"]
+        and "published no promise of its seed" in out["noCommitment"]["message"]
+    )
     assert not out["noDeal"]["ok"] and "deal data" in out["noDeal"]["message"]
     assert not out["bare"]["ok"], out  # a game that never published a commitment
 

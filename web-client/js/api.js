@@ -15,9 +15,15 @@ async function call(method, path, body) {
   const id = identity.get();
   if (id && id.token) headers.Authorization = `Bearer ${id.token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  const res = await fetch(path, {
-    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let res;
+  try {
+    res = await fetch(path, {
+      method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    // No answer at all: offline (the installed app opens from its cache) or unreachable.
+    throw new ApiError(0, navigator.onLine === false ? "offline" : "network");
+  }
   const fresh = res.headers.get("X-Tortuga-Token");
   if (fresh && id && id.user) identity.set(fresh, id.user);
   let data = null;
@@ -43,6 +49,12 @@ export const api = {
   myBots: () => call("GET", "/api/me/bots"),
   createBot: (name) => call("POST", "/api/me/bots", { name }),
   revokeBot: (id) => call("POST", `/api/me/bots/${encodeURIComponent(id)}/revoke`),
+  pushKey: () => call("GET", "/api/push"),
+  subscribePush: (body) => call("PUT", "/api/me/push", body),
+  unsubscribePush: (endpoint) => call("DELETE", "/api/me/push", { endpoint }),
+  myDevices: () => call("GET", "/api/me/devices"),
+  makeSignInLink: () => call("POST", "/api/me/signin-link"),
+  useSignInLink: (token) => call("POST", "/api/signin/link", { token }),
   createRoom: (spec) => call("POST", "/api/rooms", spec),
   /** `view`: only these fields of each replayed view (e.g. ["round", "scores"]); `wait`:
    * seconds the server may wait for a game whose end is not in the archive yet. */

@@ -5,6 +5,7 @@
 //   /leaderboard/{game}    the rated players of one game
 //   /ladder/{game}         the bot ladder of one game and its latest games
 //   /player/{user}         a player's ratings and recent games (and their bots, on their own)
+//   /signin#<token>        a one-time link from the player's other device signs this one in
 //   /admin                 the operators' console (an admin account, not a player)
 
 import { canonicalCode } from "./codes.js";
@@ -38,6 +39,9 @@ async function route() {
   } else if ((m = path.match(/^\/player\/([^/]+)\/?$/))) {
     const { PlayerPage } = await import("./player.js");
     window.tortuga = new PlayerPage(el, decodeURIComponent(m[1]));
+  } else if (/^\/signin\/?$/.test(path)) {
+    const { SignInPage } = await import("./signin.js");
+    window.tortuga = new SignInPage(el);
   } else if (/^\/admin\/?$/.test(path)) {
     const { AdminPage } = await import("./admin/page.js");
     window.tortuga = new AdminPage(el);
@@ -45,6 +49,14 @@ async function route() {
     const { LobbyPage } = await import("./lobby.js");
     window.tortuga = new LobbyPage(el);
   }
+}
+
+// The installable app's service worker (sw.js: the shell's files for an instant start, and
+// Web Push). It never answers for the API or the socket.
+if ("serviceWorker" in navigator && window.isSecureContext) {
+  const register = () => navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => undefined);
+  if (document.readyState === "complete") register();
+  else window.addEventListener("load", register, { once: true });
 }
 
 route().catch((err) => {

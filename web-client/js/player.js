@@ -85,7 +85,19 @@ export class PlayerPage {
     return this.bots.el;
   }
 
-  render() {
+  /** The player's own devices (devices.js), on their own page only. */
+  async devices() {
+    const me = identity.get();
+    if (!me || !me.user || me.user.id !== this.userId) return null;
+    if (!this.devicePanels) {
+      const { DevicePanels } = await import("./devices.js");
+      this.devicePanels = new DevicePanels(me.user);
+    }
+    return this.devicePanels.el;
+  }
+
+  async render() {
+    const own = await this.devices();
     const name = (this.user && this.user.name) || this.userId;
     document.title = `${t("player.title", { name })} — ${t("site.name")}`;
     const ratings = this.ratings();
@@ -108,7 +120,8 @@ export class PlayerPage {
         this.games.length ? this.table() : h("p", { class: "muted" }, t("player.no_games")),
         this.more ? h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: () => this.loadMore() }, t("player.more"))) : null),
       rulesPanel(this.rules),
-      this.botsPanel());
+      this.botsPanel(),
+      own);
   }
 
   table() {

@@ -36,6 +36,9 @@ TABLES = {
     "admins",
     "admin_sessions",
     "device_keys",
+    "push_subscriptions",
+    "passkeys",
+    "sign_ins",
 }
 
 

@@ -1,0 +1,284 @@
+"""Web Push: "your move", "a game starts", "a game ends" on a player's devices while no tab
+of theirs is open on the room (docs/PROTOCOL.md, "Web Push").
+
+The node that wrote a step hears of it (``Hooks.on_written``, with its log entry) and hands
+it to ``Pusher.written``: a bounded queue, so nothing of this runs on the step's path and a
+full queue drops steps rather than piling up work. A few sender tasks take them off the
+queue; for each step they
+
+1. read the room with its presence (the seats' users; which seats have a socket open on any
+   node -- presence is in Redis -- and which are taken over),
+2. decide each seated player's push: ``end`` when the step ended the game, ``start`` at the
+   deal, else ``turn`` when the player's turn begins at this version (the turn mark in
+   Redis, ``ReachStore.push_turn``, says so to one caller only, and never twice for the
+   same turn); ``start`` and ``end`` are once-only keys (``SET NX``) -- so a step that
+   several nodes look at is pushed once, cluster-wide,
+3. skip players with a socket open to the room, seats taken over (a stand-in plays them
+   now) and bots; then each device of the player that chose that kind and is not in its
+   quiet hours gets one push: the room's code and the game's name, written in the device's
+   language -- never a card, a score or anything hidden -- encrypted to the device's keys
+   and signed with the site's VAPID key (server/identity/webpush.py), POSTed with a timeout.
+
+A push service's 404 or 410 means the subscription is gone: its row is dropped. A
+subscription made before its user signed out everywhere is dropped too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import httpx
+
+from engines.registry import GAMES
+from server.archive import devices
+from server.archive.db import Database
+from server.archive.models import PushSubscription
+from server.identity import webpush
+from server.identity.webpush import BadSubscription, Subscription, VapidKey
+from server.table.entry import ABANDON, START, Entry
+from server.table.room import FINISHED, RoomError, RoomReader
+
+log = logging.getLogger("tortuga.push")
+
+MARK_SECONDS = 30 * 24 * 3600  # a turn mark outlives any pause of a slow game
+ONCE_SECONDS = 7 * 24 * 3600  # a start or end push's once-only key
+GONE = (404, 410)  # the push service no longer knows the subscription
+JOB_SECONDS = 30.0  # one step's pushes, every device included, at most
+
+Phrase = Callable[[str, str, dict[str, object]], str]  # (lang, key, params) -> text
+
+
+@dataclass(frozen=True, slots=True)
+class PushSettings:
+    subject: str  # VAPID ``sub``: a mailto: or https URL
+    hosts: tuple[str, ...]
+    allow_private: bool
+    timeout: float
+    queue: int
+    senders: int
+    ttl: int
+
+
+@dataclass(frozen=True, slots=True)
+class Push:
+    """One push decided for one user: what happened, where."""
+
+    user: str
+    kind: str  # turn | start | end | invite
+    room: str
+    game: str
+
+
+def quiet(row: PushSubscription, now: dt.datetime) -> bool:
+    """Whether ``now`` falls in the device's quiet hours (its own time zone)."""
+    if row.quiet_from is None or row.quiet_to is None or row.quiet_from == row.quiet_to:
+        return False
+    try:
+        zone = ZoneInfo(row.tz)
+    except (ZoneInfoNotFoundError, ValueError):
+        zone = ZoneInfo("UTC")
+    local = now.astimezone(zone)
+    minute = local.hour * 60 + local.minute
+    if row.quiet_from < row.quiet_to:
+        return row.quiet_from <= minute < row.quiet_to
+    return minute >= row.quiet_from or minute < row.quiet_to
+
+
+class Pusher:
+    """This node's pushes (one per node; ``start`` / ``stop`` with the node)."""
+
+    def __init__(
+        self,
+        reader: RoomReader,
+        db: Database,
+        key: VapidKey,
+        settings: PushSettings,
+        phrase: Phrase,
+    ) -> None:
+        self.reader = reader
+        self.store = reader.store
+        self.db = db
+        self.key = key
+        self.settings = settings
+        self.phrase = phrase
+        self.queue: asyncio.Queue[Entry] = asyncio.Queue(settings.queue)
+        self.dropped = 0  # steps not looked at: the queue was full
+        self.sent = 0
+        self._tasks: list[asyncio.Task[None]] = []
+        self._client: httpx.AsyncClient | None = None
+
+    # -- the node's side ------------------------------------------------------------------
+    def written(self, room_id: str, version: int, entry: Entry | None) -> None:
+        """``Hooks.on_written``: a step this node won goes on the queue (never waits)."""
+        if entry is None:
+            return
+        try:
+            self.queue.put_nowait(entry)
+        except asyncio.QueueFull:
+            self.dropped += 1
+
+    async def start(self) -> None:
+        self._client = httpx.AsyncClient(
+            timeout=self.settings.timeout, follow_redirects=False, trust_env=False
+        )
+        self._tasks = [asyncio.create_task(self._serve()) for _ in range(self.settings.senders)]
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks = []
+        if self._client is not None:
+            await self._client.aclose()
+
+    async def _serve(self) -> None:
+        while True:
+            entry = await self.queue.get()
+            try:
+                await asyncio.wait_for(self.step(entry), JOB_SECONDS)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("push failed", extra={"room": entry.room}, exc_info=True)
+            finally:
+                self.queue.task_done()
+
+    # -- deciding -------------------------------------------------------------------------
+    async def step(self, entry: Entry) -> int:
+        """Decide and send the pushes of one step; how many were delivered."""
+        return await self.send_all(await self.decide(entry))
+
+    async def decide(self, entry: Entry) -> list[Push]:
+        """Each seated player's push for the step ``entry`` (see the module's text)."""
+        try:
+            room = await self.reader.get(entry.room, presence=True)
+        except RoomError:
+            return []
+        game = GAMES.get(entry.engine)
+        if game is None:
+            return []
+        owe: set[int] = set()
+        over = entry.kind == ABANDON or entry.status == FINISHED
+        if not over:
+            prompt = game.prompt(game.decode(entry.state))
+            owe = set() if prompt.over else set(prompt.seats)
+        out = []
+        for seat, info in enumerate(room.seats):
+            user = info.user
+            if user is None or info.bot is not None:
+                continue
+            if over or entry.kind == START:
+                kind = "end" if over else "start"
+                if seat in room.connected:
+                    continue
+                if await self.store.push_once(
+                    room.id, user, f"{kind}:{entry.version}", ONCE_SECONDS
+                ):
+                    out.append(Push(user, kind, room.id, entry.engine))
+                if over:
+                    continue
+            began = await self.store.push_turn(
+                room.id, user, entry.version, seat in owe, MARK_SECONDS
+            )
+            here = seat in room.connected or seat in room.away
+            if began and entry.kind != START and not here:
+                out.append(Push(user, "turn", room.id, entry.engine))
+        return out
+
+    # -- sending --------------------------------------------------------------------------
+    def payload(self, push: Push, lang: str) -> bytes:
+        """What a device is sent: the room and the game, in its language, nothing more."""
+        game = self.phrase(lang, f"games.{push.game}.title", {})
+        if game == f"games.{push.game}.title":
+            known = GAMES.get(push.game)
+            game = known.title if known is not None else push.game
+        code = push.room if len(push.room) != 8 else f"{push.room[:4]}-{push.room[4:]}"
+        data = {
+            "kind": push.kind,
+            "room": push.room,
+            "game": push.game,
+            "title": self.phrase(lang, f"push.{push.kind}.title", {}),
+            "body": self.phrase(lang, "push.body", {"game": game, "code": code}),
+            "url": f"/r/{push.room}",
+        }
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
+
+    async def send_all(self, pushes: list[Push]) -> int:
+        if not pushes:
+            return 0
+        rows = await devices.subscriptions_of(self.db, sorted({p.user for p in pushes}))
+        by_user: dict[str, list[PushSubscription]] = {}
+        for row in rows:
+            by_user.setdefault(row.user_id, []).append(row)
+        now = dt.datetime.now(dt.UTC)
+        done: list[int] = []
+        gens: dict[str, int] = {}
+        for push in pushes:
+            for row in by_user.get(push.user, []):
+                if push.kind not in row.kinds or quiet(row, now):
+                    continue
+                if push.user not in gens:
+                    gens[push.user] = await self.store.token_generation(push.user)
+                    if await devices.drop_signed_out(self.db, push.user, gens[push.user]):
+                        log.info("push: signed-out devices dropped", extra={"kind": push.kind})
+                if row.gen < gens[push.user]:
+                    continue
+                if await self.deliver(row, self.payload(push, row.lang)):
+                    done.append(row.id)
+        await devices.note_sent(self.db, done)
+        self.sent += len(done)
+        return len(done)
+
+    async def deliver(self, row: PushSubscription, payload: bytes) -> bool:
+        """One POST to one device's push service; True when it took the push."""
+        client = self._client
+        if client is None:
+            return False
+        sub = Subscription(row.endpoint, row.p256dh, row.auth)
+        try:
+            webpush.check_endpoint(row.endpoint, self.settings.hosts, self.settings.allow_private)
+            await webpush.check_addresses(row.endpoint, self.settings.allow_private)
+            body, headers = webpush.request(
+                self.key, self.settings.subject, sub, payload, self.settings.ttl
+            )
+            response = await client.post(row.endpoint, content=body, headers=headers)
+        except BadSubscription as exc:
+            log.warning("push: endpoint refused", extra={"kind": str(exc)})
+            await devices.drop_subscription(self.db, row.endpoint)
+            return False
+        except httpx.HTTPError as exc:
+            log.info("push: not delivered", extra={"kind": type(exc).__name__})
+            return False
+        if response.status_code in GONE:
+            await devices.drop_subscription(self.db, row.endpoint)
+            return False
+        if response.status_code >= 300:
+            log.info("push: refused", extra={"kind": str(response.status_code)})
+            return False
+        return True
+
+
+def settings_of(values: Any, base_url: str) -> PushSettings:
+    """The pushes' settings from the node's (server/settings.py)."""
+    subject = values.vapid_subject or (
+        base_url if base_url.startswith("https://") else "mailto:operator@localhost"
+    )
+    return PushSettings(
+        subject=subject,
+        hosts=tuple(values.push_hosts),
+        allow_private=bool(values.push_private_endpoints),
+        timeout=float(values.push_timeout_seconds),
+        queue=int(values.push_queue),
+        senders=int(values.push_senders),
+        ttl=int(values.push_ttl_seconds),
+    )

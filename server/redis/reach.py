@@ -1,0 +1,49 @@
+"""What reaching players across devices keeps in Redis: the pushes' turn marks and
+once-only keys (server/archive/push.py), one-time sign-in links and WebAuthn challenges
+(server/http/signin.py): short-lived, single-use, shared by every node.
+
+- ``push:{ROOM}:<user>``: the user's turn in the room as the pushes last saw it
+  (``<version>:<owes>``; ``scripts/push_turn.lua``): a "your move" push goes once per turn.
+- ``push:{ROOM}:<user>:<kind>:<version>``: a start or end push sent (``SET NX``): once.
+- ``signin:<digest>``: a one-time link, by the SHA-256 of its token (never the token), with
+  the user it signs in as; taken with ``GETDEL``: once, whoever asks first.
+- ``webauthn:<kind>:<id>``: a WebAuthn ceremony's challenge, taken with ``GETDEL``.
+"""
+
+from __future__ import annotations
+
+from server.redis.lua import Lua
+from server.redis.part import StorePart
+
+_PUSH_TURN = Lua.load("push_turn")
+
+
+class ReachStore(StorePart):
+    """Pushes' marks, one-time links and ceremony challenges."""
+
+    def _push_key(self, room_id: str, user_id: str) -> str:
+        return f"{self.keys.prefix}push:{{{room_id}}}:{user_id}"
+
+    async def push_turn(
+        self, room_id: str, user_id: str, version: int, owes: bool, ttl: int
+    ) -> bool:
+        """Note whether ``user_id`` owes a move at ``version`` of the room; True only for
+        the one caller that sees the user's turn begin there."""
+        key = self._push_key(room_id, user_id)
+        args = (str(version), "1" if owes else "0", str(ttl))
+        return int(await self._run(_PUSH_TURN, (key,), args)) == 1
+
+    async def push_once(self, room_id: str, user_id: str, what: str, ttl: int) -> bool:
+        """True for the first caller only (``what``: the push's kind and version)."""
+        key = f"{self._push_key(room_id, user_id)}:{what}"
+        return await self.wire.call("SET", key, "1", "NX", "EX", str(ttl)) is not None
+
+    async def put_once(self, kind: str, digest: str, value: str, ttl: int) -> None:
+        """Keep ``value`` under ``<kind>:<digest>`` for ``ttl`` seconds."""
+        await self.wire.call("SET", f"{self.keys.prefix}{kind}:{digest}", value, "EX", str(ttl))
+
+    async def take_once(self, kind: str, digest: str) -> str | None:
+        """The value kept under ``<kind>:<digest>``, removed in the same command: a second
+        taker (or one after its time) gets None."""
+        raw = await self.wire.call("GETDEL", f"{self.keys.prefix}{kind}:{digest}")
+        return raw.decode() if raw is not None else None
