@@ -35,7 +35,8 @@ import hiredis
 import redis.asyncio as aioredis
 from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import ConnectionError, RedisError, TimeoutError
+from redis.exceptions import ConnectionError, RedisError
+from redis.exceptions import TimeoutError as RedisTimeout
 
 from server.redis.pool import Client
 from server.redis.wire import Endpoint, Wire, WireError, WireTimeout, open_connection, pack, sign_in
@@ -401,7 +402,7 @@ class ShardedSubscriber:
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError) as exc:
-                if not isinstance(exc, ConnectionError | TimeoutError | OSError):
+                if not isinstance(exc, ConnectionError | RedisTimeout | OSError):
                     log.warning("pub/sub refused", extra={"conn": name, "kind": type(exc).__name__})
                     await asyncio.sleep(0.1)
                     continue

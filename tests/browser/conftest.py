@@ -15,18 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from chromium_binary import CHROMIUM, CHROMIUM_ARGS
 
-CHROMIUM = os.environ.get("TORTUGA_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 ROOT = Path(__file__).resolve().parents[2]
 WEB_ROOT = ROOT / "web-client"
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"

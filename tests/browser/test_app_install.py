@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CHROMIUM, CHROMIUM_ARGS
+from chromium_binary import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = pytest.mark.browser
 
