@@ -395,6 +395,68 @@ async def test_postgres_down_under_load(
         await b.stop()
 
 
+async def test_postgres_back_while_the_games_go_on(
+    own_postgres: OwnPostgres,
+    archive_warnings: list[str],
+    redis_url: str,
+    redis_prefix: str,
+    redis_client: Any,
+) -> None:
+    """Postgres goes away and comes back under load: six rooms on two nodes, Postgres crashed
+    once every game is under way and started again while they are still being played. Play
+    never waits; the checkpoints and final records written meanwhile wait on the streams and
+    are stored once Postgres is back, in order with the ones written after: every game is
+    stored once, finished, with every version of its log, nothing is dead-lettered, and each
+    player's rating counts the game once."""
+    knobs = {"database_url": own_postgres.url, "archive_rescue_seconds": 1.0}
+    a = await start_node(redis_url, redis_prefix, "a", **knobs)  # migrates
+    b = await start_node(redis_url, redis_prefix, "b", **knobs)
+    db = await Database.connect(own_postgres.url)
+    try:
+        made = await tables([a, b], 6, lambda: b, rounds=6, pace=0.08)
+        await start_all(made)
+        players = [p for _, ps in made for p in ps]
+        plays = asyncio.ensure_future(_play_all(made, 120))
+        await _under_way(made, 2)
+        await asyncio.to_thread(own_postgres.stop, "immediate")
+        await asyncio.sleep(2.0)  # down while the games go on
+        assert not plays.done(), "every game ended before Postgres came back: play longer"
+        await asyncio.to_thread(own_postgres.start)
+        assert archive_warnings, "the archivers never met the outage"
+        views = await plays
+        await _check_all(redis_client, redis_prefix, made, views)
+        rooms = [room for room, _ in made]
+        game_ids = [f"{room}-1" for room in rooms]
+        logs = {f"{room}-1": len(await entries(redis_client, redis_prefix, room)) for room in rooms}
+        stored: dict[str, tuple[str, int]] = {}
+        for _ in range(600):
+            stored = await _stored(db, game_ids)
+            if all(stored.get(g, ("", 0)) == ("finished", logs[g]) for g in game_ids):
+                break
+            await asyncio.sleep(0.1)
+        assert stored == {g: ("finished", logs[g]) for g in game_ids}, stored
+        for _ in range(100):
+            if await _archive_backlog(redis_client, redis_prefix) == 0:
+                break
+            await asyncio.sleep(0.1)
+        assert await _archive_backlog(redis_client, redis_prefix) == 0
+        for stream in Keys(redis_prefix).archive_streams:  # no dead letters
+            assert await redis_client.xlen(Keys(redis_prefix).archive_dead(stream)) == 0
+        users = [p.client.user["id"] for p in players]
+        async with db.session() as s:
+            rows = await s.execute(
+                select(Rating.user_id, Rating.games).where(Rating.user_id.in_(users))
+            )
+            assert dict(rows.all()) == dict.fromkeys(users, 1)  # each game rated once
+    except BaseException:
+        print(own_postgres.log())
+        raise
+    finally:
+        await db.close()
+        await a.stop()
+        await b.stop()
+
+
 async def _stored(db: Database, game_ids: list[str]) -> dict[str, tuple[str, int]]:
     """game id -> (status, events stored), for the games in the archive."""
     try:
