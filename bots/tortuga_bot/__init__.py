@@ -1,9 +1,13 @@
 """tortuga-bot: bots that play on a Tortuga site over the table protocol (docs/BOTS.md).
 
-from tortuga_bot import Turn, run_bot
+A bot is a file with a function (or a class ``Bot`` with ``move``) that gets the seat's turn
+and returns one of its legal moves; ``tortuga bot run FILE`` (or ``play_games`` / ``play_room``)
+does the rest::
 
-def bot(turn: Turn):
-    return turn.legal[0]
+    from tortuga_bot import Turn
+
+    def bot(turn: Turn):
+        return turn.legal[0]
 """
 
 from tortuga_bot.device import DeviceKey, KeyFileError, key_path
