@@ -257,6 +257,7 @@ export default {
   "error.not-seated": "Take a seat first.",
   "error.not-your-seat": "That is not your seat.",
   "error.not-host": "Only the host can do that.",
+  "error.game-not-over": "That game is not over yet.",
   "error.game-started": "The game has already started.",
   "error.game-not-started": "The game has not started yet.",
   "error.game-over": "The game is over.",

@@ -257,6 +257,7 @@ export default {
   "error.not-seated": "Hãy ngồi vào một ghế trước.",
   "error.not-your-seat": "Đó không phải ghế của bạn.",
   "error.not-host": "Chỉ chủ phòng mới làm được việc đó.",
+  "error.game-not-over": "Ván đó chưa kết thúc.",
   "error.game-started": "Trận đã bắt đầu rồi.",
   "error.game-not-started": "Trận chưa bắt đầu.",
   "error.game-over": "Trận đã kết thúc.",
