@@ -360,6 +360,7 @@ class Seats:
                 name=bot_name(seat, taken, room.game.card_titles), bot=level, ready=True
             )
             room.away.discard(seat)
+            room.held.discard(seat)  # a slow game held it for its player: a bot's now
             room.rev += 1
             payload = pack(Published(k="room", room=room_id, data=room.summary(self.base_url)))
             fields = {"seats": msgspec.json.encode(room.seats).decode(), "active_at": str(now_ms())}

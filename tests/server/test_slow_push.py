@@ -180,3 +180,25 @@ async def test_play_again_invites_the_previous_players_devices(
         assert len(service.of("anne")) == before["anne"], "the one who asked is not invited"
         assert len(service.of("cleo")) == before["cleo"], "her device chose no invitations"
         assert not service.problems, service.problems
+
+
+async def test_an_operator_gives_a_held_seat_to_a_bot(start: Any, database_url: str) -> None:
+    """The table waits for a held seat's player; an operator's "give the seat to a bot"
+    (``Seats.to_bot``) still ends the wait: the mark goes and the bot bids at once."""
+    async with PushService() as service:
+        a = await start("a", database_url=database_url, **SLOW_SITE)
+        table = await seat_players([a], 2, options={"rounds": 1})
+        anne, ben = table.clients
+        assert (await subscribe(a, ben.token, service.subscription("ben"))).status_code == 200
+        assert (await anne.call("start"))["type"] == "ok"
+        await ben.has_version(1)
+        await ben.close()
+        await anne.wait(lambda f: f["type"] == "presence" and f["held"] == [1], timeout=15)
+        await service.wait("ben", 1)
+        await app_of(a).state.services.rooms.seats.to_bot(table.id, 1, "heuristic")
+        committed = await anne.wait(
+            lambda f: f["type"] == "committed" and f["seat"] == 1, timeout=15
+        )
+        assert committed["digest"] != "default"
+        found = await room_of(a, table.id)
+        assert found.held == set() and found.seats[1].bot == "heuristic"

@@ -420,6 +420,7 @@ export default {
   "room.ready": "ready",
   "room.ready_check": "ready ✓",
   "room.not_ready": "not ready",
+  "room.waiting": "away: the table waits for them (told on their phone)",
   "room.offline": "offline",
   "room.host": "host",
   "room.deadline_item": "{what} {s}s",

@@ -420,6 +420,7 @@ export default {
   "room.ready": "sẵn sàng",
   "room.ready_check": "sẵn sàng ✓",
   "room.not_ready": "chưa sẵn sàng",
+  "room.waiting": "vắng mặt: bàn chờ họ (đã báo qua điện thoại)",
   "room.offline": "mất kết nối",
   "room.host": "chủ phòng",
   "room.deadline_item": "{what} {s} giây",
