@@ -21,8 +21,10 @@ from typing import Any
 import httpx
 from push_service import PushService
 from test_clock import FAST
-from test_push import PAYLOAD_KEYS, app_of, auth, rejoin, settle, subscribe
-from tortuga_client import Node, create_room, guest, salted, seat_players
+from test_push import PAYLOAD_KEYS, app_of, auth, rejoin, settle, subscribe, until_connected
+from tortuga_client import Node, choose, create_room, guest, latest, salted, seat_players
+
+from engines.rng import Rng
 
 SLOW_SITE = {"push_private_endpoints": True, "push_hosts": (), "grace_seconds": 0.5, **FAST}
 
@@ -202,3 +204,54 @@ async def test_an_operator_gives_a_held_seat_to_a_bot(start: Any, database_url: 
         assert committed["digest"] != "default"
         found = await room_of(a, table.id)
         assert found.held == set() and found.seats[1].bot == "heuristic"
+
+
+async def test_a_turn_pushed_before_the_grace_is_not_pushed_again(
+    start: Any, database_url: str
+) -> None:
+    """Ben closes his tab while Anne leads a trick; her card begins his turn (pushed then,
+    he has no socket), and the grace time then holds his seat: that turn is not pushed a
+    second time, whichever of the two is looked at first (the turn's once-key)."""
+    async with PushService() as service:
+        a = await start("a", database_url=database_url, **{**SLOW_SITE, "grace_seconds": 1.0})
+        table = await seat_players([a], 2, options={"rounds": 3})
+        anne, ben = table.clients
+        assert (await subscribe(a, ben.token, service.subscription("ben"))).status_code == 200
+        assert (await anne.call("start"))["type"] == "ok"
+        rng = Rng(b"slow", "push")
+        while True:  # both play, tabs open, until Anne leads a trick
+            await ben.has_version(latest(anne)["version"])
+            top = latest(anne)
+            version, view = top["version"], top["view"]
+            assert view["outcome"] is None, "Anne never led a trick"
+            prompt = view["prompt"]
+            if not prompt["sealed"] and prompt["seats"] == [0] and not view["trick"]:
+                break
+            if prompt["sealed"]:
+                phase = f"{prompt['kind']}@{version}"
+                opened = {}
+                for seat, who in ((0, anne), (1, ben)):
+                    move = choose("skull-king", latest(who)["view"], rng)
+                    salt, dig = salted(phase, seat, move)
+                    opened[seat] = (who, move, salt)
+                    await who.send("commit", phase=phase, digest=dig)
+                for who, move, salt in opened.values():
+                    await who.of("open", phase=phase)
+                    await who.send("reveal", phase=phase, move=move, salt=salt)
+            else:
+                who = anne if prompt["seats"] == [0] else ben
+                await who.send("act", move=choose("skull-king", latest(who)["view"], rng))
+            await anne.has_version(version + 1)
+        await settle([a])
+        assert service.of("ben") == [], "his tab was open"
+        await ben.close()
+        await until_connected(a, table.id, {0})
+        await anne.send("act", move=choose("skull-king", view, rng), version=version)
+        await anne.has_version(version + 1)
+        assert latest(anne)["view"]["prompt"]["seats"] == [1], "Ben follows: his turn"
+        (push,) = await service.wait("ben", 1)
+        assert push.payload["kind"] == "turn"
+        await anne.wait(lambda f: f["type"] == "presence" and f["held"] == [1], timeout=15)
+        await settle([a])
+        assert [p.payload["kind"] for p in service.of("ben")] == ["turn"], "one push a turn"
+        assert not service.problems, service.problems
