@@ -213,6 +213,9 @@ def create_app(settings: Settings) -> Starlette:
                 rooms, app.state.db, app.state.vapid, push_settings(settings, base_url), _phrases()
             )
             rooms.hooks.on_written.append(pusher.written)
+            rooms.hooks.reachable.append(pusher.reachable)  # slow games wait for them
+            rooms.hooks.on_seat_held.append(pusher.held)
+            rooms.hooks.on_invited.append(pusher.invited)
             await pusher.start()
         app.state.pusher = pusher
         await hub.start()

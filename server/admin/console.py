@@ -82,9 +82,11 @@ def room_view(
                 "bot": s.bot,
                 "connected": i in room.connected,
                 "stand_in": i in room.away,
+                # A slow game waits for this seat's player (told by a push): no stand-in.
+                "held": i in room.held,
                 # A human seat without a socket: when its stand-in takes over (epoch ms).
                 "takeover_at": None
-                if s.bot is not None or i in room.connected or i in room.away
+                if s.bot is not None or i in room.connected | room.away | room.held
                 else _takeover(presence, i, grace_ms),
             }
             for i, s in enumerate(room.seats)

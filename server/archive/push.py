@@ -1,5 +1,5 @@
-"""Web Push: "your move", "a game starts", "a game ends" on a player's devices while no tab
-of theirs is open on the room (docs/PROTOCOL.md, "Web Push").
+"""Web Push: "your move", "a game starts", "a game ends" and "you are invited" on a player's
+devices while no tab of theirs is open on the room (docs/PROTOCOL.md, "Web Push").
 
 The node that wrote a step hears of it (``Hooks.on_written``, with its log entry) and hands
 it to ``Pusher.written``: a bounded queue, so nothing of this runs on the step's path and a
@@ -11,13 +11,22 @@ queue; for each step they
 2. decide each seated player's push: ``end`` when the step ended the game, ``start`` at the
    deal, else ``turn`` when the player's turn begins at this version (the turn mark in
    Redis, ``ReachStore.push_turn``, says so to one caller only, and never twice for the
-   same turn); ``start`` and ``end`` are once-only keys (``SET NX``) -- so a step that
-   several nodes look at is pushed once, cluster-wide,
+   same turn); ``start``, ``end`` and each turn are once-only keys (``SET NX``) -- so a
+   step that several nodes look at is pushed once, cluster-wide,
 3. skip players with a socket open to the room, seats taken over (a stand-in plays them
    now) and bots; then each device of the player that chose that kind and is not in its
    quiet hours gets one push: the room's code and the game's name, written in the device's
    language -- never a card, a score or anything hidden -- encrypted to the device's keys
    and signed with the site's VAPID key (server/identity/webpush.py), POSTed with a timeout.
+
+Two more kinds of job come off the same queue. A seat a slow game holds for its player past
+the grace time (``Hooks.on_seat_held``, server/table/deadlines.py): "your move" if the
+seat owes a move now and that turn was not pushed yet -- the player had the room open when
+it began, so nothing was sent then (the turn's once-only key, shared with the steps' path).
+And a new room's invitations (``Hooks.on_invited``: "Play again" invites the previous
+game's players): ``invite`` to each invited player not seated in it yet, once per room.
+``reachable`` answers the clock's question, whether a user has a device that wants "your
+move" (then a slow game holds their seat rather than giving it to a stand-in).
 
 A push service's 404 or 410 means the subscription is gone: its row is dropped. A
 subscription made before its user signed out everywhere is dropped too.
@@ -44,7 +53,7 @@ from server.archive.models import PushSubscription
 from server.identity import webpush
 from server.identity.webpush import BadSubscription, Subscription, VapidKey
 from server.table.entry import ABANDON, START, Entry
-from server.table.room import FINISHED, RoomError, RoomReader
+from server.table.room import FINISHED, PLAYING, RoomError, RoomReader, phase_name
 
 log = logging.getLogger("tortuga.push")
 
@@ -65,6 +74,25 @@ class PushSettings:
     queue: int
     senders: int
     ttl: int
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """A slow game waits for ``seat``'s player past the grace time."""
+
+    room: str
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Invited:
+    """The new room ``room`` invites ``users``."""
+
+    room: str
+    users: tuple[str, ...]
+
+
+Job = Entry | Held | Invited
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +137,7 @@ class Pusher:
         self.key = key
         self.settings = settings
         self.phrase = phrase
-        self.queue: asyncio.Queue[Entry] = asyncio.Queue(settings.queue)
+        self.queue: asyncio.Queue[Job] = asyncio.Queue(settings.queue)
         self.dropped = 0  # steps not looked at: the queue was full
         self.sent = 0
         self._tasks: list[asyncio.Task[None]] = []
@@ -118,12 +146,32 @@ class Pusher:
     # -- the node's side ------------------------------------------------------------------
     def written(self, room_id: str, version: int, entry: Entry | None) -> None:
         """``Hooks.on_written``: a step this node won goes on the queue (never waits)."""
-        if entry is None:
-            return
+        if entry is not None:
+            self._put(entry)
+
+    def held(self, room_id: str, seat: int) -> None:
+        """``Hooks.on_seat_held``: the seat's player may owe a move (never waits)."""
+        self._put(Held(room_id, seat))
+
+    def invited(self, room_id: str, users: list[str]) -> None:
+        """``Hooks.on_invited``: the room's invitations go on the queue (never waits)."""
+        if users:
+            self._put(Invited(room_id, tuple(users)))
+
+    def _put(self, job: Job) -> None:
         try:
-            self.queue.put_nowait(entry)
+            self.queue.put_nowait(job)
         except asyncio.QueueFull:
             self.dropped += 1
+
+    async def reachable(self, user_id: str) -> bool:
+        """``Hooks.reachable``: a device of the user (of their current sign-in) wants "your
+        move" pushes -- quiet hours or not: the table can wait for them to end."""
+        rows = await devices.subscriptions_of(self.db, [user_id])
+        if not any("turn" in row.kinds for row in rows):
+            return False
+        gen = await self.store.token_generation(user_id)
+        return any("turn" in row.kinds and row.gen >= gen for row in rows)
 
     async def start(self) -> None:
         self._client = httpx.AsyncClient(
@@ -143,20 +191,25 @@ class Pusher:
 
     async def _serve(self) -> None:
         while True:
-            entry = await self.queue.get()
+            job = await self.queue.get()
             try:
-                await asyncio.wait_for(self.step(entry), JOB_SECONDS)
+                await asyncio.wait_for(self.step(job), JOB_SECONDS)
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.warning("push failed", extra={"room": entry.room}, exc_info=True)
+                log.warning("push failed", extra={"room": job.room}, exc_info=True)
             finally:
                 self.queue.task_done()
 
     # -- deciding -------------------------------------------------------------------------
-    async def step(self, entry: Entry) -> int:
-        """Decide and send the pushes of one step; how many were delivered."""
-        return await self.send_all(await self.decide(entry))
+    async def step(self, job: Job) -> int:
+        """Decide and send the pushes of one job (a step, a held seat, a room's
+        invitations); how many were delivered."""
+        if isinstance(job, Held):
+            return await self.send_all(await self.decide_held(job))
+        if isinstance(job, Invited):
+            return await self.send_all(await self.decide_invited(job))
+        return await self.send_all(await self.decide(job))
 
     async def decide(self, entry: Entry) -> list[Push]:
         """Each seated player's push for the step ``entry`` (see the module's text)."""
@@ -187,12 +240,59 @@ class Pusher:
                     out.append(Push(user, kind, room.id, entry.engine))
                 if over:
                     continue
-            began = await self.store.push_turn(
+            began, _ = await self.store.push_turn(
                 room.id, user, entry.version, seat in owe, MARK_SECONDS
             )
             here = seat in room.connected or seat in room.away
-            if began and entry.kind != START and not here:
+            if (
+                began
+                and entry.kind != START
+                and not here
+                and await self.store.push_once(room.id, user, f"turn:{entry.version}", MARK_SECONDS)
+            ):
                 out.append(Push(user, "turn", room.id, entry.engine))
+        return out
+
+    async def decide_held(self, job: Held) -> list[Push]:
+        """ "Your move" for a held seat that owes one now, unless that turn was pushed."""
+        try:
+            room = await self.reader.get(job.room, presence=True)
+        except RoomError:
+            return []
+        if room.status != PLAYING or room.state is None or not 0 <= job.seat < room.players:
+            return []
+        info = room.seats[job.seat]
+        if info.user is None or info.bot is not None or job.seat in room.connected:
+            return []
+        prompt = room.game.prompt(room.game.decode(room.state))
+        owes = not prompt.over and job.seat in prompt.seats
+        if owes and prompt.sealed:  # a sealed phase: owed until the seat has committed
+            seal = await self.store.load_seal(room.id)
+            owes = seal.get("phase") != phase_name(prompt, room.version) or (
+                f"c:{job.seat}" not in seal
+            )
+        if not owes:
+            return []
+        _, since = await self.store.push_turn(room.id, info.user, room.version, True, MARK_SECONDS)
+        if since == 0:
+            return []
+        if not await self.store.push_once(room.id, info.user, f"turn:{since}", MARK_SECONDS):
+            return []
+        return [Push(info.user, "turn", room.id, room.engine)]
+
+    async def decide_invited(self, job: Invited) -> list[Push]:
+        """``invite`` to each invited player not seated in the room yet, once per room."""
+        try:
+            room = await self.reader.get(job.room)
+        except RoomError:
+            return []
+        seated = room.users()
+        out = []
+        for user in job.users:
+            if user in seated:
+                continue  # they came already
+            if await self.store.push_once(room.id, user, "invite", ONCE_SECONDS):
+                out.append(Push(user, "invite", room.id, room.engine))
         return out
 
     # -- sending --------------------------------------------------------------------------

@@ -38,6 +38,7 @@ class CreateRoom(msgspec.Struct, forbid_unknown_fields=True):
     takeback: bool = False
     absent: Literal["bot", "default"] = "bot"  # who plays a seat gone past the grace time
     player_bots: bool = True  # players' bot accounts may sit (docs/BOTS.md)
+    again: str | None = None  # "Play again" after this room's game: its players are invited
 
 
 class Guest(msgspec.Struct):
@@ -187,6 +188,8 @@ async def create_room(request: Request) -> Response:
     body: CreateRoom = await _body(request, CreateRoom)
     game = GAMES.get(body.game)
     seats = body.seats if body.seats is not None else (game.seats.start if game else 0)
+    service = _services(request).rooms.seats
+    invited = await service.invitees(user.id, body.again) if body.again is not None else ()
     ask = NewRoom(
         game=body.game,
         options=body.options,
@@ -198,8 +201,10 @@ async def create_room(request: Request) -> Response:
         absent=body.absent,
         player_bots=body.player_bots,
         address=_address_mark(request),
+        again_of=body.again,
+        invited=invited,
     )
-    room = await _services(request).rooms.seats.create(user.id, user.name, ask)
+    room = await service.create(user.id, user.name, ask)
     return JSONResponse(room.summary(_services(request).rooms.base_url), status_code=201)
 
 

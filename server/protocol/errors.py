@@ -29,6 +29,7 @@ NOT_HOST = "not-host"
 GAME_STARTED = "game-started"
 GAME_NOT_STARTED = "game-not-started"
 GAME_OVER = "game-over"
+GAME_NOT_OVER = "game-not-over"  # "Play again" after a game still under way
 SEATS_EMPTY = "seats-empty"
 NOT_READY = "not-ready"
 NO_COMMITMENT = "no-commitment"  # a start in a room that published no seed commitment

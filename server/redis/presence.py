@@ -2,7 +2,9 @@
 
 One field per open socket (``conn id`` -> seat or ``-``), ``drop:<seat>`` -> when the last
 socket of a seat went away (its grace time runs from then), ``away:<seat>`` -> when a bot
-(or the default move) took the seat over. The hash lives as long as its room.
+(or the default move) took the seat over, ``held:<seat>`` -> when a slow game began to wait
+for the seat's player instead (server/table/deadlines.py). The hash lives as long as its
+room.
 """
 
 from __future__ import annotations
@@ -38,9 +40,12 @@ class PresenceStore(StorePart):
         )
         return int(result)
 
-    async def mark_away(self, room_id: str, seat: int, drop_stamp: str, at: float) -> bool:
-        """The seat's grace time is over: True if this call marked it taken over."""
-        args = [str(seat), drop_stamp, stamp(at)]
+    async def mark_away(
+        self, room_id: str, seat: int, drop_stamp: str, at: float, mark: str = "away"
+    ) -> bool:
+        """The seat's grace time is over: True if this call marked it taken over (``mark``
+        "away"), or held for its player ("held")."""
+        args = [str(seat), drop_stamp, stamp(at), mark]
         return bool(await self._run(AWAY, [self.keys.presence(room_id)], args))
 
     async def load_presence(self, room_id: str) -> dict[str, str]:
@@ -48,5 +53,6 @@ class PresenceStore(StorePart):
         return text_pairs(await self.wire.call("HGETALL", key, key=key))
 
     async def clear_seat_presence(self, room_id: str, seat: int) -> None:
-        """Forget that ``seat`` was dropped or taken over (it is a bot's now)."""
-        await self.wire.call("HDEL", self.keys.presence(room_id), f"drop:{seat}", f"away:{seat}")
+        """Forget that ``seat`` was dropped, taken over or held (it is a bot's now)."""
+        key = self.keys.presence(room_id)
+        await self.wire.call("HDEL", key, f"drop:{seat}", f"away:{seat}", f"held:{seat}")

@@ -3,8 +3,10 @@ once-only keys (server/archive/push.py), one-time sign-in links and WebAuthn cha
 (server/http/signin.py): short-lived, single-use, shared by every node.
 
 - ``push:{ROOM}:<user>``: the user's turn in the room as the pushes last saw it
-  (``<version>:<owes>``; ``scripts/push_turn.lua``): a "your move" push goes once per turn.
-- ``push:{ROOM}:<user>:<kind>:<version>``: a start or end push sent (``SET NX``): once.
+  (``<version>:<owes>:<since>``; ``scripts/push_turn.lua``): when the user's turn began.
+- ``push:{ROOM}:<user>:<kind>:<version>``: a start, end or "your move" push sent (``SET
+  NX``; a turn is named by the version it began at): once. ``push:{ROOM}:<user>:invite``:
+  the user's invitation to the (new) room pushed: once.
 - ``signin:<digest>``: a one-time link, by the SHA-256 of its token (never the token), with
   the user it signs in as; taken with ``GETDEL``: once, whoever asks first.
 - ``webauthn:<kind>:<id>``: a WebAuthn ceremony's challenge, taken with ``GETDEL``.
@@ -26,12 +28,14 @@ class ReachStore(StorePart):
 
     async def push_turn(
         self, room_id: str, user_id: str, version: int, owes: bool, ttl: int
-    ) -> bool:
-        """Note whether ``user_id`` owes a move at ``version`` of the room; True only for
-        the one caller that sees the user's turn begin there."""
+    ) -> tuple[bool, int]:
+        """Note whether ``user_id`` owes a move at ``version`` of the room: True only for
+        the one caller that sees the user's turn begin there, and the version the user's
+        present turn began at (0: they owe nothing), as far as the mark knows."""
         key = self._push_key(room_id, user_id)
         args = (str(version), "1" if owes else "0", str(ttl))
-        return int(await self._run(_PUSH_TURN, (key,), args)) == 1
+        began, since = await self._run(_PUSH_TURN, (key,), args)
+        return int(began) == 1, int(since)
 
     async def push_once(self, room_id: str, user_id: str, what: str, ttl: int) -> bool:
         """True for the first caller only (``what``: the push's kind and version)."""

@@ -13,7 +13,9 @@ alive:
   (``Sealing.commit``); seats that did not open get their default.
 - ``grace|<room>|<seat>|<drop stamp>``: added by the node that saw the seat's last socket
   leave (or reaped a dead node); the seat is taken over (room option ``absent``: a bot, or
-  the default move) until its player returns.
+  the default move) until its player returns -- unless the game is slow (a room without
+  deadlines) and a device of the player wants "your move" pushes (``Hooks.can_reach``):
+  then the seat is held (``Presence.hold``): the table waits for its player, who is pushed.
 - ``idle|<room>|<stamp>``: added when a human seat's last socket left a game under way
   (and by ``arm`` when no human player is connected), due ``abandon_after_seconds`` after
   the last human player left; the game is abandoned (``GameEnd.abandon``, reason
@@ -260,7 +262,7 @@ class Clock:
         seen = await self.store.load_presence(room_id)
         for seat, info in enumerate(room.seats):
             dropped = seen.get(f"drop:{seat}")
-            if info.bot is None and dropped and seat not in room.connected | room.away:
+            if info.bot is None and dropped and seat not in room.connected | room.away | room.held:
                 name = member("grace", room_id, seat, dropped)
                 await self.store.schedule(name, int((float(dropped) + self.grace) * 1000))
         left = self._last_human_seen(room, seen)
@@ -342,7 +344,12 @@ class Clock:
                     return STALE  # an operator gave the seat to a bot meanwhile
                 if room.paused_at is not None:
                     return await self._later(name)
-                took = await self.rooms.presence.take_over(room_id, seat, dropped)
+                user = room.seats[seat].user
+                presence = self.rooms.presence
+                if not room.deadlines and user and await self.rooms.hooks.can_reach(user):
+                    took = await presence.hold(room_id, seat, dropped)  # a slow game waits
+                else:
+                    took = await presence.take_over(room_id, seat, dropped)
                 return APPLIED if took else STALE
             version = int(rest[0])
             result = await self._deadline(name, kind, room_id, version)

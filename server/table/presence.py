@@ -1,6 +1,7 @@
 """Who is in a room: each socket's presence (a player's seat, or a spectator), a seat's
 last socket leaving (its grace time starts) and, past the grace, the seat taken over by
-the room's ``absent`` player. Every change is published as a ``presence`` frame.
+the room's ``absent`` player -- or, in a slow game whose player a push reaches, held for
+them (server/table/deadlines.py). Every change is published as a ``presence`` frame.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import time
 
 from server.redis.store import Store
 from server.table.entry import Published, pack
-from server.table.room import Hooks, is_socket, seats_present
+from server.table.room import Hooks, is_socket, seats_held, seats_present
 
 log = logging.getLogger("tortuga.rooms")
 
@@ -49,10 +50,27 @@ class Presence:
         self.hooks.turn(room_id)
         return True
 
+    async def hold(self, room_id: str, seat: int, drop_stamp: str) -> bool:
+        """The grace time of ``seat`` is over in a slow game whose player a push reaches:
+        the table waits for them (no stand-in), everyone sees it (``presence.held``) and
+        the ``on_seat_held`` hooks tell the player. False if the player came back (or the
+        seat was held or taken over already)."""
+        if not await self.store.mark_away(room_id, seat, drop_stamp, time.time(), "held"):
+            return False
+        log.info("seat held", extra={"room": room_id, "seat": seat})
+        await self.presence_changed(room_id)
+        self.hooks.seat_held(room_id, seat)
+        return True
+
     async def presence_changed(self, room_id: str) -> None:
         seen = await self.store.load_presence(room_id)
         connected, away = seats_present(seen)
         watchers = sum(1 for k, v in seen.items() if is_socket(k) and v == "-")
-        data = {"connected": sorted(connected), "watchers": watchers, "away": sorted(away)}
+        data = {
+            "connected": sorted(connected),
+            "watchers": watchers,
+            "away": sorted(away),
+            "held": sorted(seats_held(seen)),
+        }
         payload = pack(Published(k="presence", room=room_id, data=data))
         await self.store.publish(self.store.keys.channel(room_id), payload)

@@ -11,8 +11,9 @@ them, so each of them (and the archive record, server/table/record.py) can impor
 
 from __future__ import annotations
 
+import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +25,8 @@ from server import protocol as p
 from server.redis.store import Store
 from server.table import room_codes
 from server.table.entry import Entry
+
+log = logging.getLogger("tortuga.rooms")
 
 LOBBY = "lobby"
 PLAYING = "playing"
@@ -107,6 +110,9 @@ class Room:
     host_name: str = ""  # the host's name when the room was made
     connected: set[int] = field(default_factory=set)
     away: set[int] = field(default_factory=set)  # seats taken over after the grace time
+    # Seats a slow game waits for past the grace time: their player is told by a push
+    # (server/table/deadlines.py, ``Clock.fire``), and no stand-in plays them.
+    held: set[int] = field(default_factory=set)
     active_at: int | None = None  # epoch ms of the last step, lobby change or chat message
     # Moderation (server/table/moderation.py): user id -> JSON ``{by, reason, at, ...}`` of the
     # users an operator banned from this room (fields ``ban:<user>``) or muted in it
@@ -121,6 +127,10 @@ class Room:
     inspected: dict[str, Any] | None = None
     # The head of the game's move chain (server/table/chain.py): the hash of its last event.
     head: str | None = None
+    # "Play again": the room whose game this one follows, and the players of that game it
+    # invites (their devices are pushed an invitation, server/archive/push.py).
+    again_of: str | None = None
+    invited: list[str] = field(default_factory=list)
 
     @property
     def game(self) -> AnyGame:
@@ -161,6 +171,7 @@ class Room:
             "version": self.version,
             "game_id": self.game_id,
             "invite": f"{base_url}/r/{self.id}",
+            "again_of": self.again_of,
             "created_at": self.created_at,
             "started_at": self.started_at,
             "ended_at": self.ended_at,
@@ -185,6 +196,7 @@ class Room:
                     "contributed": s.entropy is not None,
                     "connected": s.bot is not None or i in self.connected,
                     "away": i in self.away,
+                    "held": i in self.held,
                 }
                 for i, s in enumerate(self.seats)
             ],
@@ -201,6 +213,7 @@ def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = No
         return value.decode() if value is not None else default
 
     connected, away = seats_present(presence or {})
+    held = seats_held(presence or {})
     # A set difference in C: only a hash with a field not of fixed name can hold a ban or mute.
     moderated = bool(raw.keys() - _PLAIN_FIELDS)
     return Room(
@@ -236,8 +249,11 @@ def parse_room(raw: Mapping[str, bytes], presence: Mapping[str, str] | None = No
         ended_reason=text("ended_reason") or None,
         abandoned_by=int(raw["abandoned_by"]) if raw.get("abandoned_by") else None,
         host_name=text("host_name") or "",
+        again_of=text("again_of") or None,
+        invited=_json(raw["invited"]) if raw.get("invited") else [],
         connected=connected,
         away=away,
+        held=held,
         active_at=int(raw["active_at"]) if raw.get("active_at") else None,
         banned=_by_user(raw, BAN_FIELD) if moderated else {},
         banned_marks=_by_user(raw, BAN_MARK_FIELD) if moderated else {},
@@ -280,7 +296,7 @@ _PLAIN_FIELDS = frozenset(
         "ended_at", "state", "seed", "seed_digest", "server_seed", "seed_commitment",
         "contributions", "absent", "deadline", "paused_at", "paused_by", "game_no",
         "archived", "checkpoint", "ended_reason", "abandoned_by", "host_name", "active_at",
-        "announce", "resolved_by", "inspected", "head", "player_bots",
+        "announce", "resolved_by", "inspected", "head", "player_bots", "again_of", "invited",
     }
 )  # fmt: skip
 
@@ -291,8 +307,8 @@ def _by_user(raw: Mapping[str, bytes], prefix: str) -> dict[str, str]:
 
 
 def is_socket(field_name: str) -> bool:
-    """A presence field naming a socket (not ``drop:<seat>`` / ``away:<seat>``)."""
-    return not field_name.startswith(("drop:", "away:"))
+    """A presence field naming a socket (not ``drop:`` / ``away:`` / ``held:<seat>``)."""
+    return not field_name.startswith(("drop:", "away:", "held:"))
 
 
 def seats_present(presence: Mapping[str, str]) -> tuple[set[int], set[int]]:
@@ -300,6 +316,11 @@ def seats_present(presence: Mapping[str, str]) -> tuple[set[int], set[int]]:
     connected = {int(v) for k, v in presence.items() if is_socket(k) and v != "-"}
     away = {int(k[5:]) for k in presence if k.startswith("away:")}
     return connected, away
+
+
+def seats_held(presence: Mapping[str, str]) -> set[int]:
+    """The seats a slow game waits for (past the grace time, their player told by a push)."""
+    return {int(k[5:]) for k in presence if k.startswith("held:")}
 
 
 def now_ms() -> int:
@@ -343,7 +364,10 @@ class Hooks:
     socket left (the clock listens to both, for the grace time), ``on_visit`` ones when a
     socket joins (the clock re-arms what a node that died may have left undone).
     ``before_step`` hooks name the clock members (name, due ms) a step about to be written
-    will need (bots' rescues)."""
+    will need (bots' rescues). ``reachable`` answers whether a user can be told of their
+    turn while no tab of theirs is open (a device that wants "your move" pushes: a slow game
+    then holds their seat past the grace time, ``on_seat_held``); ``on_invited`` hooks hear
+    of the users a new room invites (its host's "Play again")."""
 
     on_turn: list[Hook] = field(default_factory=list)
     on_started: list[Hook] = field(default_factory=list)
@@ -358,6 +382,9 @@ class Hooks:
     # writer heard its reply waits for it rather than reading the log.
     on_writing: list[Callable[[str, int], None]] = field(default_factory=list)
     on_written: list[Callable[[str, int, Entry | None], None]] = field(default_factory=list)
+    reachable: list[Callable[[str], Awaitable[bool]]] = field(default_factory=list)
+    on_seat_held: list[Callable[[str, int], None]] = field(default_factory=list)
+    on_invited: list[Callable[[str, list[str]], None]] = field(default_factory=list)
 
     def writing(self, room_id: str, version: int) -> None:
         """This node is about to try to write ``version`` of ``room_id``."""
@@ -391,6 +418,28 @@ class Hooks:
         """The last socket of ``seat`` left at ``at``: its grace time starts."""
         for hook in self.on_seat_dropped:
             hook(room_id, seat, at)
+
+    async def can_reach(self, user_id: str) -> bool:
+        """Whether ``user_id`` has a device that wants "your move" pushes. False when no
+        one can say (no pushes on this site) or asking fails: the seat is taken over then,
+        as it always was."""
+        for ask in self.reachable:
+            try:
+                if await ask(user_id):
+                    return True
+            except Exception:
+                log.warning("reachable: no answer", exc_info=True)
+        return False
+
+    def seat_held(self, room_id: str, seat: int) -> None:
+        """A slow game waits for ``seat``'s player past the grace time."""
+        for hook in self.on_seat_held:
+            hook(room_id, seat)
+
+    def invited(self, room_id: str, users: list[str]) -> None:
+        """The new room ``room_id`` invites ``users``."""
+        for hook in self.on_invited:
+            hook(room_id, users)
 
 
 class RoomReader:

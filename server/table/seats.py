@@ -28,6 +28,8 @@ from server.table.bot_names import bot_name
 from server.table.entry import START, Published, now_iso, pack
 from server.table.quotas import Quotas
 from server.table.room import (
+    ABANDONED,
+    FINISHED,
     LOBBY,
     PLAYING,
     RETRIES,
@@ -65,6 +67,10 @@ class NewRoom:
     player_bots: bool = True  # players' bot accounts may sit (server/http/bots.py)
     held: bool = True  # the room holds a place in its host's quotas (not the ladder's arena)
     address: str | None = None  # the client address's keyed hash: public rooms per address
+    # "Play again" (``Seats.again``): the room whose game this one follows, and the players
+    # of that game this one invites.
+    again_of: str | None = None
+    invited: tuple[str, ...] = ()
 
 
 def check_deadlines(raw: Mapping[str, Any]) -> dict[str, float]:
@@ -105,6 +111,26 @@ class Seats:
         self.steps = steps
         self.lobby_idle = lobby_idle  # seconds a lobby with no change and no socket lives
         self.quotas = quotas
+
+    async def invitees(self, host_id: str, again_of: str) -> tuple[str, ...]:
+        """Whom "Play again" after the game of room ``again_of`` invites: that game's other
+        players (people: not bots, nor players' bot accounts). Only a player of that game,
+        once it is over, may ask; a room gone since (its keys expired) invites nobody."""
+        try:
+            before = await self.reader.get(again_of)
+        except RoomError as exc:
+            if exc.code == p.NO_SUCH_ROOM:
+                return ()
+            raise
+        if before.seat_of(host_id) is None:
+            raise RoomError(p.NOT_A_PLAYER, "only a player of that game may invite its players")
+        if before.status not in (FINISHED, ABANDONED):
+            raise RoomError(p.GAME_NOT_OVER, "that game is not over")
+        return tuple(
+            s.user
+            for s in before.seats
+            if s.user is not None and s.user != host_id and s.bot is None and s.owner is None
+        )
 
     async def create(self, host_id: str, host_name: str, ask: NewRoom) -> Room:
         game = GAMES.get(ask.game)
@@ -150,11 +176,16 @@ class Seats:
                 "created_at": now_iso(),
                 **_server_seed(),
             }
+            if ask.again_of is not None:
+                fields["again_of"] = ask.again_of
+                fields["invited"] = json.dumps(list(ask.invited))
             if await self.store.create_room(room_id, fields):
                 await self.touch_lobby(room_id)
                 room = await self.reader.get(room_id)
                 log.info("room created", extra={"room": room_id, "engine": game.id})
                 await self.listing.changed(room)
+                if ask.invited:
+                    self.hooks.invited(room_id, list(ask.invited))
                 return room
             if quotas is not None:
                 await quotas.release_room(host_id, room_id, address)
@@ -329,6 +360,7 @@ class Seats:
                 name=bot_name(seat, taken, room.game.card_titles), bot=level, ready=True
             )
             room.away.discard(seat)
+            room.held.discard(seat)  # a slow game held it for its player: a bot's now
             room.rev += 1
             payload = pack(Published(k="room", room=room_id, data=room.summary(self.base_url)))
             fields = {"seats": msgspec.json.encode(room.seats).decode(), "active_at": str(now_ms())}

@@ -419,3 +419,40 @@ def test_a_game_abandoned_for_idleness_during_the_bids(mia: Any) -> None:
     assert [m["type"] for m in script.sent if m["type"] in ("commit", "reveal", "act")] == [
         "commit"
     ]
+
+
+def test_a_seat_a_slow_game_waits_for_is_marked(mia: Any) -> None:
+    """``presence.held``: the table waits for that player (told by a push), no stand-in."""
+    page, start = mia
+    script = Script(
+        [
+            {
+                "type": "snapshot",
+                "room": CODE,
+                "version": 5,
+                "seat": 0,
+                "role": "player",
+                "view": _view(),
+                "room_state": _summary(),
+                "seed_digest": "00" * 32,
+                "seed": None,
+            },
+            {
+                "type": "presence",
+                "room": CODE,
+                "connected": [0, 2],
+                "watchers": 0,
+                "away": [],
+                "held": [1],
+            },
+        ]
+    )
+    start(script)
+    mark = page.locator(".player[data-seat='1'] [data-waiting='1']")
+    mark.wait_for()
+    assert mark.text_content() == "away: the table waits for them (told on their phone)"
+    assert page.locator("[data-away='1']").count() == 0
+    # Ned comes back: the mark goes.
+    script.push({"type": "presence", "room": CODE, "connected": [0, 1, 2], "watchers": 0,
+                 "away": [], "held": []})  # fmt: skip
+    page.wait_for_function("() => !document.querySelector(\"[data-waiting='1']\")")

@@ -4,7 +4,7 @@
 local function change()
   if ARGV[3] == '1' then
     redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-    if ARGV[2] ~= '-' then redis.call('HDEL', KEYS[1], 'drop:' .. ARGV[2], 'away:' .. ARGV[2]) end
+    if ARGV[2] ~= '-' then redis.call('HDEL', KEYS[1], 'drop:' .. ARGV[2], 'away:' .. ARGV[2], 'held:' .. ARGV[2]) end
   elseif redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then
     return -1
   end
@@ -13,7 +13,8 @@ local function change()
   local all = redis.call('HGETALL', KEYS[1])
   for i = 1, #all, 2 do
     local f = all[i]
-    if string.sub(f, 1, 5) ~= 'drop:' and string.sub(f, 1, 5) ~= 'away:'
+    local head = string.sub(f, 1, 5)
+    if head ~= 'drop:' and head ~= 'away:' and head ~= 'held:'
        and all[i + 1] == ARGV[2] then count = count + 1 end
   end
   if count == 0 and ARGV[3] == '0' then

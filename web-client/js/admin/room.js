@@ -127,7 +127,7 @@ export const roomDetail = {
                   s.name || "—",
                   s.bot || t("admin.no"),
                   yesNo(s.connected),
-                  s.stand_in ? t("admin.yes") : s.takeover_at ? t("admin.seat.takeover", { time: formatDate(new Date(s.takeover_at), { timeStyle: "medium" }) }) : t("admin.no"),
+                  s.stand_in ? t("admin.yes") : s.held ? t("admin.seat.held") : s.takeover_at ? t("admin.seat.takeover", { time: formatDate(new Date(s.takeover_at), { timeStyle: "medium" }) }) : t("admin.no"),
                   s.user && live ? this.seatActions(room, s) : "",
                 ]),
               ),

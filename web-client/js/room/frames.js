@@ -123,6 +123,8 @@ export const frames = {
     if (Array.isArray(data.connected)) this.connected = new Set(data.connected);
     if (typeof data.watchers === "number") this.watchers = data.watchers;
     if (Array.isArray(data.away)) this.away = new Set(data.away);
+    // Seats a slow game waits for: their player was told by a push (PROTOCOL.md, "Absent players").
+    if (Array.isArray(data.held)) this.waiting = new Set(data.held);
     if (render) this.render();
   },
 

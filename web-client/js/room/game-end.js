@@ -1,6 +1,7 @@
 // The end of a game: the host's "End game" button, the abandoned table's scores so far, the
 // final ranking with its score chart, and "Play again" (a new room with the same seats and
-// bots; the others are invited in the chat). Methods of RoomPage (page.js mixes them in).
+// bots; the others are invited in the chat, and by a push to their devices: the server knows
+// the new room follows this one). Methods of RoomPage (page.js mixes them in).
 
 import { api } from "../api.js";
 import { scoreChart } from "../chart.js";
@@ -183,7 +184,7 @@ export const gameEnd = {
       const made = await api.createRoom({
         game: r.game, options: r.options || {}, seats: r.players, public: !!r.public,
         spectators: r.spectators !== false, deadlines: r.deadlines || {}, takeback: !!r.takeback,
-        absent: r.absent || "bot",
+        absent: r.absent || "bot", again: r.id,  // its players are invited (a push to their devices)
       });
       const code = made.id || (made.room && made.room.id) || made.code;
       const bots = (r.seats || []).filter((s) => s.bot).map((s) => ({ seat: s.seat, level: s.bot }));

@@ -49,6 +49,7 @@ export class RoomPage {
     this.announcements = []; // from the site's operators (announce frames), newest last
     this.connected = null;
     this.away = null;
+    this.waiting = null;  // seats a slow game waits for (presence.held)
     this.watchers = 0;
     this.game = null;  // the game's client module (games/registry.js)
     this.noClient = false;  // the server has this game, this client has no table for it
@@ -317,7 +318,7 @@ export class RoomPage {
       // (once revealed, my move is the opening's: the stored seal is forgotten then)
       sealedMove: stored && stored.seat === this.seat ? stored.move
         : seal && seal.opened && this.seat !== null ? seal.opened[this.seat] ?? null : null,
-      connected: this.connectedSeats(), away: this.away, busy: this.sending,
+      connected: this.connectedSeats(), away: this.away, waiting: this.waiting, busy: this.sending,
       ended: this.ended ? this.endedText() : null,
       clock: c ? h("span", { class: ["clock", c.low && "low"], "aria-label": c.text }, c.text) : null,
       notes: [this.revealNote()].filter(Boolean),

@@ -115,6 +115,7 @@ export default {
   "admin.node.stopping": "stopping: its players move to the other nodes",
   "admin.node.undrain_asked": "Node {node} serves again within a few seconds (the players it sent away stay where they went).",
   "admin.seat.actions": "Actions",
+  "admin.seat.held": "no — a slow game waits for them (told by a push)",
   "admin.seat.takeover": "no — a stand-in takes over at {time}",
   "admin.room.activity": "last activity at {time}",
   "admin.stage.move": "move",

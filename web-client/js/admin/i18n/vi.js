@@ -115,6 +115,7 @@ export default {
   "admin.node.stopping": "đang dừng: người chơi của nó chuyển sang các nút khác",
   "admin.node.undrain_asked": "Nút {node} sẽ phục vụ lại trong vài giây (người chơi đã chuyển đi vẫn ở nơi mới).",
   "admin.seat.actions": "Thao tác",
+  "admin.seat.held": "không — ván chậm chờ họ (đã báo qua thông báo đẩy)",
   "admin.seat.takeover": "không — người chơi thay vào lúc {time}",
   "admin.room.activity": "hoạt động gần nhất lúc {time}",
   "admin.stage.move": "nước đi",

@@ -120,6 +120,7 @@ export function playersPanel(ctx) {
     h("div", { class: "pname" }, who(room, v, s), s === seat ? h("span", { class: "you" }, ` (${t("common.you")})`) : null,
       v.go_first === s ? h("span", { class: "go-first", title: t("lt.go_first") }, ` ⚑ ${t("lt.go_first_short")}`) : null),
     away && away.has(s) ? h("div", { class: "offline", dataset: { away: "1" } }, t("lt.away"))
+      : ctx.waiting && ctx.waiting.has(s) ? h("div", { class: "offline", dataset: { waiting: "1" } }, t("room.waiting"))
       : online ? null : h("div", { class: "offline" }, t("room.offline")),
     h("div", { class: "stats" },
       h("span", {}, `${t("lt.row")} `, h("strong", { class: "row-taken" }, row === null ? "–" : String(row + 1))),

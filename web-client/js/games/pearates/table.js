@@ -173,6 +173,7 @@ export function seatsPanel(ctx) {
     if (got) marks.push(h("span", { class: "pe-mark got", dataset: { got: String(got) } }, t("pe.hold.got", { count: got })));
     if (connected && !connected.has(s) && room && room.seats[s] && !room.seats[s].bot) marks.push(h("span", { class: "pe-mark" }, t("pe.offline")));
     else if (away && away.has(s)) marks.push(h("span", { class: "pe-mark" }, t("pe.away")));
+    if (ctx.waiting && ctx.waiting.has(s)) marks.push(h("span", { class: "pe-mark", dataset: { waiting: "1" } }, t("room.waiting")));
     return h("article", { class: ["player", "pe-seat", me ? "me" : "", turn.has(s) && v.phase !== "over" ? "turn" : "", v.passed[s] ? "out" : ""],
       dataset: { seat: String(s) } },
       h("div", { class: "pe-head" }, h("span", { class: "pname" }, who(room, v, s)), me ? h("span", { class: "small" }, t("pe.you")) : null,

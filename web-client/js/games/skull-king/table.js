@@ -105,6 +105,7 @@ export function playersPanel(ctx) {
     h("div", { class: "pname" }, who(room, view, s), s === seat ? h("span", { class: "you" }, ` (${t("common.you")})`) : null),
     away && away.has(s) ? h("div", { class: "offline", dataset: { away: "1" } },
       room.absent === "default" ? t("sk.away_default") : t("sk.away_bot"))
+      : ctx.waiting && ctx.waiting.has(s) ? h("div", { class: "offline", dataset: { waiting: "1" } }, t("room.waiting"))
       : online ? null : h("div", { class: "offline" }, t("room.offline")),
     h("div", { class: "stats" },
       h("span", {}, `${t("sk.bid")} `, h("strong", { class: ["bid", flip && "flip"] }, bid === null || bid === undefined ? "–" : String(bid))),
