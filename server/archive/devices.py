@@ -147,10 +147,12 @@ async def add_passkey(
     count: int,
     transports: Sequence[str],
     device: str,
-) -> None:
+) -> bool:
+    """Keep a new passkey; False (nothing changed) when its credential id is kept already."""
     async with db.session() as session, session.begin():
-        session.add(
-            Passkey(
+        result = await session.execute(
+            insert(Passkey)
+            .values(
                 id=credential_id,
                 user_id=user_id,
                 name=name[:100],
@@ -159,7 +161,9 @@ async def add_passkey(
                 transports=list(transports),
                 device=device[:100],
             )
+            .on_conflict_do_nothing(index_elements=[Passkey.id])
         )
+        return int(result.rowcount) == 1  # type: ignore[attr-defined]
 
 
 async def passkey(db: Database, credential_id: str) -> Passkey | None:

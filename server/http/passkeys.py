@@ -238,11 +238,13 @@ async def register(request: Request) -> Response:
     credential_id = _b64url(verified.credential_id)
     if len(credential_id) > MAX_ID:
         raise RoomError(BAD_CREDENTIAL, "a credential id this long is not kept")
-    if await devices.passkey(db, credential_id) is not None:
-        raise RoomError(BAD_PASSKEY, "this passkey is already added")
+    if len(await devices.passkeys_of(db, user.id)) >= settings.passkeys_per_user:
+        raise RoomError(
+            TOO_MANY_PASSKEYS, f"a player keeps at most {settings.passkeys_per_user} passkeys"
+        )
     transports = [str(getattr(t, "value", t)) for t in (parsed.response.transports or [])][:8]
     device = device_name(request.headers.get("user-agent"))
-    await devices.add_passkey(
+    kept = await devices.add_passkey(
         db,
         credential_id,
         user.id,
@@ -252,6 +254,8 @@ async def register(request: Request) -> Response:
         transports,
         device,
     )
+    if not kept:
+        raise RoomError(BAD_PASSKEY, "this passkey is already added")
     added = await devices.passkey(db, credential_id)
     return JSONResponse(_listed(added), status_code=201)
 
@@ -310,6 +314,9 @@ async def sign_in(request: Request) -> Response:
     handle_ = parsed.response.user_handle
     if handle_ is not None and handle_ != key.user_id.encode():
         raise refused
+    burst = settings.signin_tries_burst
+    if not await _bucket(request, f"passkey-tries:user:{key.user_id}", 1.0, burst):
+        raise RoomError(p.RATE_LIMITED, "too many tries: wait a little")
     try:
         verified = verify_authentication_response(
             credential=parsed,

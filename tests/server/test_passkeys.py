@@ -253,3 +253,33 @@ async def test_passkeys_need_an_account_and_are_rate_limited(start: Any, databas
     anne = await Client.connect(a, "Anne")
     codes = [(await post(a, "/api/me/passkeys/options", anne.token)).status_code for _ in range(6)]
     assert codes == [200] * 5 + [429]
+
+
+async def test_malformed_credentials_are_refused_cleanly(start: Any, database_url: str) -> None:
+    """Whatever a client sends, a 4xx with a code -- never a server error."""
+    a = await start("a", database_url=database_url, signin_tries_burst=200)
+    anne = await Client.connect(a, "Anne")
+    phone = Authenticator()
+    options = (await post(a, "/api/me/passkeys/options", anne.token)).json()
+    good = phone.create(options, a.url)
+    client = b64(json.dumps({"type": "webauthn.get", "origin": a.url}).encode())
+    shapes: list[Any] = [
+        {"id": "abc", "response": []},
+        {"id": "abc", "rawId": "!!!", "type": "public-key", "response": {"clientDataJSON": "!!"}},
+        {"id": "abc", "rawId": "abc", "type": "public-key", "response": {"clientDataJSON": "e30"}},
+        {"id": "abc", "rawId": "abc", "type": "public-key", "response": {"clientDataJSON": client}},
+        {**good, "response": {**good["response"], "attestationObject": b64(b"\xa1\x01")}},
+        {**good, "response": {**good["response"], "attestationObject": 7}},
+        {**good, "type": "password"},
+        {"id": 5},
+        {"id": "a", "rawId": "a", "type": "public-key", "response": {"clientDataJSON": "a" * 9000}},
+    ]
+    for shape in shapes:
+        for path, token in (("/api/me/passkeys", anne.token), ("/api/signin/passkey", None)):
+            r = await post(a, path, token, json={"credential": shape})
+            assert r.status_code == 400, (path, shape, r.text)
+            assert code(r) in {"bad-credential", "bad-challenge", "bad-passkey"}, r.text
+    # The good registration's challenge was spent by a malformed one: nothing was kept.
+    assert (await get(a, "/api/me/passkeys", anne.token)).json()["passkeys"] == []
+    r = await post(a, "/api/me/passkeys", anne.token, json={"credential": good})
+    assert code(r) == "bad-challenge"
