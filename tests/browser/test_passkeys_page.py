@@ -118,6 +118,7 @@ def test_a_passkey_added_on_the_laptop_signs_the_phone_in(
         # Her games are there: the lobby lists her room; her page is hers.
         phone.open("/")
         phone.page.locator(f"#my-rooms a[href='/r/{room}']").first.wait_for()
+        assert phone.page.get_by_role("link", name="Sign in with a passkey").count() == 1
         phone.page.screenshot(path=str(screenshot_dir / "passkey-lobby-390.png"), full_page=True)
         phone.open(f"/player/{me['user']['id']}")
         phone.page.get_by_role("heading", name="Anne", exact=True).wait_for()
