@@ -13,8 +13,11 @@ import base64
 import hashlib
 import json
 import os
+import secrets
 import struct
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -22,6 +25,11 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from tortuga_client import Client, Node, create_room
 from webauthn.helpers import encode_cbor
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "archive"))
+from archive_helpers import play_record, store
+
+from server.archive.db import Database
 
 PHONE = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 Chrome/131.0 Mobile"
 LAPTOP = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/131.0 Safari/537.36"
@@ -173,6 +181,21 @@ async def test_a_passkey_signs_the_player_in_on_another_node(start: Any, databas
     there = r.json()["token"]
     mine = (await get(b, "/api/me/rooms", there)).json()["rooms"]
     assert [x["id"] for x in mine] == [room["id"]], "her games are there"
+    # And her history: a private game she played is listed for her token only.
+    record = play_record(players=3, rounds=1, users=[anne.user["id"], "u-ben", None], public=False)
+    record["room"] = secrets.token_urlsafe(12)
+    record["game_id"] = f"{record['room']}-1"
+    db = await Database.connect(database_url)
+    try:
+        await store(db, record)
+    finally:
+        await db.close()
+    profile = (await get(b, f"/api/history/users/{anne.user['id']}/games", there)).json()
+    assert [g["id"] for g in profile["games"]] == [record["game_id"]]
+    assert "ratings" in profile
+    async with httpx.AsyncClient(base_url=b.url) as http:
+        r = await http.get(f"/api/history/users/{anne.user['id']}/games")
+        assert r.json()["games"] == [], "a private game: not for a stranger"
     devices = (await get(a, "/api/me/devices", anne.token)).json()
     assert [(s["how"], s["device"]) for s in devices["sign_ins"]] == [
         ("passkey", "Chrome on Android")
