@@ -306,3 +306,16 @@ async def test_malformed_credentials_are_refused_cleanly(start: Any, database_ur
     assert (await get(a, "/api/me/passkeys", anne.token)).json()["passkeys"] == []
     r = await post(a, "/api/me/passkeys", anne.token, json={"credential": good})
     assert code(r) == "bad-challenge"
+
+
+def test_the_relying_party_is_the_public_hosts_or_set(monkeypatch: Any, tmp_path: Any) -> None:
+    from server.settings import Settings
+
+    assert Settings(public_url="https://play.example.org/").relying_party() == "play.example.org"
+    assert Settings(host="localhost", port=8000).relying_party() == "localhost"
+    monkeypatch.setenv("TORTUGA_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("TORTUGA_PUBLIC_URL", "https://play.example.org")
+    monkeypatch.setenv("TORTUGA_RP_ID", "example.org")
+    monkeypatch.setenv("TORTUGA_PASSKEY_CHALLENGE_SECONDS", "60")
+    settings = Settings.from_env()
+    assert (settings.relying_party(), settings.passkey_challenge_seconds) == ("example.org", 60)
