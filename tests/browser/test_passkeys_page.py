@@ -11,11 +11,9 @@ passkey sign-in. The site runs on ``localhost`` (WebAuthn wants a domain, not an
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import ThreadedServer, free_port
 from players import Person
 
 pytestmark = pytest.mark.browser
@@ -28,25 +26,9 @@ PHONE = (
 
 
 @pytest.fixture(scope="module")
-def site(redis_url: str, database_url: str) -> Iterator[str]:
-    """The whole site on http://localhost:<port> (its relying party id: ``localhost``)."""
-    import redis as redis_sync
-    from web_harness import site_settings
-
-    from server.app import create_app
-
-    port = free_port()
-    url = f"http://localhost:{port}"
-    settings = site_settings(redis_url, database_url, port, public_url=url)
-    assert settings.relying_party() == "localhost"
-    with ThreadedServer(create_app(settings), port=port):
-        yield url
-    client = redis_sync.Redis.from_url(redis_url)
-    try:
-        for key in client.scan_iter(match=f"{settings.redis_prefix}*", count=1000):
-            client.delete(key)
-    finally:
-        client.close()
+def site_changes() -> dict[str, Any]:
+    """The site on http://localhost:<port>: its relying party id is ``localhost``."""
+    return {"public_url": "http://localhost:{port}"}
 
 
 def authenticator(person: Person) -> tuple[Any, str]:
