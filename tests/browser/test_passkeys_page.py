@@ -122,3 +122,26 @@ def test_a_passkey_added_on_the_laptop_signs_the_phone_in(
     finally:
         for who in (laptop, phone):
             who.close()
+
+
+def test_no_passkeys_where_the_browser_has_none(site: str, chromium: Any) -> None:
+    """Without ``PublicKeyCredential`` nothing offers a passkey; playing needs none."""
+    guest = Person(chromium, site, "Cleo", viewport={"width": 390, "height": 844})
+    try:
+        guest.context.add_init_script("delete window.PublicKeyCredential;")
+        guest.open("/")
+        guest.page.get_by_role("button", name="Continue").wait_for()
+        assert guest.page.locator("[data-key='passkey-signin-link']").count() == 0
+        guest.choose_name()
+        guest.page.wait_for_function("() => localStorage.getItem('tortuga.identity')")
+        guest.page.locator("[data-key='sign-out-everywhere']").wait_for()
+        assert guest.page.locator("[data-key='passkey-signin-link']").count() == 0
+        me = guest.page.evaluate(IDENTITY)
+        guest.open(f"/player/{me['user']['id']}")
+        guest.page.locator("[data-panel='link']").wait_for()
+        assert guest.page.locator("[data-panel='passkeys']").count() == 0
+        guest.open("/signin")
+        guest.page.get_by_text("No passkey here?").wait_for()
+        assert guest.page.get_by_role("button", name="Sign in with a passkey").count() == 0
+    finally:
+        guest.close()
