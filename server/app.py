@@ -36,7 +36,7 @@ from server.archive.push import Pusher
 from server.archive.push import settings_of as push_settings
 from server.archive.routes import routes as history_routes
 from server.archive.write import RatingRules
-from server.http import bots, lobby, push_routes, scrape, signin, web
+from server.http import bots, lobby, passkeys, push_routes, scrape, signin, web
 from server.http.catalogue import Catalogues
 from server.http.forwarded import Forwarded
 from server.identity.signing import ServerKey
@@ -313,6 +313,7 @@ def create_app(settings: Settings) -> Starlette:
         *bots.routes,  # players' bot accounts, the ladder's door
         *push_routes.routes,
         *signin.routes,
+        *passkeys.routes,
         WebSocketRoute("/ws", websocket),
         *([Mount("/api/history", routes=history_routes)] if settings.database_url else []),
         # The operators' console (server/admin/): accounts and the audit live in Postgres.

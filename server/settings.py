@@ -256,6 +256,13 @@ class Settings:
     signin_links_burst: int = 5
     signin_link_every: float = 60.0
     signin_tries_burst: int = 20
+    # Passkeys (WebAuthn, server/http/passkeys.py): the relying party's id -- the site's
+    # domain, which a passkey is bound to ("": the host of ``base_url()``; set it when the
+    # public URL's host is not the domain passkeys should be made for); a ceremony's challenge
+    # lives this long (single-use); the passkeys one user keeps.
+    rp_id: str = ""
+    passkey_challenge_seconds: int = 120
+    passkeys_per_user: int = 10
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -290,6 +297,10 @@ class Settings:
     def base_url(self) -> str:
         """How players reach the site: the public URL, else this node's address."""
         return (self.public_url or f"http://{self.host}:{self.port}").rstrip("/")
+
+    def relying_party(self) -> str:
+        """Passkeys' relying party id: ``rp_id``, else the host of the public URL."""
+        return self.rp_id or (urlsplit(self.base_url()).hostname or "localhost")
 
     def origins(self) -> frozenset[str]:
         """The origins whose pages may open websockets here."""
@@ -381,4 +392,6 @@ _VARIABLES: dict[str, tuple[str, Callable[[str], object]]] = {
     "push_devices_per_user": ("TORTUGA_PUSH_DEVICES_PER_USER", int),
     "push_ttl_seconds": ("TORTUGA_PUSH_TTL_SECONDS", int),
     "signin_link_seconds": ("TORTUGA_SIGNIN_LINK_SECONDS", int),
+    "rp_id": ("TORTUGA_RP_ID", str),
+    "passkey_challenge_seconds": ("TORTUGA_PASSKEY_CHALLENGE_SECONDS", int),
 }

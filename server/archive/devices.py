@@ -1,6 +1,6 @@
 """A player's devices in Postgres: Web Push subscriptions (what each device receives and
 when it is quiet), passkeys, and the devices that signed in by a one-time link or a passkey
-(models in server/archive/models.py, migration 0010)."""
+(models in server/archive/models.py, migrations 0011 and 0012)."""
 
 from __future__ import annotations
 
@@ -139,20 +139,31 @@ async def sign_ins_of(db: Database, user_id: str) -> list[SignIn]:
 
 
 async def add_passkey(
-    db: Database, credential_id: str, user_id: str, name: str, public_key: bytes, count: int,
+    db: Database,
+    credential_id: str,
+    user_id: str,
+    name: str,
+    public_key: bytes,
+    count: int,
+    transports: Sequence[str],
     device: str,
-) -> None:  # fmt: skip
+) -> bool:
+    """Keep a new passkey; False (nothing changed) when its credential id is kept already."""
     async with db.session() as session, session.begin():
-        session.add(
-            Passkey(
+        result = await session.execute(
+            insert(Passkey)
+            .values(
                 id=credential_id,
                 user_id=user_id,
-                name=name,
+                name=name[:100],
                 public_key=public_key,
                 sign_count=count,
+                transports=list(transports),
                 device=device[:100],
             )
+            .on_conflict_do_nothing(index_elements=[Passkey.id])
         )
+        return int(result.rowcount) == 1  # type: ignore[attr-defined]
 
 
 async def passkey(db: Database, credential_id: str) -> Passkey | None:
@@ -163,15 +174,30 @@ async def passkey(db: Database, credential_id: str) -> Passkey | None:
 async def passkeys_of(db: Database, user_id: str) -> list[Passkey]:
     async with db.session() as session:
         rows = await session.scalars(
-            select(Passkey).where(Passkey.user_id == user_id).order_by(Passkey.created_at)
+            select(Passkey)
+            .where(Passkey.user_id == user_id)
+            .order_by(Passkey.created_at, Passkey.id)
         )
         return list(rows)
 
 
-async def use_passkey(db: Database, credential_id: str, count: int) -> None:
+async def use_passkey(db: Database, credential_id: str, seen: int, count: int) -> bool:
+    """Note a use of a passkey whose counter was ``seen`` and is now ``count``: False when
+    another use got there first (the counter moved meanwhile: this one is a replay or a
+    clone)."""
     async with db.session() as session, session.begin():
-        await session.execute(
+        result = await session.execute(
             update(Passkey)
-            .where(Passkey.id == credential_id)
+            .where(Passkey.id == credential_id, Passkey.sign_count == seen)
             .values(sign_count=count, last_used_at=dt.datetime.now(dt.UTC))
         )
+        return int(result.rowcount) == 1  # type: ignore[attr-defined]
+
+
+async def drop_passkey(db: Database, user_id: str, credential_id: str) -> bool:
+    """Forget one of the user's passkeys (another user's: nothing, False)."""
+    async with db.session() as session, session.begin():
+        result = await session.execute(
+            delete(Passkey).where(Passkey.id == credential_id, Passkey.user_id == user_id)
+        )
+        return int(result.rowcount) == 1  # type: ignore[attr-defined]

@@ -193,8 +193,9 @@ class PushSubscription(Base):
 
 
 class Passkey(Base):
-    """A player's passkey (WebAuthn, server/identity/passkeys.py): the credential's id and
-    public key (COSE), its signature counter, and the user it signs in as."""
+    """A player's passkey (WebAuthn, server/http/passkeys.py): the credential's id and
+    public key (COSE), its signature counter, the user it signs in as (and their name then),
+    the transports its authenticator named (migration 0012) and the device it was added on."""
 
     __tablename__ = "passkeys"
 
@@ -203,6 +204,7 @@ class Passkey(Base):
     name: Mapped[str] = mapped_column(String(100))
     public_key: Mapped[bytes] = mapped_column(LargeBinary)
     sign_count: Mapped[int] = mapped_column(BigInteger, server_default=text("0"))
+    transports: Mapped[list[str]] = mapped_column(JSONB, server_default=text("'[]'::jsonb"))
     device: Mapped[str] = mapped_column(String(100), server_default=text("''"))
     created_at: Mapped[datetime] = mapped_column(Timestamp, server_default=func.now())
     last_used_at: Mapped[datetime | None] = mapped_column(Timestamp)

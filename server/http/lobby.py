@@ -104,6 +104,9 @@ _STATUS = {
     "no-such-bot": 404,
     "not-for-bots": 403,
     "too-many-links": 429,  # server/http/signin.py
+    "too-many-passkeys": 429,  # server/http/passkeys.py
+    "no-such-passkey": 404,
+    "no-passkeys": 503,
     p.RATE_LIMITED: 429,
 }
 

@@ -143,7 +143,7 @@ async def my_devices(request: Request) -> Response:
             ],
             "passkeys": [
                 {
-                    "id": k.id[:16],
+                    "id": k.id,
                     "device": k.device,
                     "created_at": k.created_at.isoformat(),
                     "last_used_at": k.last_used_at.isoformat() if k.last_used_at else None,

@@ -112,16 +112,22 @@ def site_changes() -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def site(redis_url: str, database_url: str, site_changes: dict[str, Any]) -> Iterator[str]:
-    """The whole site (``create_app``: room server, pages, history API), fresh per module."""
+    """The whole site (``create_app``: room server, pages, history API), fresh per module, at
+    its public URL (a module may set ``public_url``, ``{port}`` in it filled in: e.g.
+    ``http://localhost:{port}`` for passkeys, which want a domain)."""
     import redis as redis_sync
     from web_harness import site_settings
 
     from server.app import create_app
 
     port = free_port()
-    settings = site_settings(redis_url, database_url, port, **site_changes)
+    changes = {
+        k: v.format(port=port) if isinstance(v, str) and "{port}" in v else v
+        for k, v in site_changes.items()
+    }
+    settings = site_settings(redis_url, database_url, port, **changes)
     with ThreadedServer(create_app(settings), port=port) as server:
-        yield server.url
+        yield (settings.public_url or server.url).rstrip("/")
     client = redis_sync.Redis.from_url(redis_url)
     try:
         for key in client.scan_iter(match=f"{settings.redis_prefix}*", count=1000):

@@ -55,6 +55,11 @@ export const api = {
   myDevices: () => call("GET", "/api/me/devices"),
   makeSignInLink: () => call("POST", "/api/me/signin-link"),
   useSignInLink: (token) => call("POST", "/api/signin/link", { token }),
+  passkeyOptions: () => call("POST", "/api/me/passkeys/options"),
+  addPasskey: (credential) => call("POST", "/api/me/passkeys", { credential }),
+  removePasskey: (id) => call("DELETE", `/api/me/passkeys/${encodeURIComponent(id)}`),
+  passkeySignInOptions: () => call("POST", "/api/signin/passkey/options"),
+  signInWithPasskey: (credential) => call("POST", "/api/signin/passkey", { credential }),
   createRoom: (spec) => call("POST", "/api/rooms", spec),
   /** `view`: only these fields of each replayed view (e.g. ["round", "scores"]); `wait`:
    * seconds the server may wait for a game whose end is not in the archive yet. */

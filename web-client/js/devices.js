@@ -1,11 +1,13 @@
 // The player's own devices, on their page (player.js draws this only for the player
 // themselves): notifications on this device (Web Push: opt in, what to receive, quiet
 // hours), a one-time sign-in link with its QR code for another device, and the devices that
-// signed in. Nothing is asked of the browser until the player clicks.
+// signed in, and their passkeys (WebAuthn: passkeys.js; hidden where the browser has none).
+// Nothing is asked of the browser until the player clicks.
 
 import { api } from "./api.js";
 import { h, replaceChildren } from "./dom.js";
 import { errorText, formatDate, lang, t } from "./i18n.js";
+import { addPasskey, passkeysSupported } from "./passkeys.js";
 
 const PREFS = "tortuga.pushPrefs";
 const KINDS = ["turn", "start", "invite", "end"];
@@ -48,6 +50,9 @@ export class DevicePanels {
     this.status = "";
     this.link = null;
     this.signIns = null;
+    this.passkeys = null;
+    this.passkeyStatus = "";
+    this.passkeyError = null;
     this.start();
   }
 
@@ -66,7 +71,9 @@ export class DevicePanels {
 
   async loadSignIns() {
     try {
-      this.signIns = (await api.myDevices()).sign_ins;
+      const mine = await api.myDevices();
+      this.signIns = mine.sign_ins;
+      this.passkeys = mine.passkeys;
     } catch {
       this.signIns = null;
     }
@@ -197,7 +204,49 @@ export class DevicePanels {
       h("p", { class: "small muted" }, t("devices.sign_out_hint")));
   }
 
+  async passkeyRun(what, done) {
+    try {
+      await what();
+      this.passkeyStatus = done;
+      this.passkeyError = null;
+    } catch (err) {
+      this.passkeyStatus = "";
+      // The player closing the browser's own dialog is no failure worth a red box.
+      this.passkeyError = err && err.name === "NotAllowedError" ? null : t("devices.passkeys.failed", { message: errorText(err) });
+    }
+    await this.loadSignIns();
+  }
+
+  passkeyPanel() {
+    if (!passkeysSupported()) return null;
+    const keys = this.passkeys || [];
+    return h("section", { class: "panel", dataset: { panel: "passkeys" }, "aria-label": t("devices.passkeys.title") },
+      h("h2", {}, t("devices.passkeys.title")),
+      h("p", { class: "small muted" }, t("devices.passkeys.intro", { name: this.user.name })),
+      keys.length
+        ? h("ul", { class: "passkeys" }, keys.map((k) => {
+          const item = { date: formatDate(k.created_at, { dateStyle: "medium" }), device: k.device || "?" };
+          return h("li", { class: "row" },
+            h("span", {}, t("devices.passkeys.item", item), " · ",
+              h("span", { class: "small muted" }, k.last_used_at
+                ? t("devices.passkeys.used", { date: formatDate(k.last_used_at) })
+                : t("devices.passkeys.none_used"))),
+            h("button", {
+              type: "button", class: "secondary", dataset: { key: "remove-passkey" },
+              "aria-label": t("devices.passkeys.remove_label", item),
+              onclick: () => this.passkeyRun(() => api.removePasskey(k.id), t("devices.passkeys.removed")),
+            }, t("devices.passkeys.remove")));
+        }))
+        : h("p", { class: "muted small" }, t("devices.passkeys.none")),
+      h("div", { class: "row" }, h("button", {
+        type: "button", dataset: { key: "add-passkey" },
+        onclick: () => this.passkeyRun(() => addPasskey(), t("devices.passkeys.added")),
+      }, t("devices.passkeys.add"))),
+      this.passkeyError ? h("p", { class: "error-box", role: "alert" }, this.passkeyError) : null,
+      this.passkeyStatus ? h("p", { class: "small", role: "status" }, this.passkeyStatus) : null);
+  }
+
   render() {
-    replaceChildren(this.el, this.pushPanel(), this.linkPanel());
+    replaceChildren(this.el, this.pushPanel(), this.linkPanel(), this.passkeyPanel());
   }
 }

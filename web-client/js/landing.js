@@ -5,6 +5,7 @@
 
 import { h, replaceChildren } from "./dom.js";
 import { gameTitle, t } from "./i18n.js";
+import { passkeysSupported } from "./passkeys.js";
 import { nameForm } from "./ui.js";
 
 /** The games the site offers, in the order the landing page shows them. */
@@ -20,7 +21,7 @@ const ICONS = { "skull-king": "♚", "bid-tricks": "⚓", "loon-tricks": "✪", 
 
 export async function showLanding(el) {
   document.title = t("site.title");
-  const nameBox = h("div", { class: "landing-name" });
+  const nameBox = h("div");
   const withRules = rulesPages();
   // A game with a rules page is one link, its title's, stretched over the card (app.css).
   const games = GAMES.map((id) => {
@@ -36,7 +37,11 @@ export async function showLanding(el) {
       h("div", { class: "landing-hero" },
         h("h1", {}, t("landing.title")),
         h("p", { class: "lead" }, t("landing.lead"))),
-      nameBox,
+      // A player from another device signs in here (signin.js); a guest needs nothing but a name.
+      h("div", { class: "landing-name" }, nameBox,
+        passkeysSupported()
+          ? h("p", { class: "small landing-passkey" }, h("a", { href: "/signin", dataset: { key: "passkey-signin-link" } }, t("landing.passkey")))
+          : null),
       h("ul", { class: "how", "aria-label": t("landing.how") },
           h("li", {}, h("span", { "aria-hidden": "true" }, "✉ "), t("landing.how_link")),
           h("li", {}, h("span", { "aria-hidden": "true" }, "⚙ "), t("landing.how_bots")),

@@ -8,6 +8,7 @@ import { Connection } from "./conn.js";
 import { h, replaceChildren } from "./dom.js";
 import { clientGames, gameModule, hasClient } from "./games/registry.js";
 import { errorText, gameTitle, has, t } from "./i18n.js";
+import { passkeysSupported } from "./passkeys.js";
 import { identity, myRooms } from "./store.js";
 import { nameForm, setConnState, setWho } from "./ui.js";
 
@@ -127,7 +128,9 @@ export class LobbyPage {
         h("button", { type: "button", class: "secondary", onclick: () => this.changeName() }, t("lobby.change_name")), " ",
         h("a", { class: "button secondary", dataset: { key: "my-bots" }, href: `/player/${encodeURIComponent(identity.get().user.id)}` }, t("player.bots")), " ",
         h("button", { type: "button", class: "secondary", dataset: { key: "sign-out-everywhere" }, onclick: () => this.signOutEverywhere() },
-          t("lobby.sign_out_everywhere"))));
+          t("lobby.sign_out_everywhere")),
+        // This browser plays as someone else's guest? Their passkey makes it them (signin.js).
+        passkeysSupported() ? [" ", h("a", { class: "button secondary", dataset: { key: "passkey-signin-link" }, href: "/signin" }, t("signin.passkey"))] : null));
     this.renderList();
     this.renderMine();
   }

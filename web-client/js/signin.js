@@ -2,10 +2,13 @@
 // The token is in the fragment, so it never reaches a server log; it is sent once, and the
 // page forgets it from the address bar at once. Used, this browser is that player; refused
 // (used, expired, signed out since), nothing changes here: the identity it had, it keeps.
+// /signin alone: "Sign in with a passkey" (passkeys.js), where the browser has passkeys;
+// signed in, this browser is that player, stored as a link's sign-in is.
 
 import { api } from "./api.js";
 import { h, replaceChildren } from "./dom.js";
 import { errorText, t } from "./i18n.js";
+import { passkeysSupported, signInWithPasskey } from "./passkeys.js";
 import { identity } from "./store.js";
 import { setWho } from "./ui.js";
 
@@ -16,7 +19,27 @@ export class SignInPage {
     history.replaceState(null, "", "/signin");
     document.title = `${t("signin.title")} — ${t("site.name")}`;
     if (token) this.useLink(token);
-    else this.render(h("p", { class: "muted" }, t("signin.passkey_intro")));
+    else this.offerPasskey();
+  }
+
+  offerPasskey(error = null) {
+    if (!passkeysSupported()) {
+      this.render(h("p", { class: "muted" }, t("signin.passkey_none")));
+      return;
+    }
+    this.render(h("p", { class: "muted" }, t("signin.passkey_intro")),
+      h("div", { class: "row" }, h("button", { type: "button", dataset: { key: "passkey-signin" }, onclick: () => this.usePasskey() }, t("signin.passkey"))),
+      error ? h("p", { class: "error-box", role: "alert" }, error) : null);
+  }
+
+  async usePasskey() {
+    try {
+      const { token, user } = await signInWithPasskey();
+      this.signedIn(token, user);
+    } catch (err) {
+      // Closed or timed out in the browser's own dialog: offered again, no alarm.
+      this.offerPasskey(err && err.name === "NotAllowedError" ? null : t("signin.passkey_failed", { message: errorText(err) }));
+    }
   }
 
   render(...body) {
