@@ -90,6 +90,12 @@ async def drop_subscription(db: Database, endpoint: str, user_id: str | None = N
         return int(result.rowcount)  # type: ignore[attr-defined]
 
 
+async def subscribed_users(db: Database) -> list[str]:
+    """Every user with a push subscription kept."""
+    async with db.session() as session:
+        return list(await session.scalars(select(PushSubscription.user_id).distinct()))
+
+
 async def subscriptions_of(db: Database, user_ids: Sequence[str]) -> list[PushSubscription]:
     if not user_ids:
         return []

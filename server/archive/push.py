@@ -39,6 +39,7 @@ import contextlib
 import datetime as dt
 import json
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -61,6 +62,8 @@ MARK_SECONDS = 30 * 24 * 3600  # a turn mark outlives any pause of a slow game
 ONCE_SECONDS = 7 * 24 * 3600  # a start or end push's once-only key
 GONE = (404, 410)  # the push service no longer knows the subscription
 JOB_SECONDS = 30.0  # one step's pushes, every device included, at most
+SEATED_ROOMS = 10_000  # rooms whose players this node keeps to sift its steps by
+SEATED_SECONDS = 60.0  # ... for this long after it read them
 
 Phrase = Callable[[str, str, dict[str, object]], str]  # (lang, key, params) -> text
 
@@ -142,6 +145,8 @@ class Pusher:
         self.sent = 0
         self._tasks: list[asyncio.Task[None]] = []
         self._client: httpx.AsyncClient | None = None
+        # room -> (until when, its players as last read)
+        self._seated: dict[str, tuple[float, tuple[str, ...]]] = {}
 
     # -- the node's side ------------------------------------------------------------------
     def written(self, room_id: str, version: int, entry: Entry | None) -> None:
@@ -174,6 +179,11 @@ class Pusher:
         return any("turn" in row.kinds and row.gen >= gen for row in rows)
 
     async def start(self) -> None:
+        # Every user with a subscription, in the site-wide set the steps are sifted by (one
+        # at a time they are added as they subscribe; this catches the ones kept before).
+        users = await devices.subscribed_users(self.db)
+        for i in range(0, len(users), 1000):
+            await self.store.note_push_user(*users[i : i + 1000])
         self._client = httpx.AsyncClient(
             timeout=self.settings.timeout, follow_redirects=False, trust_env=False
         )
@@ -213,9 +223,24 @@ class Pusher:
 
     async def decide(self, entry: Entry) -> list[Push]:
         """Each seated player's push for the step ``entry`` (see the module's text)."""
+        # Most tables have nobody a push can reach: one command says so, with the users
+        # this node saw seated there (a game's seats keep their players), before the room
+        # is read and its state decoded.
+        now = time.monotonic()
+        kept = self._seated.get(entry.room)
+        seated = kept[1] if kept is not None and kept[0] > now else None  # a seat may change hands
+        if seated is not None and not await self.store.push_users_among(list(seated)):
+            return []
         try:
             room = await self.reader.get(entry.room, presence=True)
         except RoomError:
+            return []
+        users = tuple(i.user for i in room.seats if i.user is not None and i.bot is None)
+        self._seated.pop(entry.room, None)
+        self._seated[entry.room] = (now + SEATED_SECONDS, users)
+        if len(self._seated) > SEATED_ROOMS:
+            del self._seated[next(iter(self._seated))]  # the oldest first
+        if seated is None and not await self.store.push_users_among(list(users)):
             return []
         game = GAMES.get(entry.engine)
         if game is None:

@@ -141,6 +141,7 @@ async def subscribe(request: Request) -> Response:
         device_name(request.headers.get("user-agent")),
         settings.push_devices_per_user,
     )
+    await request.app.state.services.rooms.store.note_push_user(user.id)
     return JSONResponse(
         {
             "kinds": list(prefs.kinds),

@@ -7,6 +7,9 @@ once-only keys (server/archive/push.py), one-time sign-in links and WebAuthn cha
 - ``push:{ROOM}:<user>:<kind>:<version>``: a start, end or "your move" push sent (``SET
   NX``; a turn is named by the version it began at): once. ``push:{ROOM}:<user>:invite``:
   the user's invitation to the (new) room pushed: once.
+- ``push:users``: the users who ever kept a push subscription (``SADD`` when one is kept,
+  seeded from Postgres when a node starts): a step none of whose players is in it is not
+  looked at further -- no room read, no state decoded, no turn marks (the common case).
 - ``signin:<digest>``: a one-time link, by the SHA-256 of its token (never the token), with
   the user it signs in as; taken with ``GETDEL``: once, whoever asks first.
 - ``webauthn:<kind>:<id>``: a WebAuthn ceremony's challenge, taken with ``GETDEL``.
@@ -36,6 +39,19 @@ class ReachStore(StorePart):
         args = (str(version), "1" if owes else "0", str(ttl))
         began, since = await self._run(_PUSH_TURN, (key,), args)
         return int(began) == 1, int(since)
+
+    async def note_push_user(self, *user_ids: str) -> None:
+        """These users keep a push subscription (a member stays when they drop it: it only
+        costs a closer look at their steps)."""
+        if user_ids:
+            await self.wire.call("SADD", f"{self.keys.prefix}push:users", *user_ids)
+
+    async def push_users_among(self, user_ids: list[str]) -> bool:
+        """Whether any of ``user_ids`` ever kept a push subscription (one command)."""
+        if not user_ids:
+            return False
+        found = await self.wire.call("SMISMEMBER", f"{self.keys.prefix}push:users", *user_ids)
+        return any(int(x) for x in found)
 
     async def push_once(self, room_id: str, user_id: str, what: str, ttl: int) -> bool:
         """True for the first caller only (``what``: the push's kind and version)."""

@@ -23,7 +23,7 @@ import httpx
 import pytest
 from push_service import PushService
 from sqlalchemy import func, select
-from tortuga_client import Client, Node, choose, latest, salted, seat_players
+from tortuga_client import Client, Node, autoplay, choose, latest, salted, seat_players
 
 from engines.rng import Rng
 from server.archive.db import Database
@@ -257,3 +257,33 @@ async def test_endpoints_that_would_point_the_server_inward_are_refused(
     assert check_endpoint("https://updates.push.services.mozilla.com/wpush/v2/x", (
         "push.services.mozilla.com",
     ), allow_private=False)  # fmt: skip
+
+
+async def test_a_table_nobody_can_be_pushed_at_costs_one_look_a_step(
+    start: Any, database_url: str, redis_client: Any, redis_prefix: str
+) -> None:
+    """Most tables have no player a push can reach: each step costs the pusher one look at
+    the site's set of subscribed users (``push:users``), never a turn mark or a once-key;
+    once one of the players subscribes, their steps are looked at in full."""
+    a = await start("a", database_url=database_url, **PUSH_SITE)
+    pusher = app_of(a).state.pusher
+    table = await seat_players([a], 2, options={"rounds": 1}, bots={1: "random"})
+    (anne,) = table.clients
+    assert (await anne.call("start"))["type"] == "ok"
+    await autoplay(anne, "skull-king")
+    await settle([a])
+    marks = [k async for k in redis_client.scan_iter(f"{redis_prefix}push:{{{table.id}}}*")]
+    assert marks == []
+    assert pusher._seated[table.id][1] == (anne.user["id"],)
+    async with PushService() as service:
+        r = await subscribe(a, anne.token, service.subscription("anne"))
+        assert r.status_code == 200, r.text
+        assert await redis_client.sismember(f"{redis_prefix}push:users", anne.user["id"])
+        again = await seat_players([a], 2, options={"rounds": 1}, bots={1: "random"})
+        (bea,) = again.clients
+        await subscribe(a, bea.token, service.subscription("bea"))
+        assert (await bea.call("start"))["type"] == "ok"
+        await autoplay(bea, "skull-king")
+        await settle([a])
+        marks = [k async for k in redis_client.scan_iter(f"{redis_prefix}push:{{{again.id}}}*")]
+        assert marks, "a subscribed player's steps are looked at in full"
