@@ -28,7 +28,6 @@ Pure: no I/O.
 from __future__ import annotations
 
 import hashlib
-import json
 import secrets
 from datetime import UTC, datetime
 from typing import Any
@@ -47,8 +46,14 @@ ACT, COMMIT, REVEAL, ENTROPY, MADE = "act", "commit", "reveal", "entropy", "made
 
 
 def canonical(value: Any) -> bytes:
-    """The canonical encoding: JSON with keys sorted, no spaces, non-ASCII as UTF-8."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    """The canonical encoding: JSON with keys sorted, no spaces, non-ASCII as UTF-8 (what
+    ``json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` writes, for the
+    values a chain holds -- text, integers, booleans, null, lists and objects -- at a tenth
+    of its cost: msgspec's encoder, keys in sorted order)."""
+    return _encode(value, order="sorted")
+
+
+_encode = msgspec.json.encode
 
 
 def canonical_json(value: Any) -> str:
