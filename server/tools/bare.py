@@ -51,6 +51,8 @@ from server.redis import pubsub
 from server.redis import wire as redis_wire
 from server.settings import Settings
 
+FOLLOW_SECONDS = 15.0  # a room's subscription confirmed by Redis, at most (a failover: longer)
+
 # KEYS: the room's version key (also its channel: the same slot) ; ARGV: expected, new.
 _STEP = """
 if (redis.call('GET', KEYS[1]) or '0') ~= ARGV[1] then return 0 end
@@ -94,6 +96,9 @@ class Room:
     out: float
     size: int
     sockets: dict[int, LeanWebSocketProtocol] = field(default_factory=dict)
+    # Redis confirmed the subscription: a move published before it would reach nobody (on a
+    # cluster the channel is placed on its shard in the background, as the hub's are).
+    subscribed: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 @dataclass
@@ -132,11 +137,14 @@ async def _fan_out(own: _Process) -> None:
     """Each publication: every local socket of the room its frames."""
     while True:
         message = await own.subscriber.get_message(timeout=60.0)
-        if message is None or message.get("type") != "message":
+        if message is None or message.get("type") not in ("message", "subscribe"):
             continue
         channel = message["channel"]
         room = own.rooms.get(channel if isinstance(channel, str) else channel.decode())
         if room is None:
+            continue
+        if message["type"] == "subscribe":
+            room.subscribed.set()
             continue
         version = int(message["data"])
         framed: dict[int, bytes] = {}  # frames left -> the frame, framed once for all
@@ -169,6 +177,7 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
         seats, out, size = int(query["seats"]), float(query["out"]), int(query["size"])
         room = own.rooms[key] = Room(key, seats, out, size)
         await own.subscriber.follow(key)
+    await asyncio.wait_for(room.subscribed.wait(), FOLLOW_SECONDS)
     seat = int(query["seat"])
     await receive()  # websocket.connect
     await send({"type": "websocket.accept"})
