@@ -42,10 +42,10 @@ def _yes(value: str) -> bool:
     return value not in ("0", "false", "no")
 
 
-def _load_secret(data_dir: Path) -> bytes:
-    """The token-signing secret: TORTUGA_SECRET, else one kept in the data folder, so that
-    tokens survive a restart and every node started on the same folder shares it."""
-    path = data_dir / "secret"
+def _kept(data_dir: Path, name: str) -> bytes:
+    """32 random bytes kept (hex, mode 0600) in the data folder's file ``name``, made on
+    first use: every node started on the same folder reads the same ones."""
+    path = data_dir / name
     if path.exists():
         return bytes.fromhex(path.read_text().strip())
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -53,20 +53,19 @@ def _load_secret(data_dir: Path) -> bytes:
     path.write_text(value.hex())
     path.chmod(0o600)
     return value
+
+
+def _load_secret(data_dir: Path) -> bytes:
+    """The token-signing secret: TORTUGA_SECRET, else one kept in the data folder, so that
+    tokens survive a restart and every node started on the same folder shares it."""
+    return _kept(data_dir, "secret")
 
 
 def _load_signing_key(data_dir: Path) -> bytes:
     """The server's signing key (the private scalar of its ECDSA P-256 key, 32 bytes):
     TORTUGA_SIGNING_KEY, else one kept in the data folder beside the token secret, so that
     every node started on the same folder signs with it (server/identity/signing.py)."""
-    path = data_dir / "signing-key"
-    if path.exists():
-        return bytes.fromhex(path.read_text().strip())
-    data_dir.mkdir(parents=True, exist_ok=True)
-    value = secrets.token_bytes(32)
-    path.write_text(value.hex())
-    path.chmod(0o600)
-    return value
+    return _kept(data_dir, "signing-key")
 
 
 def _load_vapid_key(data_dir: Path) -> bytes:
@@ -74,14 +73,7 @@ def _load_vapid_key(data_dir: Path) -> bytes:
     bytes): TORTUGA_VAPID_PRIVATE_KEY (base64url, the form ``web-push
     generate-vapid-keys`` prints), else one kept in the data folder beside the token secret,
     so every node started on the same folder sends with it (server/identity/webpush.py)."""
-    path = data_dir / "vapid-key"
-    if path.exists():
-        return bytes.fromhex(path.read_text().strip())
-    data_dir.mkdir(parents=True, exist_ok=True)
-    value = secrets.token_bytes(32)
-    path.write_text(value.hex())
-    path.chmod(0o600)
-    return value
+    return _kept(data_dir, "vapid-key")
 
 
 def _b64url(value: str) -> bytes:
