@@ -357,13 +357,7 @@ async def test_postgres_down_under_load(
             await asyncio.sleep(0.1)
         drained = time.monotonic() - restarted
         assert stored == {g: ("finished", logs[g]) for g in game_ids}, stored
-        for _ in range(100):
-            if await _archive_backlog(redis_client, redis_prefix) == 0:
-                break
-            await asyncio.sleep(0.1)
-        assert await _archive_backlog(redis_client, redis_prefix) == 0
-        for stream in Keys(redis_prefix).archive_streams:  # no dead letters
-            assert await redis_client.xlen(Keys(redis_prefix).archive_dead(stream)) == 0
+        await _caught_up(redis_client, redis_prefix)
         users = [p.client.user["id"] for p in players]
         async with db.session() as s:
             rows = await s.execute(
@@ -435,13 +429,7 @@ async def test_postgres_back_while_the_games_go_on(
                 break
             await asyncio.sleep(0.1)
         assert stored == {g: ("finished", logs[g]) for g in game_ids}, stored
-        for _ in range(100):
-            if await _archive_backlog(redis_client, redis_prefix) == 0:
-                break
-            await asyncio.sleep(0.1)
-        assert await _archive_backlog(redis_client, redis_prefix) == 0
-        for stream in Keys(redis_prefix).archive_streams:  # no dead letters
-            assert await redis_client.xlen(Keys(redis_prefix).archive_dead(stream)) == 0
+        await _caught_up(redis_client, redis_prefix)
         users = [p.client.user["id"] for p in players]
         async with db.session() as s:
             rows = await s.execute(
@@ -455,6 +443,17 @@ async def test_postgres_back_while_the_games_go_on(
         await db.close()
         await a.stop()
         await b.stop()
+
+
+async def _caught_up(redis: Any, prefix: str) -> None:
+    """The archive's backlog drained to nothing, and nothing dead-lettered."""
+    for _ in range(100):
+        if await _archive_backlog(redis, prefix) == 0:
+            break
+        await asyncio.sleep(0.1)
+    assert await _archive_backlog(redis, prefix) == 0
+    for stream in Keys(prefix).archive_streams:  # no dead letters
+        assert await redis.xlen(Keys(prefix).archive_dead(stream)) == 0
 
 
 async def _stored(db: Database, game_ids: list[str]) -> dict[str, tuple[str, int]]:
