@@ -3,9 +3,8 @@
 Every frame is checked before anything else happens (size, rate, JSON, type, fields); a
 refused frame gets an ``error`` naming the rule, with the ``ref`` the client gave, and
 changes nothing. A user's sockets on a node share one message budget (``Floodgate``); a
-socket that keeps flooding is closed with code 4008 (one that sends a frame too big to read,
-by uvicorn with 1009), and its user may open no other socket on any node for
-``flood_cooldown_seconds``.
+flooding socket is closed with 4008 (a frame too big to read, by uvicorn with 1009), and its
+user may open no other socket on any node for ``flood_cooldown_seconds``.
 """
 
 from __future__ import annotations
@@ -547,8 +546,7 @@ class Session:
                 await self.watch(m.watch)
 
     async def ready(self, m: p.Ready) -> None:
-        """Ready (or not), with the seat's contribution to the deal seed, signed by a device
-        with a key (kind ``entropy``, version 0)."""
+        """Ready (or not), with the seat's seed contribution, device-signed (``entropy``)."""
         room_id = self.room_id()
         signed = None
         if m.entropy is not None:
@@ -560,8 +558,7 @@ class Session:
         await self.s.rooms.seats.ready(room_id, self.conn.user.id, m.ready, m.entropy, signed)
 
     async def owner_of_bot(self, user_id: str) -> tuple[str, str] | None:
-        """The (id, name) of the player who owns this bot account (None: not a bot);
-        a bot account revoked meanwhile is refused like its token."""
+        """The owner (id, name) of this bot account (None: no bot); revoked: refused."""
         if not is_bot_account(user_id):
             return None
         account = await self.s.rooms.store.bot_account(user_id)

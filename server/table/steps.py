@@ -8,10 +8,8 @@ abandon (server/table/game_end.py) all write through it. Players, bots and the c
 Redis (server/redis/store.py) as a compare-and-set and is retried on a lost race with the
 fresh room, so any node may serve any room and nothing lives only in a node's memory.
 
-Deadlines: when a step opens a prompt and the room has a deadline for it, the writer puts
-it on the clock (before writing: see ``advance``), stores the due time (epoch ms) with the
-state (``deadline``) and publishes it in the entry. The version's winner computed it once;
-that is the time every client is shown and the clock goes by.
+Deadlines: a step that opens a prompt with a deadline puts it on the clock before writing,
+and stores and publishes its due time (epoch ms): the one time clients and the clock go by.
 """
 
 from __future__ import annotations
@@ -106,8 +104,7 @@ class Steps:
         server_key: ServerKey | None = None,
     ) -> None:
         self.reader = reader
-        # The key of the moves the server makes for a seat (server/table/chained.py).
-        self.server_key = server_key or ServerKey.derived(b"")
+        self.server_key = server_key or ServerKey.derived(b"")  # signs moves made for a seat
         self.store = reader.store
         self.hooks = hooks
         self.listing = listing
@@ -115,8 +112,7 @@ class Steps:
         self.room_ttl = room_ttl
         self.archive_every = archive_every
         self._noted: dict[str, int] = {}  # room -> when its users' "my rooms" were noted
-        # room -> as this node's last step of it left it, and that step's state, decoded
-        self._written: dict[str, tuple[Room, Any]] = {}
+        self._written: dict[str, tuple[Room, Any]] = {}  # room -> (as our last step left it, state)
         ending.writer = self  # the abandon is a step too: written here, like every other
 
     def written(self, room_id: str) -> Room | None:
@@ -394,9 +390,8 @@ class Steps:
         if status == FINISHED:
             return step
         prompt = game.prompt(state)
-        # Bots are told of the turn only when the new prompt is theirs: a bot seat owes
-        # something, or a seat that owes is taken over (the write says: ``away_seats``).
-        # At a table of people who are all here, a step starts no bot work at all.
+        # Bots are told of the turn only when a bot seat owes or an owing seat is taken over
+        # (``away_seats``): at a table of people all here, a step starts no bot work.
         step.bots_owe = any(room.seats[s].bot is not None for s in prompt.seats)
         step.away_seats = [] if step.bots_owe else list(prompt.seats)
         step.clock = "commit" if prompt.sealed else "move"
@@ -405,8 +400,8 @@ class Steps:
             step.due = deadline
         elif seconds and not prompt.over:
             step.due = now + int(seconds * 1000)
-        # A "playing" record at this version, with the events since the one before: which
-        # one that was is written with the step, so two checkpoints never overlap or skip.
+        # A "playing" record with the events since the one before (written with the step:
+        # two checkpoints never overlap or skip).
         step.checkpoint = self._checkpoint(prompt.sealed, version)
         return step
 
