@@ -11,7 +11,6 @@ recipient
 
 from __future__ import annotations
 
-import datetime as dt
 import time
 from typing import Any
 
@@ -56,8 +55,17 @@ class Entry(msgspec.Struct, kw_only=True):
     chain: dict[str, Any] | None = None
 
 
+_this_second: tuple[int, str] = (-1, "")  # (epoch second, its ISO text up to the seconds)
+
+
 def now_iso() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """Now, ISO 8601 UTC to the millisecond (``2026-12-05T04:50:12.345Z``): a step's time.
+    The text up to the seconds is made once a second (every step formats a time)."""
+    global _this_second
+    second, milli = divmod(time.time_ns() // 1_000_000, 1000)
+    if second != _this_second[0]:
+        _this_second = (second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)))
+    return f"{_this_second[1]}.{milli:03d}Z"
 
 
 _json_encode = msgspec.json.encode

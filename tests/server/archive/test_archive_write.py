@@ -4,11 +4,13 @@ record, a third of its CPU under load), and stores what it stored before."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from archive_helpers import encode, play_record, snapshot_of, store
-from sqlalchemy import select
+from sqlalchemy import bindparam, select, text
+from sqlalchemy.dialects.postgresql import JSONB
 
 from server.archive import write
 from server.archive.db import Database
@@ -141,3 +143,27 @@ def test_a_record_whose_events_start_before_events_from_or_a_partial_final_is_re
         decode_record(encode({**snapshot_of(record, 3), "events_from": 2}))
     with pytest.raises(RecordError, match="every event"):
         decode_record(encode({**record, "events_from": 2, "events": record["events"][1:]}))
+
+
+async def test_json_columns_take_msgspecs_text_and_the_standard_librarys_past_64_bits(
+    db: Database,
+) -> None:
+    """JSONB parameters are written with msgspec's encoder (the archive writes every
+    move's JSON); a value it cannot encode (an integer past 64 bits) still goes in, as the
+    standard library writes it, and both read back as the same values."""
+    from server.archive.db import _json_text
+
+    moves = {"0": {"card": "skull-king", "note": "héllo \u2028 \"q\""}, "1": [1, 2.5, None]}
+    assert json.loads(_json_text(moves)) == moves
+    huge = {"n": 2**70}
+    assert json.loads(_json_text(huge)) == huge
+    async with db.engine.connect() as conn:
+        row = (
+            await conn.execute(
+                text("SELECT CAST(:a AS jsonb) AS a, CAST(:b AS jsonb) AS b").bindparams(
+                    bindparam("a", type_=JSONB), bindparam("b", type_=JSONB)
+                ),
+                {"a": moves, "b": huge},
+            )
+        ).one()
+    assert row.a == moves and row.b == huge
