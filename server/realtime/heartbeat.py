@@ -12,7 +12,10 @@ the admin console shows a dead node as dead.
 
 The heartbeat also asks the table's clock, every ``sweep_seconds``, to re-arm the rooms
 this node has sockets in (``Clock.sweep``): what a node that died between two writes left
-undone.
+undone. A game this node itself moved within that time, at a table whose every seat is a
+player with a socket here, is left out (``moving_here``): each of its steps put its own
+deadline on the clock before it was written, nothing of it waits on another node, and if
+it stops moving it is in the next sweep. At 5,000 tables the sweep read 500 rooms a second.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from server.ops.version import version
@@ -27,6 +31,7 @@ from server.table.room import now_ms
 from server.table.rooms import RoomService
 
 if TYPE_CHECKING:
+    from server.realtime.connection import Connection
     from server.realtime.hub import Hub
     from server.settings import Settings
     from server.table.deadlines import Clock
@@ -117,7 +122,7 @@ class Heartbeat:
                 await self._heartbeat()
                 # A safety net for what a node that died between two writes left undone (a
                 # reveal deadline, a bot's turn): any room with a socket here.
-                if now_ms() - swept >= self.sweep_ms and self.clock.sweep(list(self.hub.by_room)):
+                if now_ms() - swept >= self.sweep_ms and self.clock.sweep(self._to_sweep()):
                     swept = now_ms()
                 now = now_ms()
                 dead = await self.store.claim(self.keys.nodes, now, self.lease_ms, REAPED_PER_LOOK)
@@ -131,6 +136,25 @@ class Heartbeat:
             except Exception:
                 log.exception("heartbeat failed")
             await self._pause(self.beat)
+
+    def _to_sweep(self) -> list[str]:
+        """The rooms with a socket here, but those ``moving_here``."""
+        now = now_ms()
+        return [r for r, conns in self.hub.by_room.items() if not self.moving_here(r, conns, now)]
+
+    def moving_here(self, room_id: str, conns: Iterable[Connection], now: int) -> bool:
+        """Whether this node wrote a step of ``room_id`` within the last ``sweep_seconds``
+        (its memory of the room: ``Steps.written``) and every seat of it is a player (no
+        bot, none taken over or held) with a socket following the room here: nothing of
+        the game then rests on a node that may have died (its openings, drops and steps
+        all come through this node)."""
+        room = self.rooms.steps.written(room_id)
+        if room is None or room.active_at is None or now - room.active_at >= self.sweep_ms:
+            return False
+        if room.away or room.held or any(s.user is None or s.bot is not None for s in room.seats):
+            return False
+        here = {c.seat for c in conns if c.room_id == room_id}
+        return all(seat in here for seat in range(len(room.seats)))
 
     async def _reap(self, instance: str) -> None:
         """Every socket of ``instance`` leaves its room (a dead node's, or ours at stop)."""

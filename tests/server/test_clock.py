@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from test_protocol import started
-from tortuga_client import Node, advance, latest, salted
+from tortuga_client import Node, advance, autoplay, latest, salted
 
 from server.realtime.heartbeat import Heartbeat
 from server.redis.store import Keys
@@ -262,3 +262,44 @@ async def test_pirate_king_deadlines_play_the_engines_defaults(
         for seat, move in moves.items():
             assert move == game.default(states[v - 1], int(seat)).to_json(), (v, seat)
     assert latest(b)["view"]["round"] == 1
+
+
+async def test_the_sweep_leaves_out_a_game_moving_here_and_takes_it_once_still(
+    start: Any,
+) -> None:
+    """The sweep re-arms every room with a socket on the node, but a game this node moved
+    within ``sweep_seconds`` at a table whose every seat is a player with a socket here:
+    each of its steps put its deadline on the clock before it was written. A game that
+    stops moving, or loses a player's socket, is swept again."""
+    node = await start("a", **FAST, sweep_seconds=1.0, heartbeat_seconds=0.1)
+    heartbeat: Heartbeat = node.server.config.app.state.heartbeat
+    table = await started([node], 2, options={"rounds": 2})
+    # The deal changes more of the room than a step writes: the node keeps no memory of it.
+    assert table.id in heartbeat._to_sweep()
+
+    async def to(version: int) -> None:
+        """Both seats play on, from the last view each was sent, to ``version``."""
+
+        def last_view(frames: list[dict[str, Any]]) -> int:
+            return max((i for i, f in enumerate(frames) if f.get("view")), default=0)
+
+        await asyncio.gather(
+            *(
+                autoplay(c, "skull-king", start=last_view(c.frames), stop_at=version)
+                for c in table.clients
+            )
+        )
+
+    await to(2)  # the bids' step, written here
+    assert table.id not in heartbeat._to_sweep()
+    await asyncio.sleep(1.2)
+    assert table.id in heartbeat._to_sweep()  # still for longer than a sweep's period
+    await to(3)  # the first card
+    assert table.id not in heartbeat._to_sweep()
+
+    await table.clients[1].close()
+    for _ in range(50):  # the socket leaves the room's followers
+        if table.id in heartbeat._to_sweep():
+            break
+        await asyncio.sleep(0.05)
+    assert table.id in heartbeat._to_sweep()  # a seat with no socket here: swept

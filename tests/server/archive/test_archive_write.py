@@ -153,7 +153,7 @@ async def test_json_columns_take_msgspecs_text_and_the_standard_librarys_past_64
     standard library writes it, and both read back as the same values."""
     from server.archive.db import _json_text
 
-    moves = {"0": {"card": "skull-king", "note": "héllo \u2028 \"q\""}, "1": [1, 2.5, None]}
+    moves = {"0": {"card": "skull-king", "note": 'héllo \u2028 "q"'}, "1": [1, 2.5, None]}
     assert json.loads(_json_text(moves)) == moves
     huge = {"n": 2**70}
     assert json.loads(_json_text(huge)) == huge
