@@ -203,7 +203,8 @@ class Pusher:
         while True:
             job = await self.queue.get()
             try:
-                await asyncio.wait_for(self.step(job), JOB_SECONDS)
+                async with asyncio.timeout(JOB_SECONDS):  # no task of its own, as wait_for's
+                    await self.step(job)
             except asyncio.CancelledError:
                 raise
             except Exception:
