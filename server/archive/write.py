@@ -392,9 +392,12 @@ async def save_record(
     one before will not come (given up waiting): the game is stored without these events
     (they would leave a hole below them), which the final record brings."""
     now = now or _now()
+    # The game's row as stored (locked for this transaction), when a checkpoint after the
+    # first has looked it up: the insert and the second look-up below are then not needed.
+    found = None
     if record.events_from > 1 and not record.final and not accept_gap:
-        stored = (await session.execute(_STORED_GAME, {"game": record.game_id})).first()
-        if stored is None or int(stored.last_version or 0) < record.events_from - 1:
+        found = (await session.execute(_STORED_GAME, {"game": record.game_id})).first()
+        if found is None or int(found.last_version or 0) < record.events_from - 1:
             return Saved.GAP
     await _upsert_users(session, record)
     if record.keys:  # a key is kept once, as first seen: never replaced by a later record
@@ -408,13 +411,13 @@ async def save_record(
     # first record is a checkpoint that starts later (the ones before it are not stored).
     first_up_to = record.last_version if record.events_from == 1 else 0
     row = {"id": record.game_id, "last_version": first_up_to, **values}
-    inserted = (await session.execute(_INSERT_GAME, row)).first() is not None
+    inserted = found is None and (await session.execute(_INSERT_GAME, row)).first() is not None
     rated = False
     stored_up_to = 0  # the versions stored already (every one up to the game's last_version)
     if inserted:
         ahead = True
     else:
-        stored = (await session.execute(_STORED_GAME, {"game": record.game_id})).one()
+        stored = found or (await session.execute(_STORED_GAME, {"game": record.game_id})).one()
         rated = stored.rated_at is not None
         stored_up_to = int(stored.last_version or 0)
         if stored.status in FINAL:

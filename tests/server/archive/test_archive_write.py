@@ -106,6 +106,28 @@ async def test_checkpoints_carry_the_events_since_the_one_before_and_add_up(
     assert await stored_versions(db, game_id) == (last, list(range(1, last + 1)))
 
 
+async def test_a_checkpoint_after_the_first_looks_its_game_up_once_and_inserts_no_game(
+    db: Database,
+) -> None:
+    """A checkpoint after the game's first looks the game's row up (locked) to know its
+    predecessor is stored; that look-up serves the rest of the write: no insert of the
+    game, no second look-up. Its events are stored as before."""
+    record = play_record(players=4, rounds=2)
+    await store(db, checkpoint_of(record, 1, 1))
+    executed: list[Any] = []
+    async with db.session() as session, session.begin():
+
+        async def spy(statement: Any, *args: Any, real: Any = session.execute, **kw: Any) -> Any:
+            executed.append(statement)
+            return await real(statement, *args, **kw)
+
+        session.execute = spy  # type: ignore[method-assign]
+        saved = await write.save_record(session, decode_record(encode(checkpoint_of(record, 2, 5))))
+    assert saved is write.Saved.UPDATED
+    assert executed.count(write._STORED_GAME) == 1 and write._INSERT_GAME not in executed
+    assert await stored_versions(db, record["game_id"]) == (5, [1, 2, 3, 4, 5])
+
+
 async def save(db: Database, record: dict[str, Any], accept_gap: bool = False) -> write.Saved:
     async with db.session() as session, session.begin():
         return await write.save_record(
