@@ -195,14 +195,25 @@ class GameEnd:
         """The public keys the record's proofs name (``kids_used``): the server's, and each
         seat's player's as registered with their user (server/identity/signing.py)."""
         server = self.writer.server_key if self.writer is not None else None
-        keys: dict[str, dict[str, Any]] = {}
+        named: list[tuple[str, str | None]] = []  # (kid, its player; None: the server's)
         for kid, seat in kids_used(record).items():
             if seat is None:
                 if server is not None and kid == server.kid:
-                    keys[kid] = {"user": None, "key": server.public}
+                    named.append((kid, None))
                 continue
             user = room.seats[seat].user if 0 <= seat < len(room.seats) else None
-            public = await self.store.device_key(user, kid) if user is not None else None
+            if user is not None:
+                named.append((kid, user))
+        # The players' keys looked up together (one trip), kept in the order named.
+        found = await asyncio.gather(
+            *(self.store.device_key(user, kid) for kid, user in named if user is not None)
+        )
+        publics = iter(found)
+        keys: dict[str, dict[str, Any]] = {}
+        for kid, user in named:
+            public = server.public if user is None and server is not None else None
+            if user is not None:
+                public = next(publics)
             if public is not None:
                 keys[kid] = {"user": user, "key": public}
         return keys
