@@ -85,6 +85,12 @@ class Kick(_In, tag="kick"):
     seat: Seat
 
 
+class StandIn(_In, tag="stand_in"):
+    """The host lets the room's stand-in play a seat a slow game waits for (held)."""
+
+    seat: Seat
+
+
 class Act(_In, tag="act"):
     move: Any
     version: Version | None = None
@@ -140,6 +146,7 @@ Inbound = (
     | AddBot
     | RemoveBot
     | Kick
+    | StandIn
     | Act
     | Takeback
     | Abandon

@@ -37,6 +37,7 @@ NOT_A_BOT = "not-a-bot"
 NO_PLAYER_BOTS = "no-player-bots"  # a player's bot account sits where the host refuses them
 BAD_BOT_LEVEL = "bad-bot-level"
 CANNOT_KICK_SELF = "cannot-kick-self"
+SEAT_NOT_HELD = "seat-not-held"  # the host's stand_in for a seat the table does not wait for
 STALE_VERSION = "stale-version"
 BAD_VERSION = "bad-version"
 MALFORMED_MOVE = "malformed-move"

@@ -511,6 +511,8 @@ class Session:
                 await rooms.seats.remove_bot(self.room_id(), user.id, m.seat)
             case p.Kick():
                 await rooms.seats.kick(self.room_id(), user.id, m.seat)
+            case p.StandIn():
+                await rooms.presence.stand_in(await rooms.get(self.room_id()), user.id, m.seat)
             case p.Act():
                 if await self.recalled_act(m) is None:
                     room, seat = await self.my_room(m.seat)
@@ -580,8 +582,7 @@ class Session:
         if refusal is not None:
             raise refusal
         # One bucket per user, in Redis: every socket of the user, on every node, draws on it.
-        settings = self.s.settings
-        store = self.s.rooms.store
+        settings, store = self.s.settings, self.s.rooms.store
         key = store.keys.user_chat(self.conn.user.id)
         if not await store.take_token(key, now_ms(), settings.chat_per_second, settings.chat_burst):
             raise RoomError(p.RATE_LIMITED, "one chat message at a time")

@@ -14,6 +14,7 @@ from server.redis.part import StorePart, text_pairs
 
 PRESENCE = Lua.load("presence")
 AWAY = Lua.load("away")
+STAND_IN = Lua.load("stand_in")
 
 
 def stamp(at: float) -> str:
@@ -47,6 +48,11 @@ class PresenceStore(StorePart):
         "away"), or held for its player ("held")."""
         args = [str(seat), drop_stamp, stamp(at), mark]
         return bool(await self._run(AWAY, [self.keys.presence(room_id)], args))
+
+    async def stand_in(self, room_id: str, seat: int, at: float) -> bool:
+        """A held seat is taken over (``away``) instead: True if it was held."""
+        args = [str(seat), stamp(at)]
+        return bool(await self._run(STAND_IN, [self.keys.presence(room_id)], args))
 
     async def load_presence(self, room_id: str) -> dict[str, str]:
         key = self.keys.presence(room_id)

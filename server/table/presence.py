@@ -9,9 +9,20 @@ from __future__ import annotations
 import logging
 import time
 
+from server import protocol as p
 from server.redis.store import Store
 from server.table.entry import Published, pack
-from server.table.room import Hooks, is_socket, seats_held, seats_present
+from server.table.room import (
+    PLAYING,
+    Hooks,
+    Room,
+    RoomError,
+    check_host,
+    check_seat,
+    is_socket,
+    seats_held,
+    seats_present,
+)
 
 log = logging.getLogger("tortuga.rooms")
 
@@ -61,6 +72,21 @@ class Presence:
         await self.presence_changed(room_id)
         self.hooks.seat_held(room_id, seat)
         return True
+
+    async def stand_in(self, room: Room, user_id: str, seat: int) -> None:
+        """The host lets the room's stand-in play ``seat``, which a slow game waits for
+        (``hold``): taken over from now on, as after the grace time in a room with
+        deadlines, until its player comes back. Without it a table whose other players stay
+        would wait for the seat with no end but the host's abandon."""
+        check_host(room, user_id)
+        check_seat(room, seat)
+        if room.status != PLAYING:
+            raise RoomError(p.GAME_NOT_STARTED, "no game is under way")
+        if not await self.store.stand_in(room.id, seat, time.time()):
+            raise RoomError(p.SEAT_NOT_HELD, f"the table does not wait for seat {seat}")
+        log.info("seat given to its stand-in", extra={"room": room.id, "seat": seat})
+        await self.presence_changed(room.id)
+        self.hooks.turn(room.id)
 
     async def presence_changed(self, room_id: str) -> None:
         seen = await self.store.load_presence(room_id)

@@ -452,6 +452,19 @@ def test_a_seat_a_slow_game_waits_for_is_marked(mia: Any) -> None:
     mark.wait_for()
     assert mark.text_content() == "away: the table waits for them (told on their phone)"
     assert page.locator("[data-away='1']").count() == 0
+    # Mia hosts: she may let a bot play for Ned until he is back (else the table waits on).
+    button = page.locator("[data-key='stand-in'][data-seat='1']")
+    assert button.text_content() == "Let a bot play for Ned until they are back"
+    button.click()
+    for _ in range(100):  # the scripted server hears it (Playwright pumps its events here)
+        if any(m["type"] == "stand_in" for m in script.sent):
+            break
+        page.wait_for_timeout(50)
+    assert [m for m in script.sent if m["type"] == "stand_in"] == [{"type": "stand_in", "seat": 1}]
+    script.push({"type": "presence", "room": CODE, "connected": [0, 2], "watchers": 0,
+                 "away": [1], "held": []})  # fmt: skip
+    page.locator(".player[data-seat='1'] [data-away='1']").wait_for()
+    assert page.locator("[data-key='stand-in']").count() == 0, "nothing held: no button"
     # Ned comes back: the mark goes.
     script.push({"type": "presence", "room": CODE, "connected": [0, 1, 2], "watchers": 0,
                  "away": [], "held": []})  # fmt: skip

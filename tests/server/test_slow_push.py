@@ -255,3 +255,54 @@ async def test_a_turn_pushed_before_the_grace_is_not_pushed_again(
         await settle([a])
         assert [p.payload["kind"] for p in service.of("ben")] == ["turn"], "one push a turn"
         assert not service.problems, service.problems
+
+
+async def test_the_host_lets_the_stand_in_play_a_held_seat(start: Any, database_url: str) -> None:
+    """A held seat waits for its player while the others stay: without a way out the table
+    would wait with no end but the host's abandon. The host's ``stand_in`` takes the seat
+    over as the grace time does in a room with deadlines: the stand-in bids for Ben at once
+    (flagged a stand-in's), and the seat is his again the moment he comes back. Only the
+    host may, only for a held seat of a game under way; a refusal changes nothing."""
+    async with PushService() as service:
+        a = await start("a", database_url=database_url, **SLOW_SITE)
+        table = await seat_players([a], 3, options={"rounds": 1})  # no deadlines
+        anne, ben, cleo = table.clients  # Anne hosts
+        assert (await subscribe(a, ben.token, service.subscription("ben"))).status_code == 200
+        refused = await anne.call("stand_in", seat=1)
+        assert refused["code"] == "game-not-started", refused
+        assert (await anne.call("start"))["type"] == "ok"
+        await ben.has_version(1)
+        await ben.close()
+        await anne.wait(lambda f: f["type"] == "presence" and f["held"] == [1], timeout=15)
+        await service.wait("ben", 1)
+        for who, seat, code in (
+            (cleo, 1, "not-host"),  # only the host
+            (anne, 2, "seat-not-held"),  # Cleo is here: nothing to stand in for
+            (anne, 7, "no-such-seat"),
+        ):
+            refused = await who.call("stand_in", seat=seat)
+            assert refused["type"] == "error" and refused["code"] == code, refused
+        found = await room_of(a, table.id)
+        assert found.held == {1} and found.away == set(), "the refusals changed nothing"
+
+        assert (await anne.call("stand_in", seat=1))["type"] == "ok"
+        marks = await anne.wait(lambda f: f["type"] == "presence" and f["away"] == [1])
+        assert marks["held"] == []
+        committed = await anne.wait(lambda f: f["type"] == "committed" and f["seat"] == 1, 15)
+        phase = committed["phase"]
+        refused = await anne.call("stand_in", seat=1)
+        assert refused["code"] == "seat-not-held", "taken over already"
+        opened = {}
+        for seat, who in ((0, anne), (2, cleo)):
+            opened[seat] = (who, *salted(phase, seat, {"bid": 0}))
+            await who.send("commit", phase=phase, digest=opened[seat][2])
+        await anne.of("open", phase=phase)
+        for who, salt, _ in opened.values():
+            await who.send("reveal", phase=phase, move={"bid": 0}, salt=salt)
+        revealed = await anne.of("revealed", phase=phase, timeout=15)
+        assert revealed["proxies"] == [1], "Ben's bid was his stand-in's"
+
+        ben2 = await rejoin(a, ben, table.id)  # back: the seat is his
+        back = await anne.wait(lambda f: f["type"] == "presence" and 1 in f["connected"])
+        assert back["away"] == [] and back["held"] == []
+        await ben2.has_version(2)

@@ -433,6 +433,8 @@ export default {
   "room.ready_check": "ready ✓",
   "room.not_ready": "not ready",
   "room.waiting": "away: the table waits for them (told on their phone)",
+  "room.stand_in": "Let a bot play for {name} until they are back",
+  "room.stand_in_default": "Play {name}'s turns by default until they are back",
   "room.offline": "offline",
   "room.host": "host",
   "room.deadline_item": "{what} {s}s",

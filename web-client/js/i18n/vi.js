@@ -433,6 +433,8 @@ export default {
   "room.ready_check": "sẵn sàng ✓",
   "room.not_ready": "chưa sẵn sàng",
   "room.waiting": "vắng mặt: bàn chờ họ (đã báo qua điện thoại)",
+  "room.stand_in": "Để máy chơi thay {name} đến khi họ quay lại",
+  "room.stand_in_default": "Đi nước mặc định thay {name} đến khi họ quay lại",
   "room.offline": "mất kết nối",
   "room.host": "chủ phòng",
   "room.deadline_item": "{what} {s} giây",

@@ -1,4 +1,5 @@
-// The end of a game: the host's "End game" button, the abandoned table's scores so far, the
+// The end of a game, and the host's ways out of a wait: "Let a bot play for …" on a seat a
+// slow game waits for, the "End game" button, the abandoned table's scores so far, the
 // final ranking with its score chart, and "Play again" (a new room with the same seats and
 // bots; the others are invited in the chat, and by a push to their devices: the server knows
 // the new room follows this one). Methods of RoomPage (page.js mixes them in).
@@ -39,6 +40,21 @@ export const gameEnd = {
           } }, this.ending ? t("room.ending") : t("room.end_yes")),
         h("button", { type: "button", class: "secondary", dataset: { key: "end-keep" },
           onclick: () => { this.confirmEnd = false; this.render(); } }, t("room.keep_playing"))));
+  },
+
+  /** The host's way out of a slow game's wait: for each seat the table waits for (held), a
+   * button that lets the room's stand-in play it until its player is back, as the grace time
+   * does in a room with deadlines. Without it only "End game" ends the wait. */
+  standInControl() {
+    const r = this.room;
+    if (!r || r.status !== "playing" || !this.me || r.host !== this.me.id || this.ended) return null;
+    if (!this.waiting || !this.waiting.size || !this.view || this.view.phase === "over") return null;
+    const words = r.absent === "default" ? "room.stand_in_default" : "room.stand_in";
+    return h("div", { class: "row host-controls stand-in" },
+      [...this.waiting].sort((a, b) => a - b).map((seat) =>
+        h("button", { type: "button", class: "secondary", dataset: { key: "stand-in", seat: String(seat) },
+          onclick: () => this.conn.send({ type: "stand_in", seat }) },
+          t(words, { name: this.name(seat) }))));
   },
 
   /** The game ended unfinished: why, the scores so far, the seed and its check, the replay. */

@@ -385,7 +385,7 @@ export class RoomPage {
   table() {
     const v = this.view;
     return h("section", { class: "table-area", "aria-label": t("common.the_table"), dataset: { phase: v.phase, round: v.round === undefined ? null : String(v.round) } },
-      this.game.table(this.ctx()), this.endControl());
+      this.game.table(this.ctx()), this.standInControl(), this.endControl());
   }
 }
 
