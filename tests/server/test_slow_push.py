@@ -305,4 +305,5 @@ async def test_the_host_lets_the_stand_in_play_a_held_seat(start: Any, database_
         ben2 = await rejoin(a, ben, table.id)  # back: the seat is his
         back = await anne.wait(lambda f: f["type"] == "presence" and 1 in f["connected"])
         assert back["away"] == [] and back["held"] == []
-        await ben2.has_version(2)
+        snapshot = next(f for f in ben2.frames if f["type"] == "snapshot")
+        assert snapshot["seat"] == 1 and snapshot["view"]["seat"] == 1, "his seat, his hand"

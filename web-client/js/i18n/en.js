@@ -283,6 +283,7 @@ export default {
   "error.no-such-bot": "You have no such bot.",
   "error.not-for-bots": "A bot cannot do that.",
   "error.cannot-kick-self": "You cannot remove yourself — leave the seat instead.",
+  "error.seat-not-held": "The table is not waiting for that seat.",
   "error.stale-version": "The table moved on meanwhile — look again and retry.",
   "error.bad-version": "The table moved on meanwhile — look again and retry.",
   "error.malformed-move": "That is not a move of this game.",

@@ -283,6 +283,7 @@ export default {
   "error.no-such-bot": "Bạn không có máy này.",
   "error.not-for-bots": "Máy không làm được việc này.",
   "error.cannot-kick-self": "Bạn không thể tự mời mình ra — hãy rời ghế.",
+  "error.seat-not-held": "Bàn không chờ ghế đó.",
   "error.stale-version": "Bàn chơi vừa thay đổi — hãy xem lại rồi thử lần nữa.",
   "error.bad-version": "Bàn chơi vừa thay đổi — hãy xem lại rồi thử lần nữa.",
   "error.malformed-move": "Đó không phải nước đi của trò chơi này.",
