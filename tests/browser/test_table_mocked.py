@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -421,7 +422,7 @@ def test_a_game_abandoned_for_idleness_during_the_bids(mia: Any) -> None:
     ]
 
 
-def test_a_seat_a_slow_game_waits_for_is_marked(mia: Any) -> None:
+def test_a_seat_a_slow_game_waits_for_is_marked(mia: Any, screenshot_dir: Path) -> None:
     """``presence.held``: the table waits for that player (told by a push), no stand-in."""
     page, start = mia
     script = Script(
@@ -454,6 +455,7 @@ def test_a_seat_a_slow_game_waits_for_is_marked(mia: Any) -> None:
     assert page.locator("[data-away='1']").count() == 0
     # Mia hosts: she may let a bot play for Ned until he is back (else the table waits on).
     button = page.locator("[data-key='stand-in'][data-seat='1']")
+    page.screenshot(path=str(screenshot_dir / "held-seat-stand-in.png"), full_page=True)
     assert button.text_content() == "Let a bot play for Ned until they are back"
     button.click()
     for _ in range(100):  # the scripted server hears it (Playwright pumps its events here)
