@@ -126,6 +126,69 @@ def test_a_won_trick_is_held_until_a_click_while_later_frames_wait(mia: Any) -> 
     assert page.locator(".trick[data-held='1']").count() == 0
 
 
+def test_a_digit_pressed_while_a_trick_is_held_bids_on_the_table_as_it_is_now(
+    mia: Any,
+) -> None:
+    """A key pressed during a held moment is meant for the table the player is about to
+    see: the frames that waited are drawn first (holding none), as for a click on a
+    control, and the key acts there. The last trick of round 1 is held while round 2's
+    sealed bids wait behind it; "1" chooses the bid 1 (before, the key found no bidding
+    under way and was lost)."""
+    page, start = mia
+    plays = [
+        {"seat": 1, "card": "blue-9"},
+        {"seat": 2, "card": "blue-2"},
+        {"seat": 0, "card": "blue-12"},
+    ]
+    last_card = _view(
+        round=1,
+        trick=plays[:2],
+        hand=["blue-12"],
+        hand_sizes=[1, 0, 0],
+        prompt={"seats": [0], "kind": "play", "sealed": False},
+        legal=[{"play": "blue-12"}],
+    )
+    script = Script([_snapshot(last_card)])
+    start(script)
+    page.wait_for_selector(".trick-zone .played[data-seat='2']")
+    bidding = _view(
+        phase="bid",
+        round=2,
+        hand=["red-3", "black-7"],
+        trick=[],
+        order=[],
+        bids=[None] * 3,
+        turn=None,
+        tricks=[0, 0, 0],
+        last_trick={"plays": plays, "winner": 0},
+        prompt={"seats": [0, 1, 2], "kind": "bid", "sealed": True},
+        legal=[{"bid": 0}, {"bid": 1}, {"bid": 2}],
+        hand_sizes=[2, 2, 2],
+    )
+    script.push(_event(6, bidding, 0, "blue-12"))
+    script.push(
+        {
+            "type": "sealed",
+            "room": CODE,
+            "version": 6,
+            "phase": "bid@6",
+            "kind": "bid",
+            "seats": [0, 1, 2],
+            "committed": {},
+            "open": False,
+            "revealed": [],
+            "commit_by": None,
+            "open_by": None,
+        }
+    )
+    page.locator(".trick[data-held='1']").wait_for()
+    page.keyboard.press("1")
+    chosen = page.locator(".bids button[aria-pressed='true']")
+    chosen.wait_for()
+    assert chosen.inner_text().strip() == "1"
+    assert page.locator(".trick[data-held='1']").count() == 0, "the moment went on"
+
+
 def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
     return not (
         a["x"] + a["width"] <= b["x"]

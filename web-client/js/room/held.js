@@ -1,6 +1,7 @@
 // Held moments: a game module's `hold` keeps what just happened (a finished trick, the bids
-// revealed) on screen while later frames wait in order; a click anywhere goes on, and a click
-// on a control does what it says. How long a moment lasts is the player's choice (store.js
+// revealed) on screen while later frames wait in order; a click anywhere goes on, a click on
+// a control does what it says, and a key the game reads acts on the table as it is now
+// (RoomPage.onKey, moves.js). How long a moment lasts is the player's choice (store.js
 // `holdSpeed`). Methods of RoomPage (page.js mixes them in).
 
 import { announce } from "../dom.js";

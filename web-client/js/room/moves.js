@@ -30,7 +30,12 @@ export const openMoves = {
 
   onKey(ev) {
     if (!this.view || !this.game || this.ended || ev.target.closest("input, textarea, select")) return;
-    if (this.game.key && this.game.key(ev, this.ctx())) this.render();
+    if (!this.game.key) return;
+    // A key pressed during a held moment is meant for the table as it is now: the frames that
+    // waited are drawn first (holding none), as for a click on a control (held.js). Keys that
+    // type no character (Tab, arrows, modifiers) leave the moment alone.
+    if (this.held && ev.key.length === 1 && !ev.ctrlKey && !ev.metaKey && !ev.altKey) this.endHold({ all: true });
+    if (this.game.key(ev, this.ctx())) this.render();
   },
 
   /** Whether the event is my own open move that the room may let me take back (the server
