@@ -63,6 +63,7 @@ import collections
 import contextlib
 import datetime as dt
 import logging
+import math
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
@@ -85,6 +86,15 @@ if TYPE_CHECKING:
     from server.table.bots import BotDriver
 
 log = logging.getLogger("tortuga.clock")
+
+
+def after_stamp(dropped: str, seconds: float) -> float:
+    """``seconds`` after a drop as presence keeps it (``stamp``: rounded to the millisecond),
+    not as it was measured: the member that checks "away that long" against the stored stamp
+    must not come due a fraction of a millisecond before it holds (then it would find the
+    host away 0.9995 s of 1 and do nothing, for good)."""
+    return float(dropped) + seconds
+
 
 BATCH = 100  # members claimed per look
 APPLIED, STALE, LATER = "applied", "stale", "later"  # what firing a member did
@@ -168,7 +178,7 @@ class Clock:
         """``on_seat_dropped``: the seat's grace time starts now."""
         self._spawn(self._schedule(member("grace", room_id, seat, stamp(at)), at + self.grace))
         if self.host_away > 0:
-            due = at + self.host_away
+            due = after_stamp(stamp(at), self.host_away)
             self._spawn(self._schedule(member("unlist", room_id, seat, stamp(at)), due))
         self._spawn(self._schedule(member("idle", room_id, stamp(at)), at + self.abandon_after))
 
@@ -216,7 +226,7 @@ class Clock:
             await asyncio.gather(*(one(r) for r in room_ids[start : start + size]))
 
     async def _schedule(self, name: str, due: float) -> None:
-        await self.store.schedule(name, int(due * 1000))
+        await self.store.schedule(name, math.ceil(due * 1000))  # never before ``due``
 
     async def arm(self, room_id: str, *, nudge: bool = False) -> None:
         """Put the room's current deadline and the grace times of its dropped seats on the

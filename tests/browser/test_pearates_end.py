@@ -15,6 +15,16 @@ from test_i18n_pages import SIZES
 
 pytestmark = pytest.mark.browser
 
+CHART = ".gameover figure.chart svg.score-chart"
+
+
+def scroll_to(page: Any, selector: str) -> None:
+    """Scroll the element into view in one step of the page's own: the table redraws as
+    frames come (a new element each time), so a locator's wait for a stable element can
+    find it detached."""
+    page.wait_for_selector(selector)
+    page.evaluate("s => document.querySelector(s).scrollIntoView({block: 'center'})", selector)
+
 
 @pytest.mark.parametrize("size", list(SIZES))
 def test_a_pearates_game_ends_with_its_score_chart(
@@ -38,7 +48,7 @@ def test_a_pearates_game_ends_with_its_score_chart(
             host.add_bot("random")
         page.get_by_role("button", name="Start the game").click()
         page.wait_for_selector(".gameover", timeout=60000)
-        chart = page.locator(".gameover figure.chart svg.score-chart")
+        chart = page.locator(CHART)
         chart.wait_for(timeout=20000)
 
         # The history it draws is the replay's: one line per player, one point per round,
@@ -58,7 +68,7 @@ def test_a_pearates_game_ends_with_its_score_chart(
         assert [int(t.rsplit(" ", 1)[1]) for t in legend.all_inner_texts()] == final
         assert page.inner_text(".gameover figcaption").startswith("Scores after each round")
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-        chart.scroll_into_view_if_needed()
+        scroll_to(page, CHART)
         page.screenshot(path=str(screenshot_dir / f"pearates-chart-en-{size}.png"))
 
         page.evaluate("() => localStorage.setItem('tortuga.lang', 'vi')")
@@ -66,7 +76,7 @@ def test_a_pearates_game_ends_with_its_score_chart(
         chart.wait_for(timeout=20000)
         assert page.inner_text(".gameover figcaption").startswith("Điểm sau mỗi ván")
         assert chart.locator("polyline").count() == 3
-        chart.scroll_into_view_if_needed()
+        scroll_to(page, CHART)
         page.screenshot(path=str(screenshot_dir / f"pearates-chart-vi-{size}.png"))
         assert not host.errors, host.errors
     finally:

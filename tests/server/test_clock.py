@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import json
+import math
 from typing import Any
 
 import pytest
@@ -17,8 +18,8 @@ from test_protocol import started
 from tortuga_client import Node, advance, autoplay, latest, salted
 
 from server.realtime.heartbeat import Heartbeat
-from server.redis.store import Keys
-from server.table.deadlines import APPLIED, STALE, Clock
+from server.redis.store import Keys, stamp
+from server.table.deadlines import APPLIED, STALE, Clock, after_stamp
 
 FAST = {"clock_poll_seconds": 0.05}
 
@@ -303,3 +304,18 @@ async def test_the_sweep_leaves_out_a_game_moving_here_and_takes_it_once_still(
             break
         await asyncio.sleep(0.05)
     assert table.id in heartbeat._to_sweep()  # a seat with no socket here: swept
+
+
+@pytest.mark.parametrize("at", [1000.0004, 1000.0007, 1000.9996, 1_764_900_000.12351])
+def test_the_unlist_member_comes_due_once_the_kept_drop_says_away_long_enough(at: float) -> None:
+    """A public lobby leaves the list once its host "has had no socket in it for
+    ``lobby_host_away_seconds``", checked against the drop as presence keeps it (to the
+    millisecond, rounded). The member that checks must not come due before that holds: at
+    a drop measured 0.7 ms into a millisecond the kept stamp is up to half a millisecond
+    later, and a member due from the measured time found the host away 0.999 s of 1 and did
+    nothing, for good (the lobby stayed listed). Due from the kept stamp, rounded up to
+    the clock's millisecond, the check holds a microsecond after it fires."""
+    kept = stamp(at)
+    due_ms = math.ceil(after_stamp(kept, 1.0) * 1000)  # as ``Clock._schedule`` keeps it
+    fired_at = due_ms / 1000 + 1e-6
+    assert fired_at - float(kept) >= 1.0

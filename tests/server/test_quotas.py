@@ -241,7 +241,7 @@ async def test_a_public_lobby_its_host_left_drops_off_the_list_until_they_return
 
     await anne.close()  # the host leaves; nobody else is in the room
     removed = await watcher.wait(
-        lambda f: f["type"] == "rooms" and left["id"] in f.get("removed", []), timeout=8
+        lambda f: f["type"] == "rooms" and left["id"] in f.get("removed", []), timeout=20
     )
     assert removed["full"] is False
     assert await redis_client.zscore(listed_key, left["id"]) is None
@@ -258,7 +258,7 @@ async def test_a_public_lobby_its_host_left_drops_off_the_list_until_they_return
     await anne.of("snapshot")
     back = await watcher.wait(
         lambda f: f["type"] == "rooms" and left["id"] in [r["id"] for r in f.get("changed", [])],
-        timeout=8,
+        timeout=20,
     )
     assert back["full"] is False
     async with httpx.AsyncClient(base_url=node.url, headers=auth) as http:
