@@ -216,6 +216,7 @@ def create_app(settings: Settings) -> Starlette:
             rooms.hooks.reachable.append(pusher.reachable)  # slow games wait for them
             rooms.hooks.on_seat_held.append(pusher.held)
             rooms.hooks.on_invited.append(pusher.invited)
+            rooms.hooks.on_quiet_over.append(pusher.quiet_over)
             await pusher.start()
         app.state.pusher = pusher
         await hub.start()

@@ -18,6 +18,9 @@ queue; for each step they
    quiet hours gets one push: the room's code and the game's name, written in the device's
    language -- never a card, a score or anything hidden -- encrypted to the device's keys
    and signed with the site's VAPID key (server/identity/webpush.py), POSTed with a timeout.
+   A turn that quiet hours kept from every device of its player is asked again when the
+   first of them end (the clock's ``quiet|<room>|<seat>`` member, ``Hooks.on_quiet_over``):
+   pushed then, once, if the seat still owes it and no tab of theirs is open on the room.
 
 Two more kinds of job come off the same queue. A seat a slow game holds for its player past
 the grace time (``Hooks.on_seat_held``, server/table/deadlines.py): "your move" if the
@@ -53,6 +56,7 @@ from server.archive.db import Database
 from server.archive.models import PushSubscription
 from server.identity import webpush
 from server.identity.webpush import BadSubscription, Subscription, VapidKey
+from server.redis.store import member
 from server.table.entry import ABANDON, START, Entry
 from server.table.room import FINISHED, PLAYING, RoomError, RoomReader, phase_name
 
@@ -81,10 +85,12 @@ class PushSettings:
 
 @dataclass(frozen=True, slots=True)
 class Held:
-    """A slow game waits for ``seat``'s player past the grace time."""
+    """A slow game waits for ``seat``'s player past the grace time (``after_quiet``: or a
+    turn of theirs began in their device's quiet hours, which are over now)."""
 
     room: str
     seat: int
+    after_quiet: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,17 +112,34 @@ class Push:
     kind: str  # turn | start | end | invite
     room: str
     game: str
+    seat: int | None = None  # a turn's seat
+
+
+def _zone(tz: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(tz)
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
+
+
+def quiet_until(row: PushSubscription, now: dt.datetime) -> dt.datetime | None:
+    """When the device's quiet hours around ``now`` end (UTC); None when ``now`` is not in
+    them."""
+    if not quiet(row, now) or row.quiet_to is None:
+        return None
+    local = now.astimezone(_zone(row.tz))
+    hour, minute = divmod(row.quiet_to, 60)
+    end = local.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    if end <= local:
+        end += dt.timedelta(days=1)
+    return end.astimezone(dt.UTC)
 
 
 def quiet(row: PushSubscription, now: dt.datetime) -> bool:
     """Whether ``now`` falls in the device's quiet hours (its own time zone)."""
     if row.quiet_from is None or row.quiet_to is None or row.quiet_from == row.quiet_to:
         return False
-    try:
-        zone = ZoneInfo(row.tz)
-    except (ZoneInfoNotFoundError, ValueError):
-        zone = ZoneInfo("UTC")
-    local = now.astimezone(zone)
+    local = now.astimezone(_zone(row.tz))
     minute = local.hour * 60 + local.minute
     if row.quiet_from < row.quiet_to:
         return row.quiet_from <= minute < row.quiet_to
@@ -157,6 +180,11 @@ class Pusher:
     def held(self, room_id: str, seat: int) -> None:
         """``Hooks.on_seat_held``: the seat's player may owe a move (never waits)."""
         self._put(Held(room_id, seat))
+
+    def quiet_over(self, room_id: str, seat: int) -> None:
+        """``Hooks.on_quiet_over``: a turn kept from a device by its quiet hours may still
+        be owed now that they are over (never waits)."""
+        self._put(Held(room_id, seat, after_quiet=True))
 
     def invited(self, room_id: str, users: list[str]) -> None:
         """``Hooks.on_invited``: the room's invitations go on the queue (never waits)."""
@@ -276,7 +304,7 @@ class Pusher:
                 and not here
                 and await self.store.push_once(room.id, user, f"turn:{entry.version}", MARK_SECONDS)
             ):
-                out.append(Push(user, "turn", room.id, entry.engine))
+                out.append(Push(user, "turn", room.id, entry.engine, seat))
         return out
 
     async def decide_held(self, job: Held) -> list[Push]:
@@ -288,7 +316,8 @@ class Pusher:
         if room.status != PLAYING or room.state is None or not 0 <= job.seat < room.players:
             return []
         info = room.seats[job.seat]
-        if info.user is None or info.bot is not None or job.seat in room.connected:
+        here = job.seat in room.connected or job.seat in room.away  # a stand-in plays it
+        if info.user is None or info.bot is not None or here:
             return []
         prompt = room.game.prompt(room.game.decode(room.state))
         owes = not prompt.over and job.seat in prompt.seats
@@ -302,9 +331,11 @@ class Pusher:
         _, since = await self.store.push_turn(room.id, info.user, room.version, True, MARK_SECONDS)
         if since == 0:
             return []
-        if not await self.store.push_once(room.id, info.user, f"turn:{since}", MARK_SECONDS):
+        # A turn is pushed once, and once more when quiet hours kept it from every device.
+        once = f"quiet:{since}" if job.after_quiet else f"turn:{since}"
+        if not await self.store.push_once(room.id, info.user, once, MARK_SECONDS):
             return []
-        return [Push(info.user, "turn", room.id, room.engine)]
+        return [Push(info.user, "turn", room.id, room.engine, job.seat)]
 
     async def decide_invited(self, job: Invited) -> list[Push]:
         """``invite`` to each invited player not seated in the room yet, once per room."""
@@ -350,8 +381,13 @@ class Pusher:
         done: list[int] = []
         gens: dict[str, int] = {}
         for push in pushes:
+            took = False
+            quiet_end: dt.datetime | None = None  # the first of its devices' quiet hours to end
             for row in by_user.get(push.user, []):
-                if push.kind not in row.kinds or quiet(row, now):
+                if push.kind not in row.kinds:
+                    continue
+                if (until := quiet_until(row, now)) is not None:
+                    quiet_end = until if quiet_end is None else min(quiet_end, until)
                     continue
                 if push.user not in gens:
                     gens[push.user] = await self.store.token_generation(push.user)
@@ -361,6 +397,11 @@ class Pusher:
                     continue
                 if await self.deliver(row, self.payload(push, row.lang)):
                     done.append(row.id)
+                    took = True
+            if not took and quiet_end is not None and push.kind == "turn" and push.seat is not None:
+                # Kept from every device by quiet hours: asked again when the first ends.
+                name = member("quiet", push.room, push.seat)
+                await self.store.schedule(name, int(quiet_end.timestamp() * 1000))
         await devices.note_sent(self.db, done)
         self.sent += len(done)
         return len(done)

@@ -27,6 +27,9 @@ alive:
 - ``unlist|<room>|<seat>|<drop stamp>``: added with the grace member when a seat's last
   socket leaves, due ``lobby_host_away_seconds`` later; a public lobby whose host it was,
   still away, leaves the public list (``PublicList.unlist_if_left``).
+- ``quiet|<room>|<seat>``: added by the pusher (server/archive/push.py) when a turn of the
+  seat's player was kept from every device of theirs by its quiet hours, due when the first
+  of them end; the pusher asks again whether the turn is owed (``Hooks.quiet_over``).
 - ``archive|<room>|<version>``: added before the step that ends the game (finished or
   abandoned) at ``version`` is written; the writer takes it (``Store.take``), puts the final
   record on the archive stream, sets ``archived=1`` and removes it. Due only if the writer
@@ -343,6 +346,9 @@ class Clock:
             if kind == "archive":
                 done = await self.rooms.ending.archive_overdue(room_id, int(rest[0]))
                 return APPLIED if done else STALE
+            if kind == "quiet":  # the pusher decides whether the turn is still owed
+                self.rooms.hooks.quiet_over(room_id, int(rest[0]))
+                return APPLIED
             if kind == "unlist":
                 return APPLIED if await self.rooms.listing.unlist_if_left(room_id) else STALE
             if kind == "grace":

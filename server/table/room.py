@@ -385,6 +385,7 @@ class Hooks:
     reachable: list[Callable[[str], Awaitable[bool]]] = field(default_factory=list)
     on_seat_held: list[Callable[[str, int], None]] = field(default_factory=list)
     on_invited: list[Callable[[str, list[str]], None]] = field(default_factory=list)
+    on_quiet_over: list[Callable[[str, int], None]] = field(default_factory=list)
 
     def writing(self, room_id: str, version: int) -> None:
         """This node is about to try to write ``version`` of ``room_id``."""
@@ -434,6 +435,12 @@ class Hooks:
     def seat_held(self, room_id: str, seat: int) -> None:
         """A slow game waits for ``seat``'s player past the grace time."""
         for hook in self.on_seat_held:
+            hook(room_id, seat)
+
+    def quiet_over(self, room_id: str, seat: int) -> None:
+        """The quiet hours of the device a turn of ``seat``'s player was kept from are over
+        (the clock's ``quiet`` member)."""
+        for hook in self.on_quiet_over:
             hook(room_id, seat)
 
     def invited(self, room_id: str, users: list[str]) -> None:

@@ -287,3 +287,96 @@ async def test_a_table_nobody_can_be_pushed_at_costs_one_look_a_step(
         await settle([a])
         marks = [k async for k in redis_client.scan_iter(f"{redis_prefix}push:{{{again.id}}}*")]
         assert marks, "a subscribed player's steps are looked at in full"
+
+
+async def test_a_turn_in_quiet_hours_is_pushed_when_they_end(
+    start: Any, database_url: str, redis_client: Any, redis_prefix: str
+) -> None:
+    """Quiet hours keep "your move" from a device -- and the player still wants to know in
+    the morning. Ben's turn begins in his phone's quiet hours: nothing is sent then, and
+    the clock is asked to look again when they end. Then (here: the member moved to now,
+    his quiet hours changed to none) he gets one "your move", since the move is still his;
+    a second look sends nothing more."""
+    from server.redis.store import Keys
+
+    async with PushService() as service:
+        a = await start("a", database_url=database_url, **PUSH_SITE)
+        table = await seat_players([a], 2, options={"rounds": 3})
+        anne, ben = table.clients
+        now = time.gmtime()
+        minute = now.tm_hour * 60 + now.tm_min
+        night = {"quiet_from": (minute - 5) % 1440, "quiet_to": (minute + 5) % 1440, "tz": "UTC"}
+        r = await subscribe(a, ben.token, service.subscription("ben"), **night)
+        assert r.status_code == 200, r.text
+        assert (await anne.call("start"))["type"] == "ok"
+        rng = Rng(b"quiet", "push")
+        while True:  # both play, tabs open, until Anne's open move is next and Ben's after
+            await ben.has_version(latest(anne)["version"])
+            top = latest(anne)
+            version, view = top["version"], top["view"]
+            assert view["outcome"] is None, "Anne never moved alone"
+            prompt = view["prompt"]
+            if not prompt["sealed"] and prompt["seats"] == [0]:
+                break
+            if prompt["sealed"]:
+                phase = f"{prompt['kind']}@{version}"
+                opened = {}
+                for seat, who in ((0, anne), (1, ben)):
+                    move = choose("skull-king", latest(who)["view"], rng)
+                    salt, dig = salted(phase, seat, move)
+                    opened[seat] = (who, move, salt)
+                    await who.send("commit", phase=phase, digest=dig)
+                for who, move, salt in opened.values():
+                    await who.of("open", phase=phase)
+                    await who.send("reveal", phase=phase, move=move, salt=salt)
+            else:
+                who = anne if prompt["seats"] == [0] else ben
+                await who.send("act", move=choose("skull-king", latest(who)["view"], rng))
+            await anne.has_version(version + 1)
+        await settle([a])
+        await ben.close()
+        await until_connected(a, table.id, {0})
+        await anne.send("act", move=choose("skull-king", view, rng), version=version)
+        await anne.has_version(version + 1)
+        assert 1 in latest(anne)["view"]["prompt"]["seats"], "Ben's turn now"
+        await settle([a])
+        assert service.of("ben") == [], "his quiet hours"
+        name = f"quiet|{table.id}|1"
+        clock = Keys(redis_prefix).clock_of(name)
+        due = await redis_client.zscore(clock, name)
+        assert due is not None, "asked again when they end"
+        ends = (int(time.time()) // 60 * 60 + 5 * 60) * 1000  # the minute they end, as set
+        assert abs(due - ends) <= 60_000, (due, ends)
+
+        # Morning: his quiet hours are over (changed here), and the member comes due.
+        r = await subscribe(a, ben.token, service.subscription("ben"), tz="UTC")
+        assert r.status_code == 200, r.text
+        for _ in range(2):  # a second look (another node's, say) sends nothing more
+            await redis_client.zadd(clock, {name: int(time.time() * 1000)})
+            deadline = time.monotonic() + 10
+            while await redis_client.zscore(clock, name) is not None:
+                assert time.monotonic() < deadline, "the clock did not fire it"
+                await asyncio.sleep(0.05)
+            await settle([a])
+        (push,) = await service.wait("ben", 1)
+        assert push.payload["kind"] == "turn" and push.payload["room"] == table.id
+        await asyncio.sleep(0.2)
+        assert len(service.of("ben")) == 1, "once"
+        assert not service.problems, service.problems
+
+
+def test_quiet_hours_end_in_the_devices_own_time_zone_across_midnight() -> None:
+    """22:00-07:00 in Ho Chi Minh City (UTC+7): at 23:30 there they end at 07:00 the next
+    morning, at 01:00 the same morning; at noon they are not on."""
+    import datetime as dt
+
+    from server.archive.push import quiet_until
+
+    row = PushSubscription(quiet_from=22 * 60, quiet_to=7 * 60, tz="Asia/Ho_Chi_Minh")
+    utc = dt.UTC
+    late = dt.datetime(2026, 12, 5, 16, 30, tzinfo=utc)  # 23:30 there
+    assert quiet_until(row, late) == dt.datetime(2026, 12, 6, 0, 0, tzinfo=utc)
+    small_hours = dt.datetime(2026, 12, 5, 18, 0, tzinfo=utc)  # 01:00 there, the 6th
+    assert quiet_until(row, small_hours) == dt.datetime(2026, 12, 6, 0, 0, tzinfo=utc)
+    noon = dt.datetime(2026, 12, 5, 5, 0, tzinfo=utc)  # 12:00 there
+    assert quiet_until(row, noon) is None
