@@ -322,9 +322,13 @@ def test_a_two_player_game_with_a_bot(site: str, chromium: Any, screenshot_dir: 
         assert table_box and chat_box and chat_box["x"] > table_box["x"] + table_box["width"] - 1
         assert chat_box["y"] < 800
         # Table talk during the game: a promise (not enforced) reaches the spectator's
-        # table, in sight on the phone.
+        # table, in sight on the phone: marked on the pinned chat's heading (folded at
+        # first, over the table), one tap opens it.
         page.fill("#chat-text", "Pass now and I give you the bottom card. Promise!")
         page.keyboard.press("Enter")
+        carol.page.locator(".chat-panel .unread").wait_for()
+        assert carol.page.inner_text(".chat-panel .unread") == "1 new"
+        carol.page.click(".chat-toggle")
         carol.page.wait_for_selector(".chat-log >> text=I give you the bottom card")
         said = carol.page.locator(".chat-log >> text=I give you the bottom card").bounding_box()
         assert said and said["y"] + said["height"] <= PHONE["height"]

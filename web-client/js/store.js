@@ -102,4 +102,6 @@ export const holdSpeed = {
 export const chatFolded = {
   get: () => read(CHAT_FOLDED, false),
   set: (on) => write(CHAT_FOLDED, !!on),
+  /** Whether the player folded or opened the chat in this browser (else: the default). */
+  chosen: () => read(CHAT_FOLDED, null) !== null,
 };

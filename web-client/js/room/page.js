@@ -20,7 +20,7 @@ import { gameTitle, t } from "../i18n.js";
 import { nameNode } from "../names.js";
 import * as sealing from "../seal.js";
 import * as sounds from "../sounds.js";
-import { endings, HOLD_SPEEDS, holdSpeed, identity } from "../store.js";
+import { chatFolded, endings, HOLD_SPEEDS, holdSpeed, identity } from "../store.js";
 import { nameForm, setConnState, setWho } from "../ui.js";
 import { chat } from "./chat.js";
 import { clock } from "./clock.js";
@@ -249,7 +249,14 @@ export class RoomPage {
     // At the table the chat stands beside it on a wide screen (every game); a game whose
     // deals are table talk (Pearates) also keeps it in sight at the bottom of a phone's.
     this.el.classList.toggle("table-side", !!(bottom && this.view && this.game));
-    this.el.classList.toggle("table-talk", !!(bottom && this.view && this.game && this.game.tableTalk));
+    const talk = !!(bottom && this.view && this.game && this.game.tableTalk);
+    this.el.classList.toggle("table-talk", talk);
+    if (talk && !this.talkFolded) {
+      // Pinned over a phone's table, the chat starts folded to its heading (open, it hid
+      // the table under it), unless the player chose in this browser before.
+      this.talkFolded = true;
+      if (!chatFolded.chosen() && matchMedia("(max-width: 999px)").matches) this.chatBox.fold(true, { keep: true });
+    }
     if (bottom) {
       // Once the game is over there is nobody left to invite to it.
       const over = this.ended || (this.view && this.view.phase === "over");
