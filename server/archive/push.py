@@ -55,6 +55,7 @@ from server.archive import devices
 from server.archive.db import Database
 from server.archive.models import PushSubscription
 from server.identity import webpush
+from server.identity.push_transport import PublicTransport
 from server.identity.webpush import BadSubscription, Subscription, VapidKey
 from server.redis.store import member
 from server.table.entry import ABANDON, START, Entry
@@ -212,8 +213,14 @@ class Pusher:
         users = await devices.subscribed_users(self.db)
         for i in range(0, len(users), 1000):
             await self.store.note_push_user(*users[i : i + 1000])
+        # Only public addresses, checked at the connect itself (DNS rebinding), unless the
+        # site allows private endpoints (tests, loopback setups).
+        transport = None if self.settings.allow_private else PublicTransport()
         self._client = httpx.AsyncClient(
-            timeout=self.settings.timeout, follow_redirects=False, trust_env=False
+            timeout=self.settings.timeout,
+            follow_redirects=False,
+            trust_env=False,
+            transport=transport,
         )
         self._tasks = [asyncio.create_task(self._serve()) for _ in range(self.settings.senders)]
 
