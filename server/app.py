@@ -210,7 +210,12 @@ def create_app(settings: Settings) -> Starlette:
         pusher = None
         if app.state.db is not None:  # subscriptions live in Postgres (server/archive/push.py)
             pusher = Pusher(
-                rooms, app.state.db, app.state.vapid, push_settings(settings, base_url), _phrases()
+                rooms,
+                app.state.db,
+                app.state.vapid,
+                push_settings(settings, base_url),
+                _phrases(),
+                node=settings.node_id,
             )
             rooms.hooks.on_written.append(pusher.written)
             rooms.hooks.reachable.append(pusher.reachable)  # slow games wait for them

@@ -57,6 +57,7 @@ from server.archive.models import PushSubscription
 from server.identity import webpush
 from server.identity.push_transport import PublicTransport
 from server.identity.webpush import BadSubscription, Subscription, VapidKey
+from server.ops.metrics import PUSHES
 from server.redis.store import member
 from server.table.entry import ABANDON, START, Entry
 from server.table.room import FINISHED, PLAYING, RoomError, RoomReader, phase_name
@@ -157,8 +158,10 @@ class Pusher:
         key: VapidKey,
         settings: PushSettings,
         phrase: Phrase,
+        node: str = "",
     ) -> None:
         self.reader = reader
+        self.node = node  # the ``node`` label of its counts (``PUSHES``)
         self.store = reader.store
         self.db = db
         self.key = key
@@ -197,6 +200,7 @@ class Pusher:
             self.queue.put_nowait(job)
         except asyncio.QueueFull:
             self.dropped += 1
+            PUSHES.labels(node=self.node, outcome="dropped").inc()
 
     async def reachable(self, user_id: str) -> bool:
         """``Hooks.reachable``: a device of the user (of their current sign-in) wants "your
@@ -411,6 +415,8 @@ class Pusher:
                 await self.store.schedule(name, int(quiet_end.timestamp() * 1000))
         await devices.note_sent(self.db, done)
         self.sent += len(done)
+        if done:
+            PUSHES.labels(node=self.node, outcome="sent").inc(len(done))
         return len(done)
 
     async def deliver(self, row: PushSubscription, payload: bytes) -> bool:

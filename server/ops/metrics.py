@@ -54,6 +54,12 @@ ARCHIVED = Counter(
     "playing: a game under way's checkpoint): the load test waits for a step's finals",
     ["node", "kind"],
 )
+PUSHES = Counter(
+    "tortuga_pushes",
+    "Web Push work of this node, by outcome: sent (a push service took a push), dropped "
+    "(a step not looked at: the push queue was full)",
+    ["node", "outcome"],
+)
 CONFLICTS = Counter(
     "tortuga_step_conflicts",
     "Step writes this node lost to another writer of the same version (compare-and-set "

@@ -380,3 +380,36 @@ def test_quiet_hours_end_in_the_devices_own_time_zone_across_midnight() -> None:
     assert quiet_until(row, small_hours) == dt.datetime(2026, 12, 6, 0, 0, tzinfo=utc)
     noon = dt.datetime(2026, 12, 5, 5, 0, tzinfo=utc)  # 12:00 there
     assert quiet_until(row, noon) is None
+
+
+async def test_pushes_sent_and_steps_dropped_are_counted_for_metrics(
+    start: Any, database_url: str
+) -> None:
+    """``tortuga_pushes_total{node, outcome}``: a push a service took is ``sent``; a job
+    that finds the queue full (``push_queue``) is ``dropped`` -- never queued up, and now
+    seen on /metrics, not only in the node's memory."""
+    from prometheus_client import REGISTRY
+
+    def count(outcome: str) -> float:
+        found = REGISTRY.get_sample_value("tortuga_pushes_total", {"node": "q", "outcome": outcome})
+        return found or 0.0
+
+    async with PushService() as service:
+        q = await start("q", database_url=database_url, push_queue=1, **PUSH_SITE)
+        pusher = app_of(q).state.pusher
+        dropped = count("dropped")
+        for _ in range(10):  # at once: the senders take none meanwhile
+            pusher.held("NOSUCHRM", 0)
+        assert count("dropped") == dropped + 9 and pusher.dropped == 9
+        await settle([q])
+
+        table = await seat_players([q], 2, options={"rounds": 1})
+        anne, ben = table.clients
+        assert (await subscribe(q, ben.token, service.subscription("ben"))).status_code == 200
+        await ben.close()
+        await until_connected(q, table.id, {0})
+        sent = count("sent")
+        assert (await anne.call("start"))["type"] == "ok"  # Ben's phone: "a game starts"
+        await service.wait("ben", 1)
+        await settle([q])
+        assert count("sent") == sent + 1
