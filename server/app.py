@@ -55,6 +55,7 @@ from server.realtime.http_protocol import NodeHTTPProtocol
 from server.realtime.hub import Hub
 from server.realtime.session import Floodgate, Services, serve
 from server.realtime.socket_protocol import LeanWebSocketProtocol
+from server.redis import coverage
 from server.redis import pool as redis_pool
 from server.redis import wire as redis_wire
 from server.redis.pool import Client
@@ -116,6 +117,15 @@ def create_app(settings: Settings) -> Starlette:
             retries=settings.redis_retries,
         )
         wire = redis_wire.connect(settings.redis_url or "", retries=settings.redis_retries)
+        if redis_pool.is_cluster(settings.redis_url or ""):
+            stalling = await coverage.stalling_primaries(wire)
+            if stalling:
+                log.warning(
+                    "Redis Cluster primaries %s keep cluster-require-full-coverage yes: a "
+                    "failover will stall every room until the replica is promoted; set it to "
+                    "no on every server (README, Redis Cluster)",
+                    ", ".join(stalling),
+                )
         lag = Lag()  # how late the loop runs: the archiver waits while it is (server/ops/busy.py)
         metrics = NodeMetrics(settings.node_id)
         metrics.started(version())

@@ -481,9 +481,16 @@ class Wire:
             return
 
     async def primaries(self, timeout: float = 1.0) -> dict[str, bool]:
-        """A cluster's primaries by the slot map (read again first, within ``timeout``),
-        ``host:port`` -> whether it answered PING within ``timeout``: readiness's view of
-        a failover under way (a dead primary stays in the map until a replica takes over)."""
+        """A cluster's primaries by the slot map, ``host:port`` -> whether it answered PING
+        within ``timeout``: readiness's view of a failover under way (a dead primary stays
+        in the map until a replica takes over)."""
+        replies = await self.each_primary("PING", timeout=timeout)
+        return {address: reply is not None for address, reply in replies.items()}
+
+    async def each_primary(self, *command: Arg, timeout: float = 1.0) -> dict[str, Any]:
+        """``command`` sent to each of a cluster's primaries by the slot map (read again
+        first, within ``timeout``): ``host:port`` -> its reply, None when none came within
+        ``timeout`` or it was an error."""
         if not self._mapped:
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(timeout):
@@ -496,17 +503,17 @@ class Wire:
                     await asyncio.shield(self._mapping)
         addresses = sorted({a for a in self._slots if a is not None})
 
-        async def answers(address: Address) -> bool:
+        async def ask(address: Address) -> Any:
             try:
                 async with asyncio.timeout(timeout):
                     link = await self._link(address)
-                    reply = await link.send(_pack(("PING",)))
+                    reply = await link.send(_pack(command))
             except (TimeoutError, WireError, WireTimeout, OSError):
-                return False
-            return type(reply) is not hiredis.ReplyError
+                return None
+            return None if type(reply) is hiredis.ReplyError else reply
 
-        answered = await asyncio.gather(*(answers(a) for a in addresses))
-        return {f"{h}:{p}": ok for (h, p), ok in zip(addresses, answered, strict=True)}
+        replies = await asyncio.gather(*(ask(a) for a in addresses))
+        return {f"{h}:{p}": reply for (h, p), reply in zip(addresses, replies, strict=True)}
 
     async def close(self) -> None:
         self._closed = True
