@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -71,6 +72,36 @@ async def rejoin(node: Node, who: Client, room: str) -> Client:
     await again.send("join", room=room)
     await again.of("snapshot")
     return again
+
+
+async def play_until_anne_alone(
+    anne: Client, ben: Client, rng: Rng, also: Callable[[dict[str, Any]], bool]
+) -> tuple[int, dict[str, Any]]:
+    """Anne (seat 0) and Ben (seat 1) play Skull King, tabs open, until Anne alone owes an
+    open move and ``also`` holds of the view; that version and Anne's view."""
+    while True:
+        await ben.has_version(latest(anne)["version"])
+        top = latest(anne)
+        version, view = top["version"], top["view"]
+        assert view["outcome"] is None, "Anne never moved alone"
+        prompt = view["prompt"]
+        if not prompt["sealed"] and prompt["seats"] == [0] and also(view):
+            return version, view
+        if prompt["sealed"]:
+            phase = f"{prompt['kind']}@{version}"
+            opened = {}
+            for seat, who in ((0, anne), (1, ben)):
+                move = choose("skull-king", latest(who)["view"], rng)
+                salt, dig = salted(phase, seat, move)
+                opened[seat] = (who, move, salt)
+                await who.send("commit", phase=phase, digest=dig)
+            for who, move, salt in opened.values():
+                await who.of("open", phase=phase)
+                await who.send("reveal", phase=phase, move=move, salt=salt)
+        else:
+            who = anne if prompt["seats"] == [0] else ben
+            await who.send("act", move=choose("skull-king", latest(who)["view"], rng))
+        await anne.has_version(version + 1)
 
 
 async def test_your_move_reaches_a_closed_phone_once(start: Any, database_url: str) -> None:
@@ -310,29 +341,8 @@ async def test_a_turn_in_quiet_hours_is_pushed_when_they_end(
         assert r.status_code == 200, r.text
         assert (await anne.call("start"))["type"] == "ok"
         rng = Rng(b"quiet", "push")
-        while True:  # both play, tabs open, until Anne's open move is next and Ben's after
-            await ben.has_version(latest(anne)["version"])
-            top = latest(anne)
-            version, view = top["version"], top["view"]
-            assert view["outcome"] is None, "Anne never moved alone"
-            prompt = view["prompt"]
-            if not prompt["sealed"] and prompt["seats"] == [0]:
-                break
-            if prompt["sealed"]:
-                phase = f"{prompt['kind']}@{version}"
-                opened = {}
-                for seat, who in ((0, anne), (1, ben)):
-                    move = choose("skull-king", latest(who)["view"], rng)
-                    salt, dig = salted(phase, seat, move)
-                    opened[seat] = (who, move, salt)
-                    await who.send("commit", phase=phase, digest=dig)
-                for who, move, salt in opened.values():
-                    await who.of("open", phase=phase)
-                    await who.send("reveal", phase=phase, move=move, salt=salt)
-            else:
-                who = anne if prompt["seats"] == [0] else ben
-                await who.send("act", move=choose("skull-king", latest(who)["view"], rng))
-            await anne.has_version(version + 1)
+        # both play, tabs open, until Anne's open move is next (and Ben's after it)
+        version, view = await play_until_anne_alone(anne, ben, rng, lambda v: True)
         await settle([a])
         await ben.close()
         await until_connected(a, table.id, {0})

@@ -21,7 +21,16 @@ from typing import Any
 import httpx
 from push_service import PushService
 from test_clock import FAST
-from test_push import PAYLOAD_KEYS, app_of, auth, rejoin, settle, subscribe, until_connected
+from test_push import (
+    PAYLOAD_KEYS,
+    app_of,
+    auth,
+    play_until_anne_alone,
+    rejoin,
+    settle,
+    subscribe,
+    until_connected,
+)
 from tortuga_client import Node, choose, create_room, guest, latest, salted, seat_players
 
 from engines.rng import Rng
@@ -219,29 +228,8 @@ async def test_a_turn_pushed_before_the_grace_is_not_pushed_again(
         assert (await subscribe(a, ben.token, service.subscription("ben"))).status_code == 200
         assert (await anne.call("start"))["type"] == "ok"
         rng = Rng(b"slow", "push")
-        while True:  # both play, tabs open, until Anne leads a trick
-            await ben.has_version(latest(anne)["version"])
-            top = latest(anne)
-            version, view = top["version"], top["view"]
-            assert view["outcome"] is None, "Anne never led a trick"
-            prompt = view["prompt"]
-            if not prompt["sealed"] and prompt["seats"] == [0] and not view["trick"]:
-                break
-            if prompt["sealed"]:
-                phase = f"{prompt['kind']}@{version}"
-                opened = {}
-                for seat, who in ((0, anne), (1, ben)):
-                    move = choose("skull-king", latest(who)["view"], rng)
-                    salt, dig = salted(phase, seat, move)
-                    opened[seat] = (who, move, salt)
-                    await who.send("commit", phase=phase, digest=dig)
-                for who, move, salt in opened.values():
-                    await who.of("open", phase=phase)
-                    await who.send("reveal", phase=phase, move=move, salt=salt)
-            else:
-                who = anne if prompt["seats"] == [0] else ben
-                await who.send("act", move=choose("skull-king", latest(who)["view"], rng))
-            await anne.has_version(version + 1)
+        # both play, tabs open, until Anne leads a trick
+        version, view = await play_until_anne_alone(anne, ben, rng, lambda v: not v["trick"])
         await settle([a])
         assert service.of("ben") == [], "his tab was open"
         await ben.close()
