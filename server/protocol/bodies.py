@@ -9,7 +9,7 @@ to throw it away, before the next request on the connection.
 
 from __future__ import annotations
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from server.protocol.errors import BAD_MESSAGE, BODY_TOO_LARGE, ProtocolError
 
@@ -29,8 +29,13 @@ async def read_body(request: Request, limit: int) -> bytes:
         if len(declared) > 18 or int(declared) > limit:
             raise ProtocolError(BODY_TOO_LARGE, f"a request body has at most {limit} bytes")
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise ProtocolError(BODY_TOO_LARGE, f"a request body has at most {limit} bytes")
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > limit:
+                raise ProtocolError(BODY_TOO_LARGE, f"a request body has at most {limit} bytes")
+    except ClientDisconnect:
+        # Gone before its body came (a page left mid-request): a refusal nobody reads, not
+        # an error of the server's in its log.
+        raise ProtocolError(BAD_MESSAGE, "the client went away before its body came") from None
     return bytes(body)

@@ -157,12 +157,16 @@ def test_opt_in_push_and_click_opens_the_room(
             {"origin": site, "registrationId": registration, "data": json.dumps(data)},
         )
         page.goto(site + "/")  # the player is elsewhere on the site when it comes
-        shown = page.wait_for_function(
-            """() => navigator.serviceWorker.ready
-                 .then(r => r.getNotifications())
-                 .then(ns => ns.length
-                   ? ns.map(n => [n.title, n.body, n.tag, n.data.url]) : null)"""
-        ).json_value()
+        shown = None
+        for _ in range(100):  # (a plain value each look: no handle to outlive its page)
+            shown = page.evaluate(
+                """() => navigator.serviceWorker.ready
+                     .then(r => r.getNotifications())
+                     .then(ns => ns.map(n => [n.title, n.body, n.tag, n.data.url]))"""
+            )
+            if shown:
+                break
+            page.wait_for_timeout(100)
         assert shown == [["Your move", data["body"], f"tortuga-{room}", f"{site}/r/{room}"]]
         # The click: dispatched in the worker with the notification it showed.
         (worker,) = anne.context.service_workers

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 from typing import Any
 
 import httpx
@@ -42,6 +43,32 @@ async def test_a_chunked_body_is_cut_off_past_the_limit(node: Node) -> None:
     async with httpx.AsyncClient(base_url=node.url) as http:
         r = await http.post("/api/guest", content=b'{"name": "' + b"x" * 20000 + b'"}')
         assert r.status_code == 413 and r.json()["error"]["code"] == "body-too-large"
+
+
+async def test_a_client_gone_before_its_body_came_is_no_error_of_the_servers(node: Node) -> None:
+    """A page that leaves in the middle of a request (its POST half sent) is a refusal
+    nobody reads, not "Exception in ASGI application" in the node's log; the node serves
+    on."""
+    errors: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.ERROR)
+    handler.emit = errors.append  # type: ignore[method-assign]
+    logging.getLogger("uvicorn.error").addHandler(handler)
+    try:
+        head = (
+            "POST /api/guest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            "Content-Length: 200\r\n\r\n"
+        )
+        _, writer = await asyncio.open_connection("127.0.0.1", node.settings.port)
+        writer.write(head.encode() + b'{"name": "Ha')
+        await writer.drain()
+        await asyncio.sleep(0.2)  # the route is reading the body
+        writer.close()
+        await asyncio.sleep(0.3)
+    finally:
+        logging.getLogger("uvicorn.error").removeHandler(handler)
+    assert [r.getMessage() for r in errors] == []
+    async with httpx.AsyncClient(base_url=node.url) as http:
+        assert (await http.post("/api/guest", json={"name": "Ha"})).status_code == 200
 
 
 async def test_deep_json_is_bad_json_everywhere(
