@@ -74,6 +74,20 @@ async def rejoin(node: Node, who: Client, room: str) -> Client:
     return again
 
 
+async def bid_sealed(phase: str, seated: list[Client], rng: Rng) -> None:
+    """Each client (seat = its place in ``seated``) commits a chosen move for ``phase``,
+    then opens it once the phase is open."""
+    opened = []
+    for seat, who in enumerate(seated):
+        move = choose("skull-king", latest(who)["view"], rng)
+        salt, dig = salted(phase, seat, move)
+        opened.append((who, move, salt))
+        await who.send("commit", phase=phase, digest=dig)
+    for who, move, salt in opened:
+        await who.of("open", phase=phase)
+        await who.send("reveal", phase=phase, move=move, salt=salt)
+
+
 async def play_until_anne_alone(
     anne: Client, ben: Client, rng: Rng, also: Callable[[dict[str, Any]], bool]
 ) -> tuple[int, dict[str, Any]]:
@@ -88,16 +102,7 @@ async def play_until_anne_alone(
         if not prompt["sealed"] and prompt["seats"] == [0] and also(view):
             return version, view
         if prompt["sealed"]:
-            phase = f"{prompt['kind']}@{version}"
-            opened = {}
-            for seat, who in ((0, anne), (1, ben)):
-                move = choose("skull-king", latest(who)["view"], rng)
-                salt, dig = salted(phase, seat, move)
-                opened[seat] = (who, move, salt)
-                await who.send("commit", phase=phase, digest=dig)
-            for who, move, salt in opened.values():
-                await who.of("open", phase=phase)
-                await who.send("reveal", phase=phase, move=move, salt=salt)
+            await bid_sealed(f"{prompt['kind']}@{version}", [anne, ben], rng)
         else:
             who = anne if prompt["seats"] == [0] else ben
             await who.send("act", move=choose("skull-king", latest(who)["view"], rng))
@@ -148,16 +153,7 @@ async def test_your_move_reaches_a_closed_phone_once(start: Any, database_url: s
                     lambda f, v=version: f["type"] in ("snapshot", "event") and f["version"] == v
                 )
                 if prompt["sealed"]:
-                    phase = f"{prompt['kind']}@{version}"
-                    opened = {}
-                    for seat, who in ((0, anne), (1, ben_open)):
-                        move = choose("skull-king", latest(who)["view"], rng)
-                        salt, dig = salted(phase, seat, move)
-                        opened[seat] = (who, move, salt)
-                        await who.send("commit", phase=phase, digest=dig)
-                    for who, move, salt in opened.values():
-                        await who.of("open", phase=phase)
-                        await who.send("reveal", phase=phase, move=move, salt=salt)
+                    await bid_sealed(f"{prompt['kind']}@{version}", [anne, ben_open], rng)
                 else:
                     move = choose("skull-king", latest(ben_open)["view"], rng)
                     await ben_open.send("act", move=move, version=version)
