@@ -55,7 +55,7 @@ from server.archive import devices
 from server.archive.db import Database
 from server.archive.models import PushSubscription
 from server.identity import webpush
-from server.identity.push_transport import PublicTransport
+from server.identity.push_transport import PrivateAddress, PublicTransport
 from server.identity.webpush import BadSubscription, Subscription, VapidKey
 from server.ops.metrics import PUSHES
 from server.redis.store import member
@@ -427,7 +427,6 @@ class Pusher:
         sub = Subscription(row.endpoint, row.p256dh, row.auth)
         try:
             webpush.check_endpoint(row.endpoint, self.settings.hosts, self.settings.allow_private)
-            await webpush.check_addresses(row.endpoint, self.settings.allow_private)
             body, headers = webpush.request(
                 self.key, self.settings.subject, sub, payload, self.settings.ttl
             )
@@ -437,6 +436,10 @@ class Pusher:
             await devices.drop_subscription(self.db, row.endpoint)
             return False
         except httpx.HTTPError as exc:
+            if isinstance(exc.__cause__, PrivateAddress):  # checked at the connect
+                log.warning("push: endpoint refused", extra={"kind": str(exc.__cause__)})
+                await devices.drop_subscription(self.db, row.endpoint)
+                return False
             log.info("push: not delivered", extra={"kind": type(exc).__name__})
             return False
         if response.status_code in GONE:

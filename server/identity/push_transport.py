@@ -1,12 +1,13 @@
 """The HTTP transport pushes go out on: it connects only to public addresses.
 
-``webpush.check_addresses`` resolves an endpoint's host before each POST and refuses one
-that resolves to a private, loopback or link-local address; but the POST resolves the name
-again, and a name that answers a public address to the check and a private one to the
-connect (DNS rebinding) would still reach the inside. Here the name is resolved once, at
-the connect, every address it gives is checked, and the connection is made to a checked
-address. TLS still verifies the certificate against the endpoint's host name (httpcore
-starts TLS with the origin's host, whatever address the socket went to).
+An endpoint's URL is checked when its subscription is kept (``webpush.check_endpoint``),
+but its host name resolves anew at every POST, and a name may answer a private, loopback
+or link-local address (SSRF) -- even one that answered a public address to a check made
+just before (DNS rebinding). So the check is made here, at the connect itself: the name is
+resolved once, every address it gives is checked (``PrivateAddress`` if one is not public),
+and the connection is made to a checked address. TLS still verifies the certificate
+against the endpoint's host name (httpcore starts TLS with the origin's host, whatever
+address the socket went to).
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ async def resolve(host: str, port: int) -> list[str]:
     return [str(sockaddr[0]).split("%")[0] for *_, sockaddr in found]
 
 
+class PrivateAddress(httpcore.ConnectError):
+    """The endpoint's host resolves to an address that is not public: a subscription to
+    drop (httpx raises its ``ConnectError`` from this one)."""
+
+
 class PublicOnly(httpcore.AsyncNetworkBackend):
     """A network backend whose every connection goes to a public address it checked."""
 
@@ -61,7 +67,7 @@ class PublicOnly(httpcore.AsyncNetworkBackend):
                 f"the push endpoint's host does not resolve: {exc}"
             ) from None
         if not addresses or not all(self._allowed(ipaddress.ip_address(a)) for a in addresses):
-            raise httpcore.ConnectError("the push endpoint's host resolves to a private address")
+            raise PrivateAddress("the push endpoint's host resolves to a private address")
         return await self._inner.connect_tcp(
             addresses[0], port, timeout, local_address, socket_options
         )

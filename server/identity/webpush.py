@@ -12,12 +12,12 @@ An endpoint is a URL the server will POST to, chosen by a browser -- or by anyon
 token: so it must be https on one of the push services' hosts (``Settings.push_hosts``) and
 resolve to public addresses only, unless ``allow_private`` (tests and loopback setups), or
 the server could be pointed at its own network (SSRF). ``check_endpoint`` checks the URL
-when a subscription is kept, ``check_addresses`` the addresses again before each POST.
+when a subscription is kept and before each POST; the addresses its name resolves to are
+checked at each POST's connect (server/identity/push_transport.py).
 """
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hashlib
 import hmac
@@ -125,24 +125,6 @@ def check_endpoint(url: str, hosts: tuple[str, ...], allow_private: bool) -> str
     if not address.is_global:
         raise BadSubscription("the endpoint names a private address")
     return url
-
-
-async def check_addresses(url: str, allow_private: bool) -> None:
-    """``BadSubscription`` when the endpoint's host resolves to an address that is not
-    public (unless ``allow_private``): checked again before every POST, for a name that
-    resolved elsewhere when the subscription was kept."""
-    if allow_private:
-        return
-    parts = urlsplit(url)
-    try:
-        found = await asyncio.get_running_loop().getaddrinfo(
-            parts.hostname, parts.port or 443, proto=6
-        )
-    except OSError:
-        raise BadSubscription("the endpoint's host does not resolve") from None
-    for *_, sockaddr in found:
-        if not ipaddress.ip_address(str(sockaddr[0]).split("%")[0]).is_global:
-            raise BadSubscription("the endpoint's host resolves to a private address")
 
 
 def check_keys(p256dh: str, auth: str) -> None:

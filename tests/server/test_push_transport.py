@@ -11,7 +11,13 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from server.identity.push_transport import PublicOnly, PublicTransport, Resolve, public
+from server.identity.push_transport import (
+    PrivateAddress,
+    PublicOnly,
+    PublicTransport,
+    Resolve,
+    public,
+)
 
 
 class Listener:
@@ -65,9 +71,11 @@ async def test_a_name_that_resolves_inward_is_not_connected_to(
     server, port = listener
     transport = PublicTransport(answers(*addresses))
     async with httpx.AsyncClient(transport=transport) as client:
-        with pytest.raises(httpx.ConnectError, match="private address"):
+        with pytest.raises(httpx.ConnectError, match="private address") as refused:
             await client.post(f"http://push.example.test:{port}/send/abc", content=b"x")
     assert server.requests == 0
+    # What the pusher reads to drop the subscription (as a refused endpoint's).
+    assert isinstance(refused.value.__cause__, PrivateAddress)
 
 
 async def test_the_connection_goes_to_the_address_that_was_checked(
